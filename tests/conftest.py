@@ -1,0 +1,59 @@
+"""Shared pytest fixtures: the ``K`` fixture runs a test once per backend.
+
+Backends come from ``KERAS_BACKEND_TESTS`` (comma-separated, default
+``tensorflow,theano,cntk``). A backend whose adapter cannot be imported in this
+interpreter is skipped with the ImportError's text as the reason (``pytest -rs``
+prints it); it is never replaced by a mock.
+"""
+import importlib
+import os
+
+import pytest
+
+from keras_backend import common
+
+ALL_BACKENDS = ('tensorflow', 'theano', 'cntk')
+
+
+def requested_backends():
+    value = os.environ.get('KERAS_BACKEND_TESTS', '').strip()
+    if not value:
+        return ALL_BACKENDS
+    names = tuple(n.strip() for n in value.split(',') if n.strip())
+    unknown = [n for n in names if n not in ALL_BACKENDS]
+    if unknown:
+        raise ValueError('KERAS_BACKEND_TESTS: unknown backend(s) %s; expected %s'
+                         % (unknown, ', '.join(ALL_BACKENDS)))
+    return names
+
+
+_LOADED = {}
+
+
+def load_adapter(name):
+    """Return (module, None) or (None, reason) for backend ``name``."""
+    if name not in _LOADED:
+        try:
+            _LOADED[name] = (importlib.import_module('keras_backend.%s_backend' % name), None)
+        except ImportError as e:
+            _LOADED[name] = (None, str(e))
+    return _LOADED[name]
+
+
+@pytest.fixture(params=requested_backends())
+def K(request):
+    """The adapter module of one backend (tensorflow_backend, theano_backend, ...)."""
+    module, reason = load_adapter(request.param)
+    if module is None:
+        pytest.skip('%s backend not importable here: %s' % (request.param, reason))
+    return module
+
+
+@pytest.fixture(autouse=True)
+def _restore_config():
+    """Every test starts and ends with the default floatx/epsilon/data format."""
+    saved = (common.floatx(), common.epsilon(), common.image_data_format())
+    yield
+    common.set_floatx(saved[0])
+    common.set_epsilon(saved[1])
+    common.set_image_data_format(saved[2])
