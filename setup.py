@@ -1,0 +1,47 @@
+"""Packaging for keras_backend (the Keras 2 backend API on TensorFlow, Theano and CNTK)."""
+import io
+import os
+import re
+
+from setuptools import find_packages, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with io.open(os.path.join(HERE, 'keras_backend', '__init__.py'), encoding='utf-8') as f:
+    VERSION = re.search(r"__version__ = '([^']+)'", f.read()).group(1)
+with io.open(os.path.join(HERE, 'README.md'), encoding='utf-8') as f:
+    LONG_DESCRIPTION = f.read()
+
+setup(
+    name='keras_backend',
+    version=VERSION,
+    description='The Keras 2 backend API (K) on TensorFlow 2, Theano/PyTensor and CNTK 2.7',
+    long_description=LONG_DESCRIPTION,
+    long_description_content_type='text/markdown',
+    license='MIT',
+    packages=find_packages(include=['keras_backend', 'keras_backend.*']),
+    python_requires='>=3.6',
+    install_requires=['numpy'],
+    extras_require={
+        # A GPU-capable TensorFlow, or the CPU-only build; pick one, never both.
+        'tensorflow': ['tensorflow>=2.12'],
+        'tensorflow-cpu': ['tensorflow-cpu>=2.12'],
+        # PyTensor (Theano's maintained successor) on modern Python; the original
+        # Theano 1.0.5 in its own era (CPython 3.6 with numpy 1.19).
+        'theano': [
+            'pytensor>=2.18; python_version>="3.10"',
+            'Theano==1.0.5; python_version<"3.8"',
+            'numpy<1.20; python_version<"3.8"',
+            'scipy; python_version<"3.8"',
+        ],
+        # CNTK 2.7 ships wheels for CPython 3.5/3.6 only (see README).
+        'cntk': ['cntk==2.7.post2; python_version<"3.7"'],
+        'test': ['pytest>=7'],
+        'examples': ['scikit-learn'],
+    },
+    entry_points={'console_scripts': ['keras-backend-info=keras_backend.__main__:main']},
+    classifiers=[
+        'License :: OSI Approved :: MIT License',
+        'Programming Language :: Python :: 3',
+        'Topic :: Scientific/Engineering :: Artificial Intelligence',
+    ],
+)

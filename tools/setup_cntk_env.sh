@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Build a CPython 3.6 virtual environment in which the CNTK 2.7 backend runs.
+#
+# Usage:  tools/setup_cntk_env.sh [VENV_DIR]
+#   VENV_DIR defaults to $KERAS_BACKEND_CNTK_VENV, else /opt/cntk-venv.
+#
+# Needs (this script does NOT build Python):
+#   * a CPython 3.6 built with --enable-shared; found as $PYTHON36, else
+#     python3.6 on PATH, else ~/.pyenv/versions/3.6.*/bin/python3.6;
+#   * a modern pip for the machine's python3 (it downloads the cp36 wheels);
+#   * apt-get (Debian/Ubuntu) to install OpenMPI, whose libmpi CNTK links to.
+# CNTK 2.7 wheels exist only for CPython 3.5/3.6. CNTK was linked against
+# OpenMPI 1.10 (libmpi.so.12, libmpi_cxx.so.1); the distribution's OpenMPI 4
+# (libmpi.so.40) is ABI-compatible for what CNTK uses on CPU, so the script
+# links the old sonames to it inside cntk/libs/. The image reader (OpenCV
+# extras) and Halide libraries stay missing; nothing in keras_backend needs
+# them. Running the script again is harmless (every step is idempotent).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${1:-${KERAS_BACKEND_CNTK_VENV:-/opt/cntk-venv}}"
+WHEELS="${KERAS_BACKEND_CNTK_WHEELS:-/opt/cntk-wheels}"
+HOST_PYTHON="${HOST_PYTHON:-python3}"
+
+PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
+      'importlib-metadata<5' 'zipp<3.7' 'typing-extensions<4.2')
+
+# 1. The CPython 3.6 interpreter.
+PY36="${PYTHON36:-}"
+if [ -z "$PY36" ]; then
+    # pyenv's shim exists even when 3.6 is not the active version: try it
+    # only if it really runs, then look for pyenv's installs directly.
+    if command -v python3.6 >/dev/null 2>&1 && python3.6 -c '' >/dev/null 2>&1; then
+        PY36="$(command -v python3.6)"
+    else
+        for cand in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.6.*/bin/python3.6; do
+            [ -x "$cand" ] && PY36="$cand"
+        done
+    fi
+fi
+if [ -z "$PY36" ] || ! "$PY36" -c 'import sys; assert sys.version_info[:2] == (3, 6)' 2>/dev/null; then
+    echo "setup_cntk_env: no CPython 3.6 found (set PYTHON36=/path/to/python3.6)." >&2
+    echo "  CNTK 2.7 has wheels only for CPython 3.5/3.6; build one with --enable-shared first." >&2
+    exit 1
+fi
+# ctypes must work (a miscompiled _ctypes breaks CNTK's SWIG layer and numpy).
+"$PY36" - <<'PYEOF'
+import ctypes
+cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(lambda v: v * 2)
+assert cb(21) == 42, 'ctypes callbacks are broken in this interpreter'
+PYEOF
+echo "setup_cntk_env: using $PY36"
+
+# 2. OpenMPI (system package).
+MPI_LIB=/usr/lib/x86_64-linux-gnu/libmpi.so.40
+MPI_CXX_LIB=/usr/lib/x86_64-linux-gnu/libmpi_cxx.so.40
+if [ ! -e "$MPI_LIB" ] || [ ! -e "$MPI_CXX_LIB" ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y libopenmpi3
+fi
+
+# 3. Wheels for CPython 3.6, fetched with the machine's own (modern) pip.
+mkdir -p "$WHEELS"
+"$HOST_PYTHON" -m pip download --only-binary=:all: --python-version 3.6 \
+    --platform manylinux1_x86_64 -d "$WHEELS" "${PINS[@]}"
+
+# 4. The virtual environment.
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PY36" -m venv "$VENV"
+fi
+# The cntk 2.7.post2 wheel reports version "2.7", so pip would reinstall it on
+# every run: install it only when it is absent.
+if "$VENV/bin/pip" show cntk >/dev/null 2>&1; then
+    "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${PINS[@]:1}"
+else
+    "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${PINS[@]}"
+fi
+
+# 5. OpenMPI 1.10 sonames inside cntk/libs/.
+CNTK_LIBS="$("$VENV/bin/python" - <<'PYEOF'
+import importlib.util, os
+spec = importlib.util.find_spec('cntk')
+print(os.path.join(os.path.dirname(spec.origin), 'libs'))
+PYEOF
+)"
+ln -sfn "$MPI_LIB" "$CNTK_LIBS/libmpi.so.12"
+ln -sfn "$MPI_CXX_LIB" "$CNTK_LIBS/libmpi_cxx.so.1"
+
+# 6. keras_backend itself (editable); without setup.py, a .pth file.
+if [ -f "$REPO/setup.py" ] || [ -f "$REPO/pyproject.toml" ]; then
+    if ! "$VENV/bin/pip" install --no-deps --no-build-isolation -e "$REPO"; then
+        echo "setup_cntk_env: editable install failed; adding $REPO to the path instead" >&2
+        SITE="$("$VENV/bin/python" -c 'import site; print(site.getsitepackages()[0])')"
+        echo "$REPO" > "$SITE/keras_backend_repo.pth"
+    fi
+else
+    SITE="$("$VENV/bin/python" -c 'import site; print(site.getsitepackages()[0])')"
+    echo "$REPO" > "$SITE/keras_backend_repo.pth"
+fi
+
+# 7. Smoke test.
+"$VENV/bin/python" -W ignore - <<'PYEOF'
+import numpy as np
+import cntk as C
+x = C.input_variable((3,))
+assert np.allclose(C.reduce_sum(x * 2).eval({x: np.ones((2, 3), 'float32')}), 6)
+print('cntk', C.__version__, 'works')
+PYEOF
+
+echo "CNTK interpreter: $VENV/bin/python"
