@@ -1,0 +1,2563 @@
+"""The Keras 2 backend API on CNTK 2.7 (CPU).
+
+Representation
+--------------
+Every tensor is a CNTK ``Variable`` or ``Function`` whose axes are all
+*static*: the batch axis of a placeholder is a CNTK free dimension
+(``C.FreeDimension``) rather than CNTK's dynamic batch axis, so Keras axis
+numbers map one to one onto CNTK axes and ``int_shape`` reports the free
+dimension as ``None``. Operations that CNTK only runs per sample
+(convolution, pooling, per-sample matrix products) move the leading axis
+onto CNTK's batch axis with ``C.to_batch`` and back with ``C.unpack_batch``.
+
+CNTK has float tensors only: integer and boolean results (``argmax``,
+comparisons, ``cast(x, 'int32')``, ``arange``, ``shape``, decoded CTC
+labels) hold integer values in ``floatx()``.
+
+Operations CNTK lacks (symbolic gradients, runtime shapes, the CTC loss and
+decoders, ``print_tensor``) are added to the graph as CNTK ``UserFunction``
+nodes, CNTK's extension point; their forward passes run numpy code.
+"""
+import builtins
+import contextlib
+import sys
+import warnings
+
+import numpy as np
+
+from . import common
+from .common import *  # noqa: F401,F403  (config names)
+from .common import (_normalize_tuple, _normalize_padding, _conv_output_length,
+                     _padding_amounts, _deconv_crop, _batch_dot_axes,
+                     _batch_dot_output_shape, _to_channels_last_perm,
+                     _to_channels_first_perm, _normalize_spatial_padding,
+                     _normalize_pool_mode, _normalize_interpolation, _normalize_dtype,
+                     _normalize_axis, _normalize_axes, _check_ndim)
+
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        import cntk as C
+        from cntk.ops.functions import UserFunction as _UserFunction
+except ImportError as e:  # pragma: no cover - depends on the interpreter
+    raise common.engine_import_error(
+        'CNTK', 'cntk', 'cntk', e,
+        hint='CNTK 2.7 needs CPython 3.5 or 3.6 (wheels exist only for those); '
+             'see README "CNTK backend" / tools/setup_cntk_env.sh')
+
+_FREE = C.FreeDimension
+_INT_DTYPES = ('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64')
+
+
+def backend():
+    """Return the name of this backend: ``'cntk'``.
+
+    Example:
+        >>> K.backend()
+        'cntk'
+    """
+    return 'cntk'
+
+
+# ---------------------------------------------------------------------------
+# Internal helpers
+# ---------------------------------------------------------------------------
+
+def _np_dtype(dtype=None):
+    """numpy float dtype CNTK computes in for a requested Keras dtype."""
+    name = _normalize_dtype(dtype)
+    if name in ('float32', 'float64'):
+        return np.dtype(name)
+    if name == 'float16':
+        return np.dtype('float32') if floatx() != 'float16' else np.dtype('float32')
+    return np.dtype(floatx() if floatx() != 'float16' else 'float32')
+
+
+def _is_cntk(x):
+    return isinstance(x, (C.cntk_py.Variable, C.Function))
+
+
+def _var(x):
+    """The single output Variable of a tensor."""
+    if isinstance(x, C.Function):
+        return x.output
+    return x
+
+
+def _tensor(x, dtype=None):
+    """A CNTK tensor for ``x`` (numpy values become constants)."""
+    if _is_cntk(x):
+        return x
+    if isinstance(x, _SparseLabels):
+        return x.dense
+    return C.constant(np.asarray(x, dtype=_np_dtype(dtype)))
+
+
+def _like(x, value):
+    """A CNTK constant of ``value`` in ``x``'s dtype."""
+    return C.constant(np.asarray(value, dtype=_var(x).dtype))
+
+
+def _pair(x, y):
+    """Two tensors of a common dtype (numbers follow the tensor's dtype)."""
+    if _is_cntk(x) and not _is_cntk(y):
+        return x, _like(x, y)
+    if _is_cntk(y) and not _is_cntk(x):
+        return _like(y, x), y
+    x, y = _tensor(x), _tensor(y)
+    dx, dy = _var(x).dtype, _var(y).dtype
+    if dx != dy:
+        wide = np.float64 if np.float64 in (dx, dy) else dx
+        x, y = C.cast(x, wide) if dx != wide else x, C.cast(y, wide) if dy != wide else y
+    return x, y
+
+
+def _shape_of(x):
+    return tuple(None if d < 0 else int(d) for d in _var(x).shape)
+
+
+def _nd(x):
+    return len(_var(x).shape)
+
+
+def _cntk_shape(shape):
+    return tuple(_FREE if d is None else int(d) for d in shape)
+
+
+def _drop_axis(x, axis):
+    """Remove a unit axis without naming the other (possibly free) dims."""
+    return C.reshape(x, (), begin_axis=axis, end_axis=axis + 1)
+
+
+def _add_axis(x, axis):
+    """Insert a unit axis at ``axis`` (0..ndim)."""
+    return C.reshape(x, (1,), begin_axis=axis, end_axis=axis)
+
+
+def _drop_axes(x, axes):
+    for a in sorted(axes, reverse=True):
+        x = _drop_axis(x, a)
+    return x
+
+
+def _per_sample(x):
+    """Move the leading axis onto CNTK's batch axis."""
+    return C.to_batch(x)
+
+
+def _unbatch(y, like):
+    """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim."""
+    y = C.unpack_batch(y)
+    n = _shape_of(like)[0] if _is_cntk(like) else like
+    if n is not None:
+        y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
+    return y
+
+
+def _input_like(x):
+    """UserFunction inputs must be computed tensors: alias plain inputs."""
+    v = _var(x)
+    if v.is_input or v.is_parameter or v.is_constant or v.is_placeholder:
+        return C.plus(x, _like(x, 0))
+    return x
+
+
+# ---------------------------------------------------------------------------
+# UserFunction nodes
+# ---------------------------------------------------------------------------
+
+def _out_var(shape, dtype, needs_gradient=False):
+    return C.output_variable(_cntk_shape(shape), C.sanitize_dtype_cntk(dtype), [],
+                             needs_gradient=needs_gradient)
+
+
+class _NumpyOp(_UserFunction):
+    """A graph node whose forward pass is a numpy function.
+
+    ``fn(*input_values) -> list of arrays`` (one per entry of ``out_shapes``).
+    No gradient flows through it unless ``grad_fn`` is given:
+    ``grad_fn(input_values, output_values, root_gradient) -> gradient of input 0``.
+    """
+
+    def __init__(self, inputs, fn, out_shapes, dtype, grad_fn=None, name='numpy_op'):
+        self._fn = fn
+        self._out_shapes = out_shapes
+        self._dtype = np.dtype(dtype)
+        self._grad_fn = grad_fn
+        # keep the aliasing Functions alive: CNTK only holds weak references
+        self._keep = [_input_like(i) for i in inputs]
+        super(_NumpyOp, self).__init__([_var(i) for i in self._keep], name=name)
+
+    def forward(self, arguments, outputs=None, device=None, outputs_to_retain=None):
+        # CNTK calls forward(args, device, retain) for one output and
+        # forward(args, outputs, device, retain) for several.
+        values = list(arguments) if isinstance(arguments, (list, tuple)) else [arguments]
+        values = [np.asarray(v) for v in values]
+        results = [np.ascontiguousarray(np.asarray(r, dtype=self._dtype))
+                   for r in self._fn(*values)]
+        if len(self._out_shapes) == 1:
+            return values, results[0]
+        for var, res in zip(self.outputs, results):
+            outputs[var] = res
+        return values
+
+    def backward(self, state, root_gradients, variables=None):
+        # CNTK passes one array for a single output, else a dict; ``variables``
+        # (the inputs wanting a gradient) only when there are several inputs.
+        if self._grad_fn is None:
+            raise ValueError('%s: this operation has no gradient' % self.name)
+        root = list(root_gradients.values())[0] if isinstance(root_gradients, dict) \
+            else root_gradients
+        g = np.ascontiguousarray(np.asarray(self._grad_fn(state, None, np.asarray(root)),
+                                            dtype=self._dtype))
+        if variables is None:
+            return g
+        for var in variables:
+            variables[var] = np.ascontiguousarray(np.asarray(g, dtype=self._dtype)) \
+                if var.uid == self.inputs[0].uid else \
+                np.zeros_like(state[[i.uid for i in self.inputs].index(var.uid)],
+                              dtype=self._dtype)
+        return None
+
+    def infer_outputs(self):
+        return [_out_var(s, self._dtype, self._grad_fn is not None) for s in self._out_shapes]
+
+    def clone(self, cloned_inputs):
+        return _NumpyOp(cloned_inputs, self._fn, self._out_shapes, self._dtype,
+                        self._grad_fn, self.name)
+
+
+def _numpy_op(inputs, fn, out_shapes, dtype=None, grad_fn=None, name='numpy_op'):
+    """Add a numpy-computed node to the graph; returns its list of outputs."""
+    dtype = _np_dtype(dtype) if dtype is None or not isinstance(dtype, np.dtype) else dtype
+    if not inputs:
+        inputs = [C.constant(np.zeros((), dtype))]
+    f = C.user_function(_NumpyOp([_tensor(i) for i in inputs], fn, out_shapes,
+                                 dtype, grad_fn, name))
+    return [f.outputs[i] for i in range(len(out_shapes))]
+
+
+class _PassThrough(_UserFunction):
+    """Identity node calling ``callback(value)`` in its forward pass."""
+
+    def __init__(self, x, callback, name='print_tensor'):
+        self._callback = callback
+        self._keep = [_input_like(x)]
+        super(_PassThrough, self).__init__([_var(self._keep[0])], name=name)
+
+    def forward(self, argument, device=None, outputs_to_retain=None):
+        self._callback(np.asarray(argument))
+        return None, argument
+
+    def backward(self, state, root_gradients):
+        return root_gradients
+
+    def infer_outputs(self):
+        i = self.inputs[0]
+        return [C.output_variable(i.shape, i.dtype, i.dynamic_axes)]
+
+    def clone(self, cloned_inputs):
+        return _PassThrough(cloned_inputs[0], self._callback, self.name)
+
+
+# ---------------------------------------------------------------------------
+# Learning phase
+# ---------------------------------------------------------------------------
+
+def _new_learning_phase():
+    return C.input_variable((), dtype=np.float32, dynamic_axes=[], needs_gradient=False,
+                            name='keras_learning_phase')
+
+
+_LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
+_LEARNING_PHASE = None  # None: the placeholder; 0/1: fixed by set_learning_phase
+
+
+def learning_phase():
+    """Return the learning phase: a scalar CNTK input fed 0 (test) or 1 (train).
+
+    Returns the Python int 0/1 instead after ``set_learning_phase``. A
+    ``function`` whose graph uses the placeholder but does not list it as an
+    input feeds 0.
+
+    Example:
+        >>> f = K.function([x, K.learning_phase()], [K.in_train_phase(x * 2, x)])
+        >>> f([np.ones((1, 2)), 1])[0]
+        array([[2., 2.]], dtype=float32)
+    """
+    if _LEARNING_PHASE is not None:
+        return _LEARNING_PHASE
+    return _LEARNING_PHASE_PLACEHOLDER
+
+
+def set_learning_phase(value):
+    """Fix the learning phase to 0 (test) or 1 (train).
+
+    Raises:
+        ValueError: unless ``value`` is 0 or 1.
+
+    Example:
+        >>> K.set_learning_phase(1); K.learning_phase()
+        1
+    """
+    global _LEARNING_PHASE
+    if value not in (0, 1) or isinstance(value, float) and value not in (0.0, 1.0):
+        raise ValueError('set_learning_phase: expected 0 or 1, got %r' % (value,))
+    _LEARNING_PHASE = int(value)
+
+
+@contextlib.contextmanager
+def learning_phase_scope(value):
+    """Context manager setting the learning phase to ``value`` (0/1) for a block.
+
+    Example:
+        >>> with K.learning_phase_scope(1):
+        ...     y = K.in_train_phase(a, b)   # a
+    """
+    global _LEARNING_PHASE
+    if value not in (0, 1):
+        raise ValueError('learning_phase_scope: expected 0 or 1, got %r' % (value,))
+    saved = _LEARNING_PHASE
+    _LEARNING_PHASE = int(value)
+    try:
+        yield
+    finally:
+        _LEARNING_PHASE = saved
+
+
+def clear_session():
+    """Reset uids, the learning phase (a fresh placeholder) and cached state.
+
+    CNTK keeps no global graph, so nothing else needs to be dropped.
+    """
+    global _LEARNING_PHASE_PLACEHOLDER, _LEARNING_PHASE
+    reset_uids()
+    _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
+    _LEARNING_PHASE = None
+
+
+def manual_variable_initialization(value):
+    """Store the flag; CNTK variables are always initialised at creation."""
+    global _MANUAL_VAR_INIT
+    _MANUAL_VAR_INIT = bool(value)
+
+
+_MANUAL_VAR_INIT = False
+
+
+# ---------------------------------------------------------------------------
+# Variables, placeholders, tensors
+# ---------------------------------------------------------------------------
+
+class _SparseLabels(object):
+    """CTC labels in sparse form: ``dense`` (batch, max_len) and ``lengths`` (batch,).
+
+    CNTK's sparse tensors are one-hot (CSR) matrices and hold no integer
+    label ids, so ``ctc_label_dense_to_sparse`` returns this pair; entries
+    past each length are not part of it (``to_dense`` zeroes them).
+    """
+
+    def __init__(self, dense, lengths):
+        self.dense = dense
+        self.lengths = lengths
+        self.shape = _var(dense).shape
+
+
+def is_sparse(tensor):
+    """True for a sparse CNTK input and for ``ctc_label_dense_to_sparse`` results."""
+    if isinstance(tensor, _SparseLabels):
+        return True
+    return _is_cntk(tensor) and bool(_var(tensor).is_sparse)
+
+
+def to_dense(tensor):
+    """Dense form of a sparse tensor; dense tensors are returned unchanged.
+
+    A sparse placeholder (one-hot rows, CNTK's CSR input) is densified with
+    ``C.times`` by the identity matrix and its batch axis made static; CTC
+    sparse labels give ``(batch, max_len)`` labels with zeros past each length.
+
+    Example:
+        >>> K.eval(K.to_dense(K.ctc_label_dense_to_sparse(labels, lengths)))
+    """
+    if isinstance(tensor, _SparseLabels):
+        dense = tensor.dense
+        n = _shape_of(dense)[1]
+        pos = C.constant(np.arange(n, dtype=_var(dense).dtype))
+        keep = C.less(pos, C.reshape(tensor.lengths, (1,), begin_axis=1, end_axis=1))
+        return C.element_select(keep, dense, _like(dense, 0))
+    x = _tensor(tensor)
+    v = _var(x)
+    if v.is_sparse:
+        dim = v.shape[-1]
+        d = C.times(x, C.constant(np.eye(dim, dtype=v.dtype)))
+        return C.unpack_batch(d) if v.dynamic_axes else d
+    return x
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """A CNTK ``parameter`` holding a copy of ``value``.
+
+    Args:
+        value: numpy array, list or number.
+        dtype: Keras dtype; integer dtypes are held as ``floatx()`` (CNTK
+            has float tensors only).
+        name: optional name. constraint: stored as ``.constraint``.
+
+    Returns:
+        a CNTK Parameter; ``is_variable`` is True for it.
+
+    Example:
+        >>> v = K.variable(np.ones((2, 3))); K.int_shape(v)
+        (2, 3)
+    """
+    if _is_cntk(value):
+        value = eval(value)
+    value = np.asarray(value, dtype=_np_dtype(dtype))
+    p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
+                    name=name if name else '')
+    try:
+        p.constraint = constraint
+        p._keras_shape = value.shape
+    except AttributeError:
+        pass
+    return p
+
+
+def is_variable(x):
+    """True for CNTK parameters (what ``variable`` returns)."""
+    return _is_cntk(x) and bool(_var(x).is_parameter)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """A CNTK constant; with ``shape``, a scalar ``value`` fills that shape.
+
+    Example:
+        >>> K.eval(K.constant(2., shape=(2,)))
+        array([2., 2.], dtype=float32)
+    """
+    dt = _np_dtype(dtype)
+    value = np.asarray(value, dtype=dt)
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+        if value.ndim == 0 or value.size == 1:
+            value = np.full(shape, value.reshape(()), dtype=dt)
+        else:
+            value = value.reshape(shape)
+    return C.constant(value, dtype=dt, name=name if name else '')
+
+
+def is_tensor(x):
+    """True for any CNTK tensor (Variable or Function)."""
+    return _is_cntk(x) or isinstance(x, _SparseLabels)
+
+
+def is_keras_tensor(x):
+    """True for tensors built from placeholders (their graph has inputs).
+
+    Raises:
+        ValueError: when ``x`` is not a CNTK tensor.
+    """
+    if not is_tensor(x):
+        raise ValueError('is_keras_tensor: expected a symbolic tensor, got %s' % type(x).__name__)
+    if isinstance(x, _SparseLabels):
+        x = x.dense
+    v = _var(x)
+    if v.is_input:
+        return True
+    if v.is_parameter or v.is_constant:
+        return False
+    owner = v.owner
+    return owner is not None and len(owner.arguments) > 0
+
+
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+    """A symbolic input: ``C.input_variable`` with no dynamic axes.
+
+    ``None`` dims become CNTK free dimensions, so ``int_shape`` keeps them as
+    None and any size may be fed. ``sparse=True`` gives CNTK's sparse (CSR)
+    input of one-hot rows; its batch is CNTK's dynamic batch axis.
+
+    Args:
+        shape: tuple of ints/None, or None with ``ndim``.
+        ndim: rank when ``shape`` is None (all dims None).
+        dtype: float dtype (integer dtypes are fed as ``floatx()``).
+
+    Raises:
+        ValueError: when neither ``shape`` nor ``ndim`` is given.
+
+    Example:
+        >>> K.int_shape(K.placeholder((None, 3)))
+        (None, 3)
+    """
+    if shape is None:
+        if ndim is None:
+            raise ValueError('placeholder: give shape or ndim')
+        shape = (None,) * int(ndim)
+    shape = tuple(shape)
+    dt = _np_dtype(dtype)
+    if sparse:
+        if len(shape) < 2 or builtins.any(d is None for d in shape[1:]):
+            raise ValueError('placeholder: a sparse placeholder needs shape (None, dims...) '
+                             'with known dims, got %r' % (shape,))
+        x = C.input_variable(shape[1:], dtype=dt, is_sparse=True, name=name or '')
+    else:
+        x = C.input_variable(_cntk_shape(shape), dtype=dt, dynamic_axes=[],
+                             needs_gradient=True, name=name or '')
+    return x
+
+
+def is_placeholder(x):
+    """True only for placeholders (CNTK input variables)."""
+    return _is_cntk(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
+
+
+def int_shape(x):
+    """Static shape: tuple of ints, None for free (batch) dims.
+
+    Example:
+        >>> K.int_shape(K.placeholder((None, 4)))
+        (None, 4)
+    """
+    if isinstance(x, _SparseLabels):
+        x = x.dense
+    if not _is_cntk(x):
+        return tuple(np.shape(x))
+    v = _var(x)
+    s = _shape_of(v)
+    return (None,) * len(v.dynamic_axes) + s
+
+
+def get_variable_shape(x):
+    """Same as ``int_shape``."""
+    return int_shape(x)
+
+
+def ndim(x):
+    """Rank of ``x`` (int)."""
+    return len(int_shape(x))
+
+
+def dtype(x):
+    """dtype name of ``x`` ('float32' or 'float64' on CNTK)."""
+    if isinstance(x, _SparseLabels):
+        x = x.dense
+    if not _is_cntk(x):
+        return np.asarray(x).dtype.name
+    return np.dtype(_var(x).dtype).name
+
+
+def count_params(x):
+    """Number of scalars in ``x`` (product of its static shape)."""
+    return int(np.prod([d for d in int_shape(x)]))
+
+
+def shape(x):
+    """Runtime shape as a 1-D tensor (integer values in floatx).
+
+    Static shapes give a constant; shapes with free dims read the value at
+    run time through a numpy graph node.
+    """
+    s = int_shape(x)
+    if builtins.all(d is not None for d in s):
+        return C.constant(np.asarray(s, dtype=_np_dtype()))
+    return _numpy_op([x], lambda v: [np.asarray(v.shape)], [(len(s),)], name='shape')[0]
+
+
+def size(x, name=None):
+    """Number of elements of ``x`` as a scalar tensor."""
+    s = int_shape(x)
+    if builtins.all(d is not None for d in s):
+        return C.constant(np.asarray(np.prod(s), dtype=_np_dtype()))
+    return _numpy_op([x], lambda v: [np.asarray(v.size)], [()], name='size')[0]
+
+
+def _feed_value(var, value):
+    v = _var(var)
+    if v.is_sparse:
+        return value
+    return np.asarray(value, dtype=v.dtype)
+
+
+def _evaluate(tensors, feed=None):
+    """Evaluate a list of tensors; returns a list of numpy arrays."""
+    feed = dict(feed or {})
+    outs = []
+    pos = []
+    seen = {}
+    for t in tensors:
+        t = _tensor(t)
+        v = _var(t)
+        if v.is_parameter or v.is_constant:
+            pos.append(('value', v))
+            continue
+        if v.uid not in seen:
+            seen[v.uid] = len(outs)
+            outs.append(C.combine([v]).output if not v.is_input else C.plus(v, _like(v, 0)).output)
+        pos.append(('out', seen[v.uid]))
+    values = []
+    if outs:
+        f = C.combine(outs)
+        args = f.arguments
+        lp = _LEARNING_PHASE_PLACEHOLDER
+        for a in args:
+            if a.uid == lp.uid and not builtins.any(k.uid == lp.uid for k in feed):
+                feed[a] = np.asarray(0., np.float32)
+        res = f.eval(feed, as_numpy=True) if args else f.eval(as_numpy=True)
+        if not isinstance(res, dict):
+            res = {f.outputs[0]: res}
+        for o in f.outputs:
+            values.append(np.asarray(res[o]))
+    result = []
+    for kind, p in pos:
+        if kind == 'value':
+            result.append(np.array(p.value))
+        else:
+            result.append(values[p])
+    return result
+
+
+def eval(x):
+    """Value of a tensor with no inputs, as a numpy array.
+
+    Example:
+        >>> K.eval(K.variable([1., 2.]) * 2)
+        array([2., 4.], dtype=float32)
+    """
+    if isinstance(x, _SparseLabels):
+        x = to_dense(x)
+    if not _is_cntk(x):
+        return np.asarray(x)
+    return _evaluate([x])[0]
+
+
+def get_value(x):
+    """Value of a variable as a numpy array."""
+    return eval(x)
+
+
+def batch_get_value(ops):
+    """Values of a list of tensors (list of numpy arrays)."""
+    return _evaluate(list(ops)) if ops else []
+
+
+def set_value(x, value):
+    """Assign a numpy value to variable ``x``.
+
+    Raises:
+        ValueError: when ``x`` is not a variable or the shapes differ.
+    """
+    if not is_variable(x):
+        raise ValueError('set_value: x must be a variable, got %r' % (x,))
+    v = _var(x)
+    value = np.asarray(value, dtype=v.dtype)
+    if value.shape != tuple(v.shape):
+        raise ValueError('set_value: value of shape %s does not match the variable shape %s'
+                         % (value.shape, tuple(v.shape)))
+    v.value = value
+
+
+def batch_set_value(tuples):
+    """``set_value`` for each ``(variable, value)`` pair (all checked first)."""
+    tuples = list(tuples)
+    for x, value in tuples:
+        if not is_variable(x):
+            raise ValueError('batch_set_value: %r is not a variable' % (x,))
+        if np.shape(value) != tuple(_var(x).shape):
+            raise ValueError('batch_set_value: value of shape %s does not match the variable '
+                             'shape %s' % (np.shape(value), tuple(_var(x).shape)))
+    for x, value in tuples:
+        set_value(x, value)
+
+
+def zeros(shape, dtype=None, name=None):
+    """A variable of zeros."""
+    return variable(np.zeros(tuple(shape) if not isinstance(shape, int) else (shape,)),
+                    dtype, name)
+
+
+def ones(shape, dtype=None, name=None):
+    """A variable of ones."""
+    return variable(np.ones(tuple(shape) if not isinstance(shape, int) else (shape,)),
+                    dtype, name)
+
+
+def eye(size, dtype=None, name=None):
+    """An identity-matrix variable; ``size`` int or ``(rows, cols)``."""
+    if isinstance(size, (tuple, list)):
+        if len(size) != 2:
+            raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
+        return variable(np.eye(size[0], size[1]), dtype, name)
+    return variable(np.eye(size), dtype, name)
+
+
+def zeros_like(x, dtype=None, name=None):
+    """Zeros with the shape of ``x``."""
+    z = C.zeros_like(_tensor(x))
+    return cast(z, dtype) if dtype is not None else z
+
+
+def ones_like(x, dtype=None, name=None):
+    """Ones with the shape of ``x``."""
+    o = C.ones_like(_tensor(x))
+    return cast(o, dtype) if dtype is not None else o
+
+
+def identity(x, name=None):
+    """A copy of ``x`` (``C.alias``... computed as ``x + 0``)."""
+    x = _tensor(x)
+    return C.plus(x, _like(x, 0), name=name or '')
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """A variable drawn from U(low, high) (numpy RandomState(seed))."""
+    rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
+    return variable(rng.uniform(low, high, size=tuple(shape)), dtype, name)
+
+
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    """A variable drawn from N(mean, scale**2) (numpy RandomState(seed))."""
+    rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
+    return variable(rng.normal(mean, scale, size=tuple(shape)), dtype, name)
+
+
+def cast(x, dtype):
+    """Cast ``x`` to ``dtype``.
+
+    Float dtypes use ``C.cast``; integer dtypes truncate toward zero and bool
+    gives 0/1, both kept in ``floatx()`` (CNTK has float tensors only).
+    """
+    name = _normalize_dtype(dtype)
+    x = _tensor(x)
+    if name in _INT_DTYPES:
+        return C.element_select(C.less(x, _like(x, 0)), C.negate(C.floor(C.negate(x))),
+                                C.floor(x))
+    if name == 'bool':
+        return C.not_equal(x, _like(x, 0))
+    target = _np_dtype(name)
+    if _var(x).dtype != target:
+        return C.cast(x, target)
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Updates, functions, gradients
+# ---------------------------------------------------------------------------
+
+def update(x, new_x):
+    """An update ``x <- new_x`` (a ``C.assign`` node) for ``function(updates=...)``."""
+    if not is_variable(x):
+        raise ValueError('update: x must be a variable, got %r' % (x,))
+    new_x = _tensor(new_x, dtype=dtype(x))
+    return C.assign(x, new_x)
+
+
+def update_add(x, increment):
+    """An update ``x <- x + increment``."""
+    x_, inc = _pair(x, increment)
+    return update(x, C.plus(x_, inc))
+
+
+def update_sub(x, decrement):
+    """An update ``x <- x - decrement``."""
+    x_, dec = _pair(x, decrement)
+    return update(x, C.minus(x_, dec))
+
+
+def moving_average_update(x, value, momentum):
+    """An update ``x <- x * momentum + value * (1 - momentum)``."""
+    x_, value = _pair(x, value)
+    return update(x, x_ * _like(x_, momentum) + value * _like(x_, 1. - momentum))
+
+
+def _as_assign(u):
+    if isinstance(u, (tuple, list)):
+        if len(u) != 2:
+            raise ValueError('updates: expected (variable, new_value) pairs, got %r' % (u,))
+        return update(u[0], u[1])
+    if isinstance(u, C.Function) and u.root_function.op_name == 'Assign':
+        return u
+    raise ValueError('updates: expected K.update results or (variable, new_value) pairs, '
+                     'got %r' % (u,))
+
+
+class Function(object):
+    """A compiled CNTK graph (``C.combine`` of the outputs and the updates).
+
+    Calling it with one numpy array per input returns the outputs; the
+    ``C.assign`` updates run in the same pass and write after every output
+    has read the old values.
+    """
+
+    def __init__(self, inputs, outputs, updates=None, name=None):
+        self.inputs = list(inputs)
+        self._single = not isinstance(outputs, (list, tuple))
+        self.outputs = [outputs] if self._single else list(outputs)
+        self.updates = [_as_assign(u) for u in (updates or [])]
+        for i in self.inputs:
+            if not (_is_cntk(i) and _var(i).is_input) and not isinstance(i, int):
+                raise ValueError('function: inputs must be placeholders, got %r' % (i,))
+        self._graph = None
+        self.name = name
+
+    def _build(self):
+        heads, self._slots = [], []
+        seen = {}
+        for t in self.outputs:
+            t = _tensor(t)
+            v = _var(t)
+            if v.is_parameter or v.is_constant:
+                self._slots.append(('value', v))
+                continue
+            if v.uid not in seen:
+                seen[v.uid] = len(heads)
+                heads.append(v if not v.is_input else C.plus(v, _like(v, 0)).output)
+            self._slots.append(('out', seen[v.uid]))
+        self._n_heads = len(heads)
+        heads += [_var(u) for u in self.updates]
+        self._graph = C.combine(heads) if heads else None
+
+    def __call__(self, inputs):
+        if self._graph is None and (self.outputs or self.updates):
+            self._build()
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError('function: call it with a list of values, one per input')
+        if len(inputs) != len(self.inputs):
+            raise ValueError('function: expected %d input values, got %d'
+                             % (len(self.inputs), len(inputs)))
+        feed = {}
+        for var, value in zip(self.inputs, inputs):
+            if isinstance(var, int):
+                continue
+            feed[_var(var)] = _feed_value(var, value)
+        values = []
+        if self._graph is not None:
+            args = self._graph.arguments
+            fed = set(v.uid for v in feed)
+            for a in args:
+                if a.uid == _LEARNING_PHASE_PLACEHOLDER.uid and a.uid not in fed:
+                    feed[a] = np.asarray(0., np.float32)
+            feed = dict((k, v) for k, v in feed.items() if builtins.any(k.uid == a.uid for a in args))
+            res = self._graph.eval(feed, as_numpy=True) if args else \
+                self._graph.eval(as_numpy=True)
+            if not isinstance(res, dict):
+                res = {self._graph.outputs[0]: res}
+            values = [np.asarray(res[o]) for o in self._graph.outputs[:self._n_heads]]
+        out = []
+        for kind, p in self._slots:
+            out.append(np.array(p.value) if kind == 'value' else values[p])
+        return out[0] if self._single else out
+
+
+def function(inputs, outputs, updates=None, **kwargs):
+    """Compile ``outputs`` (and ``updates``) of ``inputs`` into a callable.
+
+    Args:
+        inputs: list of placeholders (``learning_phase()`` may be one).
+        outputs: a tensor or a list/tuple of tensors.
+        updates: ``K.update``-family results or ``(variable, value)`` pairs;
+            applied after the outputs are computed.
+        **kwargs: ``name`` only.
+
+    Returns:
+        a callable taking a list of numpy arrays; it returns one array for a
+        single output tensor, else a list.
+
+    Raises:
+        ValueError: for an unknown keyword argument or bad updates.
+
+    Example:
+        >>> x = K.placeholder((None, 2)); f = K.function([x], [x * 2])
+        >>> f([np.ones((1, 2))])
+        [array([[2., 2.]], dtype=float32)]
+    """
+    for k in kwargs:
+        if k != 'name':
+            raise ValueError('function: unexpected keyword argument %r (CNTK accepts only '
+                             '"name")' % (k,))
+    return Function(inputs, outputs, updates=updates, name=kwargs.get('name'))
+
+
+def gradients(loss, variables):
+    """Symbolic gradients of ``loss`` (summed when not scalar) w.r.t. ``variables``.
+
+    CNTK has no symbolic gradient operator; each gradient is a graph node
+    (a UserFunction) whose forward pass runs CNTK's own backward pass
+    (``Function.grad``) of ``loss`` with the current input values.
+    Gradients of gradients are not available (ValueError when asked).
+
+    Args:
+        loss: tensor. variables: list of variables or placeholders.
+
+    Returns:
+        list of tensors, one per variable, same shapes.
+
+    Raises:
+        ValueError: when a variable is not a parameter or placeholder.
+    """
+    single = not isinstance(variables, (list, tuple))
+    variables = [variables] if single else list(variables)
+    for v in variables:
+        vv = _var(v) if _is_cntk(v) else None
+        if vv is None or not (vv.is_parameter or vv.is_input):
+            raise ValueError('gradients: every variable must be a K.variable or a placeholder '
+                             '(CNTK differentiates with respect to graph leaves), got %r' % (v,))
+    loss = _tensor(loss)
+    loss_f = C.combine([_var(loss)]) if not isinstance(loss, C.Function) else loss
+    args = list(loss_f.arguments)
+    wrt = [_var(v) for v in variables]
+    loss_uids = set(p.uid for p in loss_f.parameters) | set(a.uid for a in args)
+    dt = _var(loss).dtype
+
+    def run(*values):
+        used = [w for w in wrt if w.uid in loss_uids]
+        grads = {}
+        if used:
+            feed = dict(zip(args, values[:len(args)]))
+            g = loss_f.grad(feed, wrt=used, as_numpy=True) if feed else \
+                loss_f.grad({}, wrt=used, as_numpy=True)
+            if not isinstance(g, dict):
+                g = {used[0]: g}
+            for w in used:
+                grads[w.uid] = g[w]
+        out = []
+        for w, v in zip(wrt, variables):
+            if w.uid in grads:
+                out.append(np.asarray(grads[w.uid]))
+            else:
+                shp = tuple(values[args.index(w)].shape) if w.is_input and w in args \
+                    else tuple(w.shape)
+                out.append(np.zeros(shp))
+        return out
+
+    outs = _numpy_op(args, run, [_shape_of(w) for w in wrt], dtype=np.dtype(dt),
+                     name='gradients')
+    return outs
+
+
+def stop_gradient(variables):
+    """``C.stop_gradient`` of a tensor or of each tensor of a list."""
+    if isinstance(variables, (list, tuple)):
+        return type(variables)(C.stop_gradient(_tensor(v)) for v in variables)
+    return C.stop_gradient(_tensor(variables))
+
+
+# ---------------------------------------------------------------------------
+# Math
+# ---------------------------------------------------------------------------
+
+def dot(x, y):
+    """Matrix product: contracts ``x``'s last axis with ``y``'s second-to-last.
+
+    Uses ``C.times``; an N-D ``y`` has its contracted axis moved first.
+    Result shape ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``.
+
+    Example:
+        >>> K.int_shape(K.dot(K.placeholder((None, 4)), K.variable(np.ones((4, 5)))))
+        (None, 5)
+    """
+    x, y = _pair(x, y)
+    nx, ny = _nd(x), _nd(y)
+    if nx == 0 or ny == 0:
+        return x * y
+    if ny == 1:
+        r = C.times(x, C.reshape(y, _var(y).shape + (1,)))
+        return _drop_axis(r, nx - 1)
+    if ny == 2:
+        return C.times(x, y)
+    perm = [ny - 2] + list(range(ny - 2)) + [ny - 1]
+    return C.times(x, C.transpose(y, perm), output_rank=ny - 1)
+
+
+def batch_dot(x, y, axes=None):
+    """Per-sample contraction of ``x`` and ``y`` along ``axes``.
+
+    Axes follow ``common._batch_dot_axes``; the result shape is
+    ``common._batch_dot_output_shape``. Each sample is a ``C.times`` on
+    CNTK's batch axis (``C.to_batch``).
+
+    Example:
+        >>> K.int_shape(K.batch_dot(K.placeholder((None, 3, 4)), K.placeholder((None, 4, 5))))
+        (None, 3, 5)
+    """
+    x, y = _pair(x, y)
+    nx, ny = _nd(x), _nd(y)
+    ax, ay = _batch_dot_axes(nx, ny, axes)
+    xs, ys = _shape_of(x), _shape_of(y)
+    out_shape = _batch_dot_output_shape(xs, ys, ax, ay)
+    xr = [a for a in range(1, nx) if a != ax]
+    yr = [a for a in range(1, ny) if a != ay]
+    xt = C.transpose(x, [0] + xr + [ax]) if [0] + xr + [ax] != list(range(nx)) else x
+    yt = C.transpose(y, [0, ay] + yr) if [0, ay] + yr != list(range(ny)) else y
+    xb, yb = _per_sample(xt), _per_sample(yt)
+    if not xr:
+        xb = C.reshape(xb, (1,) + _var(xb).shape)
+    if not yr:
+        yb = C.reshape(yb, _var(yb).shape + (1,))
+    r = C.times(xb, yb, output_rank=builtins.max(len(yr), 1))
+    r = _unbatch(r, x)
+    return C.reshape(r, _cntk_shape(out_shape[1:]), begin_axis=1)
+
+
+def transpose(x):
+    """Reverse all axes (``C.transpose``)."""
+    x = _tensor(x)
+    n = _nd(x)
+    if n < 2:
+        return x
+    return C.transpose(x, list(range(n))[::-1])
+
+
+def gather(reference, indices):
+    """Rows of ``reference`` (axis 0) at ``indices`` (``C.gather``).
+
+    Result shape ``indices.shape + reference.shape[1:]``.
+    """
+    reference = _tensor(reference)
+    indices = _tensor(indices, dtype=dtype(reference))
+    return C.gather(reference, indices)
+
+
+def _reduce(op, x, axis, keepdims):
+    x = _tensor(x)
+    n = _nd(x)
+    if n == 0:
+        return x
+    axes = _normalize_axes(axis, n)
+    r = op(x, axis=axes if len(axes) > 1 else axes[0])
+    if not keepdims:
+        r = _drop_axes(r, axes)
+    return r
+
+
+def max(x, axis=None, keepdims=False):
+    """Maximum along ``axis`` (None, int or list) with ``C.reduce_max``."""
+    return _reduce(C.reduce_max, x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    """Minimum along ``axis`` with ``C.reduce_min``."""
+    return _reduce(C.reduce_min, x, axis, keepdims)
+
+
+def sum(x, axis=None, keepdims=False):
+    """Sum along ``axis`` with ``C.reduce_sum``."""
+    return _reduce(C.reduce_sum, x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    """Product along ``axis`` with ``C.reduce_prod``."""
+    return _reduce(C.reduce_prod, x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    """Mean along ``axis`` with ``C.reduce_mean``."""
+    return _reduce(C.reduce_mean, x, axis, keepdims)
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x)))`` along ``axis`` (``C.reduce_log_sum_exp``, stable)."""
+    return _reduce(C.reduce_log_sum_exp, x, axis, keepdims)
+
+
+def var(x, axis=None, keepdims=False):
+    """Population variance (ddof=0) along ``axis``."""
+    x = _tensor(x)
+    m = mean(x, axis, keepdims=True)
+    return mean(C.square(x - m), axis, keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    """Population standard deviation along ``axis``."""
+    return C.sqrt(var(x, axis, keepdims))
+
+
+def any(x, axis=None, keepdims=False):
+    """True (1.0) where any element along ``axis`` is non-zero."""
+    x = _tensor(x)
+    return C.greater(max(C.abs(x), axis, keepdims), _like(x, 0))
+
+
+def all(x, axis=None, keepdims=False):
+    """True (1.0) where every element along ``axis`` is non-zero."""
+    x = _tensor(x)
+    return C.greater(min(C.abs(x), axis, keepdims), _like(x, 0))
+
+
+def argmax(x, axis=-1):
+    """Index of the maximum along ``axis`` (``C.argmax``; integer values in floatx)."""
+    x = _tensor(x)
+    a = _normalize_axis(axis, _nd(x))
+    return _drop_axis(C.argmax(x, axis=a), a)
+
+
+def argmin(x, axis=-1):
+    """Index of the minimum along ``axis`` (``C.argmin``; integer values in floatx)."""
+    x = _tensor(x)
+    a = _normalize_axis(axis, _nd(x))
+    return _drop_axis(C.argmin(x, axis=a), a)
+
+
+def _scan(x, axis, product):
+    x = _tensor(x)
+    n = _nd(x)
+    a = _normalize_axis(axis, n)
+    length = _shape_of(x)[a]
+    if length is None:
+        # free length: a numpy graph node (gradient: reversed cumulative sum)
+        if product:
+            return _numpy_op([x], lambda v: [np.cumprod(v, axis=a)], [_shape_of(x)],
+                             dtype=np.dtype(_var(x).dtype),
+                             grad_fn=lambda vals, _, g: _cumprod_grad(vals[0], g, a),
+                             name='cumprod')[0]
+        return _numpy_op([x], lambda v: [np.cumsum(v, axis=a)], [_shape_of(x)],
+                         dtype=np.dtype(_var(x).dtype),
+                         grad_fn=lambda vals, _, g: np.flip(np.cumsum(np.flip(g, a), a), a),
+                         name='cumsum')[0]
+    if not product:
+        # cumsum as a product with an upper-triangular matrix (C.times)
+        perm = [i for i in range(n) if i != a] + [a]
+        xt = C.transpose(x, perm) if perm != list(range(n)) else x
+        tri = C.constant(np.triu(np.ones((length, length))).astype(_var(x).dtype))
+        r = C.times(xt, tri)
+        inv = [int(i) for i in np.argsort(perm)]
+        return C.transpose(r, inv) if perm != list(range(n)) else r
+    parts = []
+    acc = None
+    for i in range(length):
+        s = C.slice(x, a, i, i + 1)
+        acc = s if acc is None else acc * s
+        parts.append(acc)
+    return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
+
+
+def _cumprod_grad(x, g, a):
+    """Gradient of cumprod along ``a`` (exact also with zeros in ``x``)."""
+    x = np.moveaxis(x, a, 0)
+    g = np.moveaxis(g, a, 0)
+    n = x.shape[0]
+    out = np.zeros_like(x)
+    for j in range(n):
+        for i in range(j, n):
+            others = np.prod(np.delete(x[:i + 1], j, axis=0), axis=0)
+            out[j] += g[i] * others
+    return np.moveaxis(out, 0, a)
+
+
+def cumsum(x, axis=0):
+    """Cumulative sum along ``axis`` (static length)."""
+    return _scan(x, axis, False)
+
+
+def cumprod(x, axis=0):
+    """Cumulative product along ``axis`` (static length)."""
+    return _scan(x, axis, True)
+
+
+def square(x):
+    """Elementwise square."""
+    return C.square(_tensor(x))
+
+
+def abs(x):
+    """Elementwise absolute value."""
+    return C.abs(_tensor(x))
+
+
+def sqrt(x):
+    """Elementwise square root; negatives are clipped to 0 first."""
+    x = _tensor(x)
+    return C.sqrt(C.element_max(x, _like(x, 0)))
+
+
+def exp(x):
+    """Elementwise exponential."""
+    return C.exp(_tensor(x))
+
+
+def log(x):
+    """Elementwise natural logarithm."""
+    return C.log(_tensor(x))
+
+
+def round(x):
+    """Round half to even (as numpy)."""
+    x = _tensor(x)
+    r = C.floor(x + _like(x, 0.5))
+    tie = C.equal(r - x, _like(x, 0.5))
+    odd = C.not_equal(r - _like(x, 2) * C.floor(r * _like(x, 0.5)), _like(x, 0))
+    return r - tie * odd
+
+
+def sign(x):
+    """Elementwise sign: -1, 0 or 1."""
+    x = _tensor(x)
+    return C.greater(x, _like(x, 0)) - C.less(x, _like(x, 0))
+
+
+def pow(x, a):
+    """Elementwise ``x ** a`` (``C.pow``)."""
+    x, a = _pair(x, a)
+    return C.pow(x, a)
+
+
+def clip(x, min_value, max_value):
+    """Clip to ``[min_value, max_value]`` (``max_value < min_value`` means ``min_value``)."""
+    x = _tensor(x)
+    if max_value is None:
+        max_value = np.inf
+    if min_value is None:
+        min_value = -np.inf
+    if not _is_cntk(min_value) and not _is_cntk(max_value) and max_value < min_value:
+        max_value = min_value
+    lo, hi = _pair(x, min_value)[1], _pair(x, max_value)[1]
+    if _is_cntk(min_value) or _is_cntk(max_value):
+        hi = C.element_max(hi, lo)
+    return C.clip(x, lo, hi)
+
+
+def equal(x, y):
+    """Elementwise ``x == y`` (1.0/0.0)."""
+    return C.equal(*_pair(x, y))
+
+
+def not_equal(x, y):
+    """Elementwise ``x != y`` (1.0/0.0)."""
+    return C.not_equal(*_pair(x, y))
+
+
+def greater(x, y):
+    """Elementwise ``x > y`` (1.0/0.0)."""
+    return C.greater(*_pair(x, y))
+
+
+def greater_equal(x, y):
+    """Elementwise ``x >= y`` (1.0/0.0)."""
+    return C.greater_equal(*_pair(x, y))
+
+
+def less(x, y):
+    """Elementwise ``x < y`` (1.0/0.0)."""
+    return C.less(*_pair(x, y))
+
+
+def less_equal(x, y):
+    """Elementwise ``x <= y`` (1.0/0.0)."""
+    return C.less_equal(*_pair(x, y))
+
+
+def maximum(x, y):
+    """Elementwise maximum."""
+    return C.element_max(*_pair(x, y))
+
+
+def minimum(x, y):
+    """Elementwise minimum."""
+    return C.element_min(*_pair(x, y))
+
+
+def sin(x):
+    """Elementwise sine."""
+    return C.sin(_tensor(x))
+
+
+def cos(x):
+    """Elementwise cosine."""
+    return C.cos(_tensor(x))
+
+
+def _broadcast_param(p, x_ndim, axis):
+    """Lay a 1-D statistic ``p`` along ``axis`` of a rank-``x_ndim`` tensor."""
+    p = _tensor(p)
+    if _nd(p) == 1 and x_ndim > 1:
+        shape = [1] * x_ndim
+        shape[axis] = _shape_of(p)[0]
+        return C.reshape(p, tuple(shape))
+    return p
+
+
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta``.
+
+    1-D ``mean/var/beta/gamma`` are laid along ``axis``; ``beta``/``gamma``
+    may be None.
+    """
+    x = _tensor(x)
+    n = _nd(x)
+    a = _normalize_axis(axis, n)
+    m = _broadcast_param(mean, n, a)
+    v = _broadcast_param(var, n, a)
+    y = (x - m) / C.sqrt(v + _like(x, epsilon))
+    if gamma is not None:
+        y = y * _broadcast_param(gamma, n, a)
+    if beta is not None:
+        y = y + _broadcast_param(beta, n, a)
+    return y
+
+
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """Batch statistics over ``reduction_axes`` and the normalised ``x``.
+
+    Returns:
+        ``(normed, mean, var)``; ``mean``/``var`` without the reduced dims.
+    """
+    x = _tensor(x)
+    n = _nd(x)
+    axes = _normalize_axes(reduction_axes, n)
+    m = mean(x, axes, keepdims=True)
+    v = mean(C.square(x - m), axes, keepdims=True)
+    y = (x - m) / C.sqrt(v + _like(x, epsilon))
+    kept = [i for i in range(n) if i not in axes]
+    def lay(p):
+        p = _tensor(p)
+        if _nd(p) == 1 and len(kept) == 1:
+            return _broadcast_param(p, n, kept[0])
+        if _nd(p) == len(kept) and len(kept) < n:
+            return C.reshape(p, tuple(1 if i in axes else _shape_of(x)[i] for i in range(n)))
+        return p
+    if gamma is not None:
+        y = y * lay(gamma)
+    if beta is not None:
+        y = y + lay(beta)
+    return y, _drop_axes(m, axes), _drop_axes(v, axes)
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+def concatenate(tensors, axis=-1):
+    """Join tensors along ``axis`` (``C.splice``)."""
+    tensors = [to_dense(t) if is_sparse(t) else _tensor(t) for t in tensors]
+    a = _normalize_axis(axis, _nd(tensors[0]))
+    if len(tensors) == 1:
+        return tensors[0]
+    return C.splice(*tensors, axis=a)
+
+
+def reshape(x, shape):
+    """Reshape to ``shape`` (one ``-1`` allowed; ``None`` means -1)."""
+    x = _tensor(x)
+    shape = tuple(-1 if d is None else int(d) for d in shape)
+    return C.reshape(x, shape)
+
+
+def permute_dimensions(x, pattern):
+    """Permute axes (``C.transpose``)."""
+    x = _tensor(x)
+    pattern = tuple(int(p) for p in pattern)
+    if sorted(pattern) != list(range(_nd(x))):
+        raise ValueError('permute_dimensions: pattern %r is not a permutation of %d axes'
+                         % (pattern, _nd(x)))
+    if pattern == tuple(range(_nd(x))):
+        return x
+    return C.transpose(x, pattern)
+
+
+def repeat_elements(x, rep, axis):
+    """Repeat each element ``rep`` times along ``axis`` (``np.repeat``)."""
+    x = _tensor(x)
+    a = _normalize_axis(axis, _nd(x))
+    rep = int(rep)
+    if rep == 1:
+        return x
+    e = _add_axis(x, a + 1)
+    e = C.splice(*([e] * rep), axis=a + 1)
+    return C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2) \
+        if _shape_of(x)[a] is None else \
+        C.reshape(e, (_shape_of(x)[a] * rep,), begin_axis=a, end_axis=a + 2)
+
+
+def repeat(x, n):
+    """``(batch, dim) -> (batch, n, dim)``."""
+    x = _tensor(x)
+    _check_ndim(_nd(x), (2,), 'repeat', '2-D')
+    e = _add_axis(x, 1)
+    return C.splice(*([e] * int(n)), axis=1) if int(n) > 1 else e
+
+
+def arange(start, stop=None, step=1, dtype='int32'):
+    """``np.arange`` as a 1-D tensor (integer values held in floatx).
+
+    Tensor arguments are read at run time by a numpy graph node.
+    """
+    if not builtins.any(_is_cntk(v) for v in (start, stop, step)):
+        values = np.arange(start, stop, step).astype(_np_dtype(dtype))
+        if values.size == 0:
+            raise ValueError('arange: the range (%r, %r, %r) is empty; CNTK cannot hold '
+                             'zero-size tensors' % (start, stop, step))
+        return C.constant(values)
+    ins = [_tensor(v) for v in (start, stop if stop is not None else start * 0, step)]
+    has_stop = stop is not None
+
+    def run(a, b, s):
+        a, b, s = a.reshape(-1)[0], b.reshape(-1)[0], s.reshape(-1)[0]
+        return [np.arange(a, b, s) if has_stop else np.arange(0, a, s)]
+    return _numpy_op(ins, run, [(None,)], name='arange')[0]
+
+
+def tile(x, n):
+    """Tile ``x`` with numpy's ``np.tile`` rules (``n`` int or list)."""
+    x = _tensor(x)
+    reps = [int(n)] if isinstance(n, (int, np.integer)) else [int(r) for r in n]
+    nd_ = _nd(x)
+    if len(reps) > nd_:
+        for _ in range(len(reps) - nd_):
+            x = _add_axis(x, 0)
+        nd_ = len(reps)
+    reps = [1] * (nd_ - len(reps)) + reps
+    for a, r in enumerate(reps):
+        if r < 0:
+            raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
+        if r > 1:
+            x = C.splice(*([x] * r), axis=a)
+        elif r == 0:
+            x = C.slice(x, a, 0, 0)
+    return x
+
+
+def flatten(x):
+    """A 1-D tensor of all elements."""
+    return C.reshape(_tensor(x), (-1,))
+
+
+def batch_flatten(x):
+    """``(batch, ...) -> (batch, prod(rest))``."""
+    x = _tensor(x)
+    s = _shape_of(x)
+    if len(s) == 1:
+        return _add_axis(x, 1)
+    if builtins.all(d is not None for d in s[1:]):
+        return C.reshape(x, (int(np.prod(s[1:])),), begin_axis=1)
+    return C.reshape(x, (-1,), begin_axis=1)
+
+
+def expand_dims(x, axis=-1):
+    """Insert a unit axis at ``axis`` (-1 appends)."""
+    x = _tensor(x)
+    n = _nd(x)
+    a = axis + n + 1 if axis < 0 else axis
+    if not 0 <= a <= n:
+        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, n))
+    return _add_axis(x, a)
+
+
+def squeeze(x, axis):
+    """Remove the unit axis ``axis``."""
+    x = _tensor(x)
+    a = _normalize_axis(axis, _nd(x))
+    if _shape_of(x)[a] not in (1, None):
+        raise ValueError('squeeze: axis %d has size %d, not 1' % (axis, _shape_of(x)[a]))
+    return _drop_axis(x, a)
+
+
+def _pad(x, pairs, value=0.):
+    if builtins.all(p == (0, 0) for p in pairs):
+        return x
+    if value == 0.:
+        return C.pad(x, [tuple(p) for p in pairs])
+    return C.pad(x, [tuple(p) for p in pairs], constant_value=value)
+
+
+def temporal_padding(x, padding=(1, 1)):
+    """Zero-pad axis 1 of a 3-D tensor by ``(left, right)``."""
+    x = _tensor(x)
+    _check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
+    p = _normalize_tuple(padding, 2, 'padding')
+    return _pad(x, [(0, 0), p, (0, 0)])
+
+
+def _spatial_padding(x, padding, n, data_format):
+    x = _tensor(x)
+    fmt = normalize_data_format(data_format)
+    _check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
+    pairs = list(_normalize_spatial_padding(padding, n))
+    full = [(0, 0)] + ([(0, 0)] + pairs if fmt == 'channels_first' else pairs + [(0, 0)])
+    return _pad(x, full)
+
+
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    """Zero-pad rows and columns of a 4-D tensor."""
+    return _spatial_padding(x, padding, 2, data_format)
+
+
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    """Zero-pad the three spatial axes of a 5-D tensor."""
+    return _spatial_padding(x, padding, 3, data_format)
+
+
+def stack(x, axis=0):
+    """Stack a list of tensors along a new ``axis``."""
+    x = [_tensor(t) for t in x]
+    n = _nd(x[0])
+    a = axis + n + 1 if axis < 0 else axis
+    parts = [_add_axis(t, a) for t in x]
+    return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
+
+
+def one_hot(indices, num_classes):
+    """One-hot encoding, class axis last (``C.one_hot``), dtype floatx."""
+    indices = _tensor(indices)
+    return C.one_hot(indices, int(num_classes))
+
+
+def reverse(x, axes):
+    """Reverse ``x`` along ``axes`` (int or list): a product with a flipped identity."""
+    x = _tensor(x)
+    n = _nd(x)
+    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    for a in axes:
+        a = _normalize_axis(a, n)
+        length = _shape_of(x)[a]
+        if length is None:
+            # free length: a numpy graph node whose gradient is the reversed gradient
+            x = _numpy_op([x], lambda v, a=a: [np.flip(v, a)], [_shape_of(x)],
+                          dtype=np.dtype(_var(x).dtype),
+                          grad_fn=lambda vals, _, g, a=a: np.flip(g, a), name='reverse')[0]
+            continue
+        perm = [i for i in range(n) if i != a] + [a]
+        xt = C.transpose(x, perm) if perm != list(range(n)) else x
+        flip = C.constant(np.eye(length)[::-1].astype(_var(x).dtype))
+        r = C.times(xt, flip)
+        x = C.transpose(r, [int(i) for i in np.argsort(perm)]) if perm != list(range(n)) else r
+    return x
+
+
+def slice(x, start, size):
+    """``x[start:start + size]`` per axis (``size`` -1: to the end)."""
+    x = _tensor(x)
+    start, size = list(start), list(size)
+    if len(start) != _nd(x) or len(size) != _nd(x):
+        raise ValueError('slice: start and size need %d entries' % _nd(x))
+    axes, begins, ends = [], [], []
+    for a, (b, s) in enumerate(zip(start, size)):
+        b, s = int(b), int(s)
+        if s == -1:
+            e = 0
+        else:
+            e = b + s
+        axes.append(a)
+        begins.append(b)
+        ends.append(e)
+    return C.slice(x, axes, begins, ends)
+
+
+def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
+    """Upsample rows/cols by integer factors.
+
+    'nearest' repeats pixels; 'bilinear' follows TensorFlow's resize with
+    half-pixel centres (interpolation matrices applied with ``C.times``).
+    """
+    x = _tensor(x)
+    fmt = normalize_data_format(data_format)
+    interpolation = _normalize_interpolation(interpolation)
+    _check_ndim(_nd(x), (4,), 'resize_images', '4-D')
+    ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
+    fh, fw = int(height_factor), int(width_factor)
+    if interpolation == 'nearest':
+        return repeat_elements(repeat_elements(x, fh, ha), fw, wa)
+    for a, f in ((ha, fh), (wa, fw)):
+        n = _shape_of(x)[a]
+        if n is None:
+            raise ValueError('resize_images: bilinear needs static spatial sizes')
+        m = _bilinear_matrix(n, n * f).astype(_var(x).dtype)
+        perm = [i for i in range(4) if i != a] + [a]
+        xt = C.transpose(x, perm)
+        r = C.times(xt, C.constant(m.T))
+        x = C.transpose(r, [int(i) for i in np.argsort(perm)])
+    return x
+
+
+def _bilinear_matrix(n_in, n_out):
+    """(n_out, n_in) weights of TF's half-pixel bilinear resize along one axis."""
+    m = np.zeros((n_out, n_in))
+    scale = n_in / float(n_out)
+    for i in range(n_out):
+        src = (i + 0.5) * scale - 0.5
+        src = np.clip(src, 0, n_in - 1)
+        lo = int(np.floor(src))
+        hi = lo + 1 if lo + 1 < n_in else lo
+        w = src - lo
+        m[i, lo] += 1 - w
+        m[i, hi] += w
+    return m
+
+
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
+    """Nearest upsampling of the three spatial axes by integer factors."""
+    x = _tensor(x)
+    fmt = normalize_data_format(data_format)
+    _check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
+    axes = (2, 3, 4) if fmt == 'channels_first' else (1, 2, 3)
+    for a, f in zip(axes, (depth_factor, height_factor, width_factor)):
+        x = repeat_elements(x, f, a)
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Activations and losses
+# ---------------------------------------------------------------------------
+
+def relu(x, alpha=0., max_value=None, threshold=0.):
+    """Rectified linear unit with leak ``alpha``, cap ``max_value`` and ``threshold``.
+
+    ``x >= max_value -> max_value``; ``threshold <= x -> x``; else
+    ``alpha * (x - threshold)``.
+    """
+    x = _tensor(x)
+    if alpha == 0 and threshold == 0 and max_value is None:
+        return C.relu(x)
+    above = C.greater_equal(x, _like(x, threshold))
+    y = C.element_select(above, x, (x - _like(x, threshold)) * _like(x, alpha))
+    if max_value is not None:
+        y = C.element_select(C.greater_equal(x, _like(x, max_value)), _like(x, max_value), y)
+    return y
+
+
+def elu(x, alpha=1.):
+    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``."""
+    x = _tensor(x)
+    neg = (C.exp(C.element_min(x, _like(x, 0))) - _like(x, 1)) * _like(x, alpha)
+    return C.element_select(C.greater(x, _like(x, 0)), x, neg)
+
+
+def softmax(x, axis=-1):
+    """Softmax along ``axis`` (``C.softmax``)."""
+    x = _tensor(x)
+    return C.softmax(x, axis=_normalize_axis(axis, _nd(x)))
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, stable (``C.softplus``)."""
+    return C.softplus(_tensor(x))
+
+
+def softsign(x):
+    """``x / (1 + |x|)``."""
+    x = _tensor(x)
+    return x / (_like(x, 1) + C.abs(x))
+
+
+def sigmoid(x):
+    """Logistic sigmoid."""
+    return C.sigmoid(_tensor(x))
+
+
+def hard_sigmoid(x):
+    """``clip(0.2 x + 0.5, 0, 1)``."""
+    x = _tensor(x)
+    return C.clip(x * _like(x, 0.2) + _like(x, 0.5), _like(x, 0), _like(x, 1))
+
+
+def tanh(x):
+    """Hyperbolic tangent."""
+    return C.tanh(_tensor(x))
+
+
+def _log_softmax(x, axis):
+    return x - C.reduce_log_sum_exp(x, axis=axis)
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Categorical cross-entropy along ``axis`` (see docs/semantics.md)."""
+    target, output = _pair(target, output)
+    a = _normalize_axis(axis, _nd(output))
+    if from_logits:
+        return -_drop_axis(C.reduce_sum(target * _log_softmax(output, a), axis=a), a)
+    p = output / C.reduce_sum(output, axis=a)
+    eps = epsilon()
+    p = C.clip(p, _like(p, eps), _like(p, 1. - eps))
+    return -_drop_axis(C.reduce_sum(target * C.log(p), axis=a), a)
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy with integer class ids ``target`` (shape of ``output`` minus ``axis``)."""
+    output = _tensor(output)
+    n = _nd(output)
+    a = _normalize_axis(axis, n)
+    if a != n - 1:
+        perm = [i for i in range(n) if i != a] + [a]
+        output = C.transpose(output, perm)
+    if not from_logits:
+        eps = epsilon()
+        output = C.log(C.clip(output, _like(output, eps), _like(output, 1. - eps)))
+    classes = _shape_of(output)[-1]
+    target = _tensor(target, dtype=dtype(output))
+    if _nd(target) == n:
+        target = _drop_axis(target, n - 1)
+    oh = C.one_hot(target, classes)
+    ls = _log_softmax(output, n - 1)
+    return -_drop_axis(C.reduce_sum(C.element_select(oh, ls, _like(ls, 0)), axis=n - 1),
+                       n - 1)
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    """Elementwise binary cross-entropy (see docs/semantics.md)."""
+    target, output = _pair(target, output)
+    one = _like(output, 1)
+    if from_logits:
+        return (C.element_max(output, _like(output, 0)) - output * target
+                + C.log(one + C.exp(-C.abs(output))))
+    eps = epsilon()
+    p = C.clip(output, _like(output, eps), _like(output, 1. - eps))
+    return -(target * C.log(p) + (one - target) * C.log(one - p))
+
+
+def l2_normalize(x, axis=None):
+    """``x / sqrt(max(sum(x**2, axis), 1e-12))``; None normalises over all axes."""
+    x = _tensor(x)
+    s = sum(C.square(x), axis, keepdims=True)
+    return x / C.sqrt(C.element_max(s, _like(x, 1e-12)))
+
+
+def in_top_k(predictions, targets, k):
+    """True (1.0) where fewer than ``k`` classes score strictly above the target.
+
+    Returns a ``(batch,)`` tensor; a non-finite target score gives False.
+    """
+    predictions = _tensor(predictions)
+    classes = _shape_of(predictions)[-1]
+    targets = _tensor(targets, dtype=dtype(predictions))
+    if _nd(targets) == 2:
+        targets = _drop_axis(targets, 1)
+    oh = C.one_hot(targets, classes)
+    t = C.reduce_sum(C.element_select(oh, predictions, _like(predictions, 0)), axis=1)
+    above = C.reduce_sum(C.greater(predictions, t), axis=1)
+    finite = C.equal(t - t, _like(t, 0))
+    ok = C.less(above, _like(above, k)) * finite
+    return _drop_axis(ok, 1)
+
+
+# ---------------------------------------------------------------------------
+# Random
+# ---------------------------------------------------------------------------
+
+def _seed(seed):
+    return int(seed) if seed is not None else int(np.random.randint(1, 10 ** 7))
+
+
+def _static_shape(shape, name):
+    if _is_cntk(shape):
+        shape = eval(shape)
+    shape = tuple(int(d) for d in np.asarray(shape).reshape(-1)) \
+        if not isinstance(shape, (tuple, list)) else tuple(shape)
+    if builtins.any(d is None for d in shape):
+        raise ValueError('%s: shape must be fully known on CNTK, got %r' % (name, shape))
+    return tuple(int(d) for d in shape)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples (``C.random.normal``), new values each evaluation."""
+    shape = _static_shape(shape, 'random_normal')
+    return C.random.normal(shape, dtype=_np_dtype(dtype), mean=mean, scale=stddev,
+                           seed=_seed(seed))
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Uniform samples in [minval, maxval) (``C.random.uniform``)."""
+    shape = _static_shape(shape, 'random_uniform')
+    return C.random.uniform(shape, dtype=_np_dtype(dtype), low=minval, high=maxval,
+                            seed=_seed(seed))
+
+
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    """1 with probability ``p`` else 0 (``C.random.bernoulli``)."""
+    shape = _static_shape(shape, 'random_binomial')
+    return C.random.bernoulli(shape, dtype=_np_dtype(dtype), mean=p, seed=_seed(seed))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples redrawn until within 2 stddev (numpy graph node)."""
+    shape = _static_shape(shape, 'truncated_normal')
+    rng = np.random.RandomState(_seed(seed))
+
+    def run(_):
+        out = rng.normal(size=shape)
+        bad = np.abs(out) > 2
+        while bad.any():
+            out[bad] = rng.normal(size=int(bad.sum()))
+            bad = np.abs(out) > 2
+        return [out * stddev + mean]
+    return _numpy_op([], run, [shape], dtype=_np_dtype(dtype), name='truncated_normal')[0]
+
+
+def dropout(x, level, noise_shape=None, seed=None):
+    """Inverted dropout: zero with probability ``level``, scale kept by ``1/(1-level)``.
+
+    Raises:
+        ValueError: unless ``0 <= level < 1``.
+    """
+    if level < 0. or level >= 1:
+        raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
+    x = _tensor(x)
+    if level == 0:
+        return x
+    like = x
+    if noise_shape is not None:
+        ns = tuple(noise_shape)
+        if len(ns) != _nd(x):
+            raise ValueError('dropout: noise_shape %r must have rank %d' % (ns, _nd(x)))
+        axes = [i for i, d in enumerate(ns) if d == 1 and _shape_of(x)[i] != 1]
+        if axes:
+            like = C.reduce_mean(x, axis=axes if len(axes) > 1 else axes[0])
+    keep = C.random.bernoulli_like(like, mean=1. - level, seed=_seed(seed))
+    return x * keep * _like(x, 1. / (1. - level))
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+def _to_cf(x, fmt):
+    """Return ``x`` channels_first."""
+    if fmt == 'channels_last':
+        return C.transpose(x, _to_channels_first_perm(_nd(x)))
+    return x
+
+
+def _from_cf(x, fmt):
+    if fmt == 'channels_last':
+        return C.transpose(x, _to_channels_last_perm(_nd(x)))
+    return x
+
+
+def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
+    sizes = _shape_of(x_cf)[2:]
+    pads = []
+    for n, k, s, d in zip(sizes, kernel, strides, dilation):
+        if padding != 'valid' and n is None:
+            raise ValueError('%s: %r padding needs static spatial sizes on CNTK' % (name, padding))
+        pads.append(_padding_amounts(n, k, s, d, padding))
+    return pads
+
+
+def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
+    """Channels-first convolution; ``w_cntk`` is (out, in/groups, k...)."""
+    kernel = _shape_of(w_cntk)[2:]
+    pads = _spatial_pads(x_cf, kernel, strides, dilation, padding, name)
+    if builtins.any(d != 1 for d in dilation):
+        # CNTK's CPU engine has no dilated convolution: spread the taps instead
+        w_cntk = _dilate_kernel(w_cntk, nsp, dilation)
+        dilation = (1,) * nsp
+    x0 = x_cf
+    x_cf = _pad(x_cf, [(0, 0), (0, 0)] + pads)
+    xb = _per_sample(x_cf)
+    kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] * (nsp + 1),
+              dilation=(1,) + tuple(dilation))
+    if groups > 1:
+        kw['groups'] = groups
+    y = C.convolution(w_cntk, xb, **kw)
+    return _unbatch(y, x0)
+
+
+def _kernel_to_cntk(kernel, nsp):
+    """Keras (k..., in, out) -> CNTK (out, in, k...)."""
+    return C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))
+
+
+def _conv(x, kernel, nsp, strides, padding, data_format, dilation_rate, name):
+    x, kernel = _pair(x, kernel)
+    fmt = normalize_data_format(data_format)
+    padding = _normalize_padding(padding, allow_causal=(nsp == 1))
+    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    _check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
+    strides = _normalize_tuple(strides, nsp, 'strides')
+    dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    y = _conv_cf(_to_cf(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
+                 padding, name)
+    return _from_cf(y, fmt)
+
+
+def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
+    """1-D convolution; kernel ``(k, in, out)``; padding valid/same/causal.
+
+    Built on ``C.convolution`` over CNTK's batch axis with explicit padding
+    (TensorFlow's 'same' rule).
+    """
+    return _conv(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
+
+
+def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1)):
+    """2-D convolution; kernel ``(kh, kw, in, out)`` (``C.convolution``).
+
+    Example:
+        >>> K.int_shape(K.conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 4))), padding='same'))
+        (None, 8, 8, 4)
+    """
+    return _conv(x, kernel, 2, strides, padding, data_format, dilation_rate, 'conv2d')
+
+
+def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1, 1)):
+    """3-D convolution; kernel ``(kd, kh, kw, in, out)`` (``C.convolution``)."""
+    return _conv(x, kernel, 3, strides, padding, data_format, dilation_rate, 'conv3d')
+
+
+def _depthwise_cf(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
+    if nsp == 1:
+        # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
+        pads = _spatial_pads(x_cf, _shape_of(depthwise_kernel)[:1], strides, dilation,
+                             padding, name)
+        x2 = _add_axis(_pad(x_cf, [(0, 0), (0, 0)] + pads), 2)
+        k2 = _add_axis(depthwise_kernel, 0)
+        y = _depthwise_cf(x2, k2, 2, (1,) + tuple(strides), (1,) + tuple(dilation),
+                          'valid', name)
+        return _drop_axis(y, 2)
+    ks = _shape_of(depthwise_kernel)
+    cin, mult = ks[nsp], ks[nsp + 1]
+    w = C.reshape(depthwise_kernel, tuple(ks[:nsp]) + (cin * mult,))
+    w = C.transpose(w, (nsp,) + tuple(range(nsp)))
+    w = C.reshape(w, (cin * mult, 1) + tuple(ks[:nsp]))
+    return _conv_cf(x_cf, w, nsp, strides, dilation, padding, name, groups=cin)
+
+
+def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """Depthwise 2-D convolution; kernel ``(kh, kw, in, multiplier)``.
+
+    Output channel ``c * multiplier + m`` (``C.convolution`` with ``groups=in``).
+    """
+    x, depthwise_kernel = _pair(x, depthwise_kernel)
+    fmt = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    _check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
+    strides = _normalize_tuple(strides, 2, 'strides')
+    dilation = _normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    y = _depthwise_cf(_to_cf(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
+                      'depthwise_conv2d')
+    return _from_cf(y, fmt)
+
+
+def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, name):
+    x, dk = _pair(x, dk)
+    pk = _tensor(pk, dtype=dtype(x))
+    fmt = normalize_data_format(data_format)
+    padding = _normalize_padding(padding, allow_causal=(nsp == 1))
+    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    strides = _normalize_tuple(strides, nsp, 'strides')
+    dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    y = _depthwise_cf(_to_cf(x, fmt), dk, nsp, strides, dilation, padding, name)
+    y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
+    return _from_cf(y, fmt)
+
+
+def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
+                     data_format=None, dilation_rate=1):
+    """Depthwise 1-D convolution then pointwise ``(1, in * multiplier, out)``."""
+    return _separable(x, depthwise_kernel, pointwise_kernel, 1, strides, padding,
+                      data_format, dilation_rate, 'separable_conv1d')
+
+
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """Depthwise 2-D convolution then pointwise ``(1, 1, in * multiplier, out)``."""
+    return _separable(x, depthwise_kernel, pointwise_kernel, 2, strides, padding,
+                      data_format, dilation_rate, 'separable_conv2d')
+
+
+def _dilate_kernel(w, nsp, dilation):
+    """Insert zeros between taps of a CNTK kernel (.., .., k...) along each spatial axis."""
+    for j, d in enumerate(dilation):
+        if d == 1:
+            continue
+        axis = 2 + j
+        k = _shape_of(w)[axis]
+        dk = (k - 1) * d + 1
+        e = np.zeros((k, dk), dtype=_var(w).dtype)
+        e[np.arange(k), np.arange(k) * d] = 1
+        n = nsp + 2
+        perm = [i for i in range(n) if i != axis] + [axis]
+        w = C.transpose(C.times(C.transpose(w, perm), C.constant(e)), [int(i) for i in np.argsort(perm)])
+    return w
+
+
+def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
+                    dilation_rate, name):
+    x, kernel = _pair(x, kernel)
+    fmt = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    strides = _normalize_tuple(strides, nsp, 'strides')
+    dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    if _is_cntk(output_shape):
+        output_shape = eval(output_shape)
+    output_shape = tuple(None if d is None else int(d) for d in output_shape)
+    if len(output_shape) != nsp + 2:
+        raise ValueError('%s: output_shape must have %d entries, got %r'
+                         % (name, nsp + 2, output_shape))
+    out_cf = (output_shape[0], output_shape[-1]) + output_shape[1:-1] \
+        if fmt == 'channels_last' else output_shape
+    x_cf = _to_cf(x, fmt)
+    in_sizes = _shape_of(x_cf)[2:]
+    ks = _shape_of(kernel)
+    w = C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))  # (in, out, k...)
+    w = _dilate_kernel(w, nsp, dilation)
+    dks = [(k - 1) * d + 1 for k, d in zip(ks[:nsp], dilation)]
+    full = [(n - 1) * s + dk for n, s, dk in zip(in_sizes, strides, dks)]
+    cout = ks[nsp]
+    y = C.convolution_transpose(w, _per_sample(x_cf), strides=(1,) + strides,
+                                auto_padding=[False] * (nsp + 1),
+                                output_shape=(cout,) + tuple(full))
+    y = _unbatch(y, x_cf)
+    pads, axes, begins, ends = [(0, 0), (0, 0)], [], [], []
+    for j in range(nsp):
+        before, after = _deconv_crop(out_cf[2 + j], in_sizes[j], ks[j], strides[j], padding,
+                                     dilation[j])
+        total = before + out_cf[2 + j] + after
+        pads.append((0, builtins.max(total - full[j], 0)))
+        axes.append(2 + j)
+        begins.append(before)
+        ends.append(before + out_cf[2 + j])
+    y = _pad(y, pads)
+    y = C.slice(y, axes, begins, ends)
+    return _from_cf(y, fmt)
+
+
+def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """Transposed 2-D convolution; kernel ``(kh, kw, out, in)``.
+
+    ``output_shape`` is the full output shape in the data format (batch
+    entry may be None). ``C.convolution_transpose`` computes the full
+    result, which is then cropped per ``common._deconv_crop``.
+
+    Raises:
+        ValueError: when ``output_shape`` is incompatible with the input.
+    """
+    return _conv_transpose(x, kernel, output_shape, 2, strides, padding, data_format,
+                           dilation_rate, 'conv2d_transpose')
+
+
+def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
+                     data_format=None):
+    """Transposed 3-D convolution; kernel ``(kd, kh, kw, out, in)``."""
+    return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
+                           (1, 1, 1), 'conv3d_transpose')
+
+
+def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
+    x = _tensor(x)
+    fmt = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    pool_mode = _normalize_pool_mode(pool_mode)
+    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    pool_size = _normalize_tuple(pool_size, nsp, 'pool_size')
+    strides = _normalize_tuple(strides, nsp, 'strides')
+    x_cf = _to_cf(x, fmt)
+    pads = _spatial_pads(x_cf, pool_size, strides, (1,) * nsp, padding, name)
+    full_pads = [(0, 0), (0, 0)] + pads
+    kw = dict(strides=tuple(strides), auto_padding=[False] * nsp)
+    if pool_mode == 'max':
+        low = float(np.finfo(_var(x).dtype).min)
+        xp = _pad(x_cf, full_pads, value=low)
+        y = _unbatch(C.pooling(_per_sample(xp), C.MAX_POOLING, pool_size, **kw), x_cf)
+    else:
+        xp = _pad(x_cf, full_pads)
+        y = _unbatch(C.pooling(_per_sample(xp), C.AVG_POOLING, pool_size, **kw), x_cf)
+        if builtins.any(p != (0, 0) for p in pads):
+            sizes = _shape_of(x_cf)[2:]
+            mask = np.pad(np.ones(sizes), pads, mode='constant')
+            counts = np.zeros([_conv_output_length(n, k, padding, s)
+                               for n, k, s in zip(sizes, pool_size, strides)])
+            for idx in np.ndindex(*counts.shape):
+                sl = tuple(builtins.slice(i * s, i * s + k)
+                           for i, s, k in zip(idx, strides, pool_size))
+                counts[idx] = mask[sl].mean()
+            y = y / C.constant(counts.astype(_var(x).dtype))
+    return _from_cf(y, fmt)
+
+
+def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
+    """2-D max/avg pooling (``C.pooling``); 'same' average divides by real cells."""
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
+
+
+def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
+           pool_mode='max'):
+    """3-D max/avg pooling (``C.pooling``)."""
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
+
+
+def bias_add(x, bias, data_format=None):
+    """Add ``bias`` (1-D of the channel size, or rank ``ndim(x) - 1``)."""
+    x, bias = _pair(x, bias)
+    fmt = normalize_data_format(data_format)
+    n, bn = _nd(x), _nd(bias)
+    bs = _shape_of(bias)
+    if bn != 1 and bn != n - 1:
+        raise ValueError('bias_add: bias must be 1-D or of rank %d, got rank %d' % (n - 1, bn))
+    if fmt == 'channels_first' and n > 2:
+        if bn == 1:
+            return x + C.reshape(bias, (bs[0],) + (1,) * (n - 2))
+        return x + C.transpose(bias, (bn - 1,) + tuple(range(bn - 1)))
+    return x + bias
+
+
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """Unshared-weight 1-D convolution; kernel ``(out_steps, k * in, filters)``."""
+    inputs, kernel = _pair(inputs, kernel)
+    fmt = normalize_data_format(data_format)
+    k = _normalize_tuple(kernel_size, 1, 'kernel_size')[0]
+    s = _normalize_tuple(strides, 1, 'strides')[0]
+    x = inputs if fmt == 'channels_last' else C.transpose(inputs, (0, 2, 1))
+    steps = _shape_of(kernel)[0]
+    outs = []
+    for i in range(steps):
+        patch = batch_flatten(C.slice(x, 1, i * s, i * s + k))
+        w = _drop_axis(C.slice(kernel, 0, i, i + 1), 0)
+        outs.append(_add_axis(C.times(patch, w), 1))
+    y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
+    return y if fmt == 'channels_last' else C.transpose(y, (0, 2, 1))
+
+
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """Unshared-weight 2-D convolution; kernel ``(rows * cols, kh * kw * in, filters)``.
+
+    Patches flatten as ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)``
+    for channels_first; output in the data format.
+    """
+    inputs, kernel = _pair(inputs, kernel)
+    fmt = normalize_data_format(data_format)
+    kh, kw = _normalize_tuple(kernel_size, 2, 'kernel_size')
+    sh, sw = _normalize_tuple(strides, 2, 'strides')
+    rows, cols = _normalize_tuple(output_shape, 2, 'output_shape')
+    ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
+    outs = []
+    for r in range(rows):
+        for c in range(cols):
+            patch = C.slice(inputs, [ha, wa], [r * sh, c * sw], [r * sh + kh, c * sw + kw])
+            w = _drop_axis(C.slice(kernel, 0, r * cols + c, r * cols + c + 1), 0)
+            outs.append(_add_axis(C.times(batch_flatten(patch), w), 1))
+    y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
+    filters = _shape_of(kernel)[-1]
+    y = C.reshape(y, (rows, cols, filters), begin_axis=1)
+    return y if fmt == 'channels_last' else C.transpose(y, (0, 3, 1, 2))
+
+
+# ---------------------------------------------------------------------------
+# Control flow
+# ---------------------------------------------------------------------------
+
+def _mask_like(m, target):
+    """Reshape a (batch,) mask to broadcast against ``target`` (batch, ...)."""
+    n = _nd(target)
+    return C.reshape(m, (1,) * (n - 1), begin_axis=1, end_axis=1) if n > 1 else m
+
+
+def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
+        constants=None, unroll=False, input_length=None):
+    """Iterate ``step_function`` over axis 1 of ``inputs``.
+
+    The loop is unrolled into the CNTK graph (the time length must be
+    static). ``step_function(x_t, states + constants) -> (output_t,
+    new_states)``. With ``mask (batch, time)``, masked steps keep the
+    previous states and repeat the previous output (zeros before the first
+    step). ``go_backwards`` walks time in reverse; ``outputs`` is in walking
+    order, so variable-length (masked) sequences work both ways.
+
+    Returns:
+        ``(last_output, outputs (batch, time, ...), new_states)``.
+
+    Raises:
+        ValueError: for inputs of rank < 3 or a free time dimension.
+    """
+    inputs = _tensor(inputs)
+    if _nd(inputs) < 3:
+        raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
+                         % _nd(inputs))
+    steps = _shape_of(inputs)[1]
+    if steps is None:
+        raise ValueError('rnn: the time dimension must be static on CNTK (the loop is '
+                         'unrolled into the graph); give the input a fixed length and '
+                         'mask shorter sequences')
+    constants = list(constants or [])
+    states = [_tensor(s) for s in initial_states]
+    if mask is not None:
+        mask = _tensor(mask, dtype=dtype(inputs))
+        if _nd(mask) == 3:
+            mask = _drop_axis(mask, 2)
+    order = range(steps - 1, -1, -1) if go_backwards else range(steps)
+    outputs = []
+    prev = None
+    for t in order:
+        x_t = _drop_axis(C.slice(inputs, 1, t, t + 1), 1)
+        out, new_states = step_function(x_t, states + constants)
+        out = _tensor(out)
+        new_states = [_tensor(s) for s in (new_states if isinstance(new_states, (list, tuple))
+                                           else [new_states])]
+        if mask is not None:
+            m = _drop_axis(C.slice(mask, 1, t, t + 1), 1)
+            if prev is None:
+                prev = C.zeros_like(out)
+            out = C.element_select(_mask_like(m, out), out, prev)
+            new_states = [C.element_select(_mask_like(m, ns), ns, s)
+                          for ns, s in zip(new_states, states)]
+        prev = out
+        states = new_states
+        outputs.append(_add_axis(out, 1))
+    stacked = C.splice(*outputs, axis=1) if len(outputs) > 1 else outputs[0]
+    return prev, stacked, states
+
+
+def switch(condition, then_expression, else_expression):
+    """Elementwise (or scalar) choice with ``C.element_select``.
+
+    ``condition`` may have lower rank than the expressions (trailing axes
+    are added); the expressions may be callables.
+    """
+    if callable(then_expression) and not _is_cntk(then_expression):
+        then_expression = then_expression()
+    if callable(else_expression) and not _is_cntk(else_expression):
+        else_expression = else_expression()
+    t, e = _pair(then_expression, else_expression)
+    cond = _tensor(condition, dtype=dtype(t))
+    nc, nt = _nd(cond), builtins.max(_nd(t), _nd(e))
+    if 0 < nc < nt:
+        cond = C.reshape(cond, (1,) * (nt - nc), begin_axis=nc, end_axis=nc)
+    return C.element_select(cond, t, e)
+
+
+def in_train_phase(x, alt, training=None):
+    """``x`` in the training phase, ``alt`` otherwise.
+
+    ``training`` None means ``learning_phase()``; 0/1 choose statically;
+    a tensor chooses at run time. ``x``/``alt`` may be callables.
+    """
+    if training is None:
+        training = learning_phase()
+    if isinstance(training, (int, bool, np.integer)) and not _is_cntk(training):
+        chosen = x if training else alt
+        return chosen() if callable(chosen) and not _is_cntk(chosen) else chosen
+    return switch(training, x, alt)
+
+
+def in_test_phase(x, alt, training=None):
+    """``x`` in the test phase, ``alt`` otherwise."""
+    return in_train_phase(alt, x, training=training)
+
+
+def map_fn(fn, elems, name=None, dtype=None):
+    """Apply ``fn`` to each slice of ``elems`` along axis 0.
+
+    The slices travel on CNTK's batch axis (``C.to_batch``), so ``fn`` sees
+    one element (``elems.shape[1:]``) and the length may be unknown.
+    """
+    elems = _tensor(elems)
+    y = fn(_per_sample(elems))
+    return _unbatch(_tensor(y), elems)
+
+
+def _fold(fn, elems, initializer, reverse):
+    elems = _tensor(elems)
+    n = _shape_of(elems)[0]
+    if n is None:
+        raise ValueError('foldl/foldr: axis 0 of elems must be static on CNTK (the loop is '
+                         'unrolled into the graph)')
+    idx = list(range(n))[::-1] if reverse else list(range(n))
+    items = [_drop_axis(C.slice(elems, 0, i, i + 1), 0) for i in idx]
+    if initializer is None:
+        acc, items = items[0], items[1:]
+    else:
+        acc = _tensor(initializer)
+    for it in items:
+        acc = fn(acc, it)
+    return acc
+
+
+def foldl(fn, elems, initializer=None, name=None):
+    """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``."""
+    return _fold(fn, elems, initializer, False)
+
+
+def foldr(fn, elems, initializer=None, name=None):
+    """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``."""
+    return _fold(fn, elems, initializer, True)
+
+
+# ---------------------------------------------------------------------------
+# CTC (blank = last class); the loss and decoders are numpy graph nodes
+# ---------------------------------------------------------------------------
+
+def ctc_label_dense_to_sparse(labels, label_lengths):
+    """Sparse CTC labels: ``labels[i, j]`` for ``j < label_lengths[i]``.
+
+    CNTK has no integer sparse tensor; the result pairs the dense labels with
+    their lengths (``is_sparse`` True, ``to_dense`` zeroes entries past each length).
+    """
+    labels = _tensor(labels)
+    lengths = _tensor(label_lengths, dtype=dtype(labels))
+    if _nd(lengths) == 2:
+        lengths = _drop_axis(lengths, 1)
+    return _SparseLabels(labels, lengths)
+
+
+def _ctc_alpha_beta(lp, labels):
+    """log alpha/beta over the extended label sequence; lp (T, C) log-probs."""
+    T, nc = lp.shape
+    blank = nc - 1
+    ext = [blank]
+    for l in labels:
+        ext += [int(l), blank]
+    S = len(ext)
+    ninf = -np.inf
+    a = np.full((T, S), ninf)
+    b = np.full((T, S), ninf)
+    a[0, 0] = lp[0, blank]
+    if S > 1:
+        a[0, 1] = lp[0, ext[1]]
+    for t in range(1, T):
+        for s in range(S):
+            v = [a[t - 1, s]]
+            if s > 0:
+                v.append(a[t - 1, s - 1])
+            if s > 1 and ext[s] != blank and ext[s] != ext[s - 2]:
+                v.append(a[t - 1, s - 2])
+            a[t, s] = np.logaddexp.reduce(v) + lp[t, ext[s]]
+    b[T - 1, S - 1] = lp[T - 1, ext[S - 1]]
+    if S > 1:
+        b[T - 1, S - 2] = lp[T - 1, ext[S - 2]]
+    for t in range(T - 2, -1, -1):
+        for s in range(S):
+            v = [b[t + 1, s]]
+            if s < S - 1:
+                v.append(b[t + 1, s + 1])
+            if s < S - 2 and ext[s] != blank and ext[s] != ext[s + 2]:
+                v.append(b[t + 1, s + 2])
+            b[t, s] = np.logaddexp.reduce(v) + lp[t, ext[s]]
+    logp = np.logaddexp(a[T - 1, S - 1], a[T - 1, S - 2] if S > 1 else ninf)
+    return a, b, ext, logp
+
+
+def _ctc_items(lp, y_true, in_len, lab_len):
+    for i in range(lp.shape[0]):
+        T = int(np.asarray(in_len).reshape(lp.shape[0], -1)[i, 0])
+        L = int(np.asarray(lab_len).reshape(lp.shape[0], -1)[i, 0])
+        yield i, T, [int(v) for v in y_true[i, :L]]
+
+
+def _ctc_loss_np(lp, y_true, in_len, lab_len):
+    out = np.zeros((lp.shape[0], 1))
+    for i, T, labels in _ctc_items(lp, y_true, in_len, lab_len):
+        with np.errstate(divide='ignore', invalid='ignore'):
+            out[i, 0] = -_ctc_alpha_beta(lp[i, :T], labels)[3]
+    return [out]
+
+
+def _ctc_grad_np(values, _, root):
+    lp, y_true, in_len, lab_len = values
+    g = np.zeros_like(lp, dtype=np.float64)
+    for i, T, labels in _ctc_items(lp, y_true, in_len, lab_len):
+        with np.errstate(divide='ignore', invalid='ignore'):
+            a, b, ext, logp = _ctc_alpha_beta(lp[i, :T].astype(np.float64), labels)
+            if not np.isfinite(logp):
+                continue
+            ab = a + b
+            for k in set(ext):
+                cols = [s for s, e in enumerate(ext) if e == k]
+                occ = np.logaddexp.reduce(ab[:, cols], axis=1)
+                g[i, :T, k] = -np.exp(occ - lp[i, :T, k] - logp)
+        g[i] *= np.asarray(root).reshape(lp.shape[0], -1)[i, 0]
+    return g
+
+
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """CTC negative log likelihood per sample, ``(batch, 1)``.
+
+    ``y_pred (batch, T, C)`` softmax outputs; ``logits = log(y_pred + eps)``
+    renormalised by log-softmax in the graph; the CTC forward-backward runs
+    in a numpy graph node that also supplies the gradient.
+    """
+    y_pred = _tensor(y_pred)
+    logits = C.log(y_pred + _like(y_pred, epsilon()))
+    lp = _log_softmax(logits, _nd(logits) - 1)
+    ins = [lp, _tensor(y_true, dtype=dtype(y_pred)), _tensor(input_length, dtype=dtype(y_pred)),
+           _tensor(label_length, dtype=dtype(y_pred))]
+    return _numpy_op(ins, _ctc_loss_np, [(_shape_of(lp)[0], 1)],
+                     dtype=np.dtype(_var(lp).dtype),
+                     grad_fn=_ctc_grad_np, name='ctc_batch_cost')[0]
+
+
+def _greedy_decode(logits, lengths):
+    paths, scores = [], []
+    blank = logits.shape[2] - 1
+    for i in range(logits.shape[0]):
+        T = int(lengths[i])
+        best = logits[i, :T].argmax(axis=1)
+        scores.append(-logits[i, :T].max(axis=1).sum())
+        out, prev = [], None
+        for c in best:
+            if c != prev and c != blank:
+                out.append(int(c))
+            prev = c
+        paths.append(out)
+    return [paths], np.asarray(scores).reshape(-1, 1)
+
+
+def _beam_decode(logits, lengths, beam_width, top_paths, merge_repeated):
+    nc = logits.shape[2]
+    blank = nc - 1
+    all_paths = [[] for _ in range(top_paths)]
+    scores = np.full((logits.shape[0], top_paths), -np.inf)
+    for i in range(logits.shape[0]):
+        T = int(lengths[i])
+        x = logits[i, :T]
+        lp = x - np.logaddexp.reduce(x, axis=1, keepdims=True)
+        beams = {(): (0.0, -np.inf)}  # prefix -> (log p ending in blank, non-blank)
+        for t in range(T):
+            nxt = {}
+
+            def add(prefix, pb, pnb):
+                ob, onb = nxt.get(prefix, (-np.inf, -np.inf))
+                nxt[prefix] = (np.logaddexp(ob, pb), np.logaddexp(onb, pnb))
+            for prefix, (pb, pnb) in beams.items():
+                total = np.logaddexp(pb, pnb)
+                add(prefix, total + lp[t, blank], -np.inf)
+                for c in range(nc - 1):
+                    p = lp[t, c]
+                    if prefix and prefix[-1] == c:
+                        add(prefix, -np.inf, pnb + p)
+                        add(prefix + (c,), -np.inf, pb + p)
+                    else:
+                        add(prefix + (c,), -np.inf, total + p)
+            ranked = sorted(nxt.items(), key=lambda kv: -np.logaddexp(*kv[1]))
+            beams = dict(ranked[:beam_width])
+        ranked = sorted(beams.items(), key=lambda kv: -np.logaddexp(*kv[1]))[:top_paths]
+        for j in range(top_paths):
+            if j < len(ranked):
+                seq = list(ranked[j][0])
+                if merge_repeated:
+                    seq = [c for k, c in enumerate(seq) if k == 0 or c != seq[k - 1]]
+                all_paths[j].append(seq)
+                scores[i, j] = np.logaddexp(*ranked[j][1])
+            else:
+                all_paths[j].append([])
+    return all_paths, scores
+
+
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
+               merge_repeated=False):
+    """Decode CTC outputs (greedy best path or prefix beam search).
+
+    Args:
+        y_pred: ``(batch, T, C)`` softmax outputs (blank = last class).
+        input_length: ``(batch,)`` or ``(batch, 1)`` lengths.
+
+    Returns:
+        ``([decoded_1, ..., decoded_top_paths], log_prob)``: each decoded
+        ``(batch, max_len)`` padded with -1 (integer values in floatx);
+        ``log_prob`` ``(batch, 1)`` for greedy (minus the summed max logit),
+        ``(batch, top_paths)`` for beam search. A numpy graph node does the search.
+
+    Raises:
+        ValueError: for ``top_paths`` outside ``1..beam_width``.
+    """
+    if greedy:
+        top_paths = 1
+    elif not 1 <= int(top_paths) <= int(beam_width):
+        raise ValueError('ctc_decode: top_paths must be in 1..beam_width, got %r' % (top_paths,))
+    top_paths, beam_width = int(top_paths), int(beam_width)
+    y_pred = _tensor(y_pred)
+    logits = C.log(y_pred + _like(y_pred, epsilon()))
+    lengths = _tensor(input_length, dtype=dtype(y_pred))
+
+    def run(lg, ln):
+        ln = ln.reshape(-1)
+        if greedy:
+            paths, scores = _greedy_decode(lg, ln)
+        else:
+            paths, scores = _beam_decode(lg, ln, beam_width, top_paths, merge_repeated)
+        outs = []
+        for plist in paths:
+            width = builtins.max([len(p) for p in plist] + [1])
+            arr = np.full((len(plist), width), -1.)
+            for i, p in enumerate(plist):
+                arr[i, :len(p)] = p
+            outs.append(arr)
+        return outs + [scores]
+    nb = _shape_of(y_pred)[0]
+    shapes = [(nb, None)] * top_paths + [(nb, 1 if greedy else top_paths)]
+    outs = _numpy_op([logits, lengths], run, shapes, dtype=np.dtype(_var(logits).dtype),
+                     name='ctc_decode')
+    return list(outs[:top_paths]), outs[top_paths]
+
+
+# ---------------------------------------------------------------------------
+# The rest
+# ---------------------------------------------------------------------------
+
+def print_tensor(x, message=''):
+    """Return ``x``; printing ``message`` and its value whenever it is evaluated."""
+    x = _tensor(x)
+
+    def show(value):
+        print(message, value)
+        sys.stdout.flush()
+    return C.user_function(_PassThrough(x, show))
+
+
+@contextlib.contextmanager
+def name_scope(name):
+    """Context manager for API compatibility (CNTK has no name scopes)."""
+    yield name
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """Context manager for API compatibility; CNTK runs every node a fetch needs."""
+    yield
+
+
+def symbolic(func):
+    """Decorator: returns ``func`` unchanged (CNTK is always symbolic)."""
+    return func
+
+
+def eager(func):
+    """Decorator: returns ``func`` unchanged (CNTK has no eager mode)."""
+    return func
+
+
+def pattern_broadcast(x, broadcastable):
+    """Check ``broadcastable`` against ``ndim(x)`` and return ``x``.
+
+    Raises:
+        ValueError: when the pattern length differs from ``ndim(x)``.
+    """
+    if len(broadcastable) != ndim(x):
+        raise ValueError('pattern_broadcast: pattern of length %d for a tensor of rank %d'
+                         % (len(broadcastable), ndim(x)))
+    return x
+
+
+class _Session(object):
+    """Session-like object: ``run(fetches, feed_dict)`` evaluates tensors."""
+
+    def run(self, fetches, feed_dict=None):
+        single = not isinstance(fetches, (list, tuple))
+        items = [fetches] if single else list(fetches)
+        feed = {}
+        for k, v in (feed_dict or {}).items():
+            feed[_var(k)] = _feed_value(k, v)
+        res = _evaluate(items, feed)
+        return res[0] if single else res
+
+
+_SESSION = _Session()
+
+
+def get_session():
+    """The session-like object (CNTK has no sessions)."""
+    return _SESSION
+
+
+def set_session(session):
+    """Replace the session-like object; it must offer ``run(fetches, feed_dict)``."""
+    global _SESSION
+    if not hasattr(session, 'run'):
+        raise ValueError('set_session: expected an object with a run method, got %r'
+                         % (session,))
+    _SESSION = session
+
+
+globals().update(common.legacy_aliases(sys.modules[__name__]))
