@@ -1,0 +1,4122 @@
+"""The Keras 2 backend API on TensorFlow 2.x (eager mode kept on).
+
+How symbolic work is organised
+------------------------------
+TensorFlow 2 runs eagerly.  The Keras 2 API also needs symbolic inputs
+(``placeholder``) that are compiled into callables (``function``) and
+differentiated (``gradients``).  This adapter keeps eager execution on and
+puts every symbolic tensor in ONE module-level graph: the ``FuncGraph`` of an
+empty ``tf.compat.v1.wrap_function``.  ``clear_session()`` replaces it.
+
+* ``placeholder`` creates a ``tf.compat.v1.placeholder`` in that graph.
+* ``variable`` (and ``zeros``, ``ones``, ``eye``, ``random_*_variable``)
+  always creates an eager ``tf.Variable``: its value can be read and set at
+  any time; graph ops that use it capture it automatically.
+* Every op of the API enters the graph when one of its arguments (searched
+  through lists and tuples) is a symbolic tensor; with only eager / numpy
+  inputs it runs eagerly and returns an ``EagerTensor``.
+* ``function(inputs, outputs, updates)`` prunes the graph once into a
+  concrete function fed with the inputs; each call converts the numpy values
+  and runs it.
+* ``get_session()`` returns a small session-like object (TF2 has no
+  default session); its ``run(fetches, feed_dict=None)`` evaluates tensors.
+* Python operators on symbolic tensors (``x * 2``, ``v + x``, ``x[:, 0]``)
+  are made to build their op in the tensor's graph when called from eager
+  code (TensorFlow alone would fail with "out of scope"); symbolic tensors of
+  this adapter's graph compare and hash by identity, as in Keras 2 / TF1, so
+  they can key feed dicts. This patches ``tf.Tensor`` / ``tf.Variable``
+  operators process-wide, but only changes calls that would otherwise fail.
+* Variables are eager: a loss built only from variables with eager ops is a
+  value, not a graph; ``gradients`` needs a symbolic loss (use a
+  placeholder, or build the loss inside a ``K.symbolic`` function).
+
+Example:
+    >>> from keras_backend import backend as K
+    >>> x = K.placeholder(shape=(None, 3))
+    >>> f = K.function([x], [K.sum(x * 2, axis=1)])
+    >>> f([[[1., 2., 3.]]])
+    [array([12.], dtype=float32)]
+"""
+import contextlib
+import functools
+import os
+import sys
+
+import numpy as np
+
+from . import common
+from .common import *  # noqa: F401,F403  (the shared config API)
+from .common import (_normalize_tuple, _normalize_padding, _normalize_pool_mode,
+                     _normalize_interpolation, _normalize_dtype, _normalize_axis,
+                     _normalize_axes, _normalize_spatial_padding, _conv_output_length,
+                     _padding_amounts, _batch_dot_axes, _batch_dot_output_shape,
+                     _to_channels_last_perm, _to_channels_first_perm, _check_ndim)
+
+if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
+    # Quiet TensorFlow's C++ start-up logs unless the user chose a level.
+    os.environ['TF_CPP_MIN_LOG_LEVEL'] = '2'
+
+# ``import tensorflow`` also imports Keras 3 when it is installed, and Keras 3
+# refuses a KERAS_BACKEND (or keras.json backend) it does not know, such as
+# 'theano', 'cntk' or a custom module of this package. Point it at
+# TensorFlow for the duration of the import only.
+_KERAS3_BACKENDS = ('tensorflow', 'jax', 'torch', 'numpy', 'openvino')
+_saved_keras_backend = os.environ.get('KERAS_BACKEND')
+if _saved_keras_backend not in _KERAS3_BACKENDS:
+    os.environ['KERAS_BACKEND'] = 'tensorflow'
+try:
+    import tensorflow as tf
+except ImportError as _e:
+    raise common.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
+finally:
+    if _saved_keras_backend is None:
+        os.environ.pop('KERAS_BACKEND', None)
+    else:
+        os.environ['KERAS_BACKEND'] = _saved_keras_backend
+
+ENGINE = 'TensorFlow'
+ENGINE_VERSION = tf.__version__
+
+py_all = all
+py_any = any
+py_sum = sum
+py_slice = slice
+py_round = round
+py_builtin_max = max
+
+_EagerTensor = type(tf.constant(0))
+_PLAIN_TYPES = frozenset([_EagerTensor, float, int, bool, str, type(None), np.ndarray,
+                          np.float32, np.float64, np.int32, np.int64])
+
+
+# ---------------------------------------------------------------------------
+# The symbolic graph and the module state
+# ---------------------------------------------------------------------------
+
+class _State(object):
+    """Module-level state; ``clear_session`` resets it."""
+    wrapped = None            # tf.compat.v1.wrap_function holding the graph
+    learning_phase_tensor = None
+    learning_phase_value = None   # int fixed by set_learning_phase, or None
+    eval_cache = {}
+    session = None
+    manual_init = False
+
+
+def _wrapped():
+    if _State.wrapped is None:
+        with tf.init_scope():
+            _State.wrapped = tf.compat.v1.wrap_function(lambda: None, [])
+    return _State.wrapped
+
+
+def _graph():
+    """The FuncGraph holding every symbolic tensor of this adapter."""
+    return _wrapped().graph
+
+
+def _is_symbolic(x):
+    """True when ``x`` (or a tensor nested in a list/tuple) is a graph tensor."""
+    t = type(x)
+    if t in _PLAIN_TYPES:
+        return False
+    if t is list or t is tuple:
+        for item in x:
+            if _is_symbolic(item):
+                return True
+        return False
+    if isinstance(x, tf.Tensor):
+        return not isinstance(x, _EagerTensor)
+    if isinstance(x, tf.SparseTensor):
+        return _is_symbolic(x.indices)
+    if isinstance(x, tf.IndexedSlices):
+        return _is_symbolic(x.values)
+    return False
+
+
+def _graph_aware(fn):
+    """Run ``fn`` inside the module graph when any argument is symbolic.
+
+    When TensorFlow is already building a graph (inside ``function``,
+    ``tf.while_loop`` bodies, a user ``tf.function``), ``fn`` runs as is.
+    """
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if tf.executing_eagerly():
+            sym = False
+            for a in args:
+                if _is_symbolic(a):
+                    sym = True
+                    break
+            if not sym and kwargs:
+                for a in kwargs.values():
+                    if _is_symbolic(a):
+                        sym = True
+                        break
+            if sym:
+                with _graph().as_default():
+                    return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+# Python operators (``x * 2``, ``v + x``, ``x[:, 0]``) on symbolic tensors do
+# not pass through the API functions. Called from eager code, TensorFlow would
+# build them in the eager context and fail ("out of scope"). The wrappers
+# below make those operators build their op in the graph of the symbolic
+# operand instead; they change nothing when no symbolic tensor is involved or
+# when a graph is already being built. Symbolic tensors of this adapter's
+# graph also get Keras 2 / TF1 identity semantics for ``==``, ``!=`` and
+# ``hash`` (so they can key feed dicts and sets); use ``K.equal`` for
+# elementwise comparisons.
+_OPERATORS = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
+              '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
+              '__rmod__', '__pow__', '__rpow__', '__matmul__', '__rmatmul__', '__and__',
+              '__rand__', '__or__', '__ror__', '__xor__', '__rxor__', '__lt__', '__le__',
+              '__gt__', '__ge__', '__neg__', '__abs__', '__invert__', '__getitem__')
+
+
+def _operand_graph(items):
+    """The graph of the first symbolic tensor among ``items`` (slices searched)."""
+    for a in items:
+        if isinstance(a, tf.Tensor):
+            if not isinstance(a, _EagerTensor):
+                return a.graph
+        elif isinstance(a, tf.Variable):
+            continue
+        elif isinstance(a, (tuple, list)):
+            g = _operand_graph(a)
+            if g is not None:
+                return g
+        elif isinstance(a, py_slice):
+            g = _operand_graph((a.start, a.stop, a.step))
+            if g is not None:
+                return g
+    return None
+
+
+def _wrap_operator(orig):
+    @functools.wraps(orig)
+    def operator(self, *args):
+        if tf.executing_eagerly():
+            g = _operand_graph((self,) + args)
+            if g is not None:
+                with g.as_default():
+                    return orig(self, *args)
+        return orig(self, *args)
+    operator._keras_backend_original = orig
+    return operator
+
+
+def _ours(t):
+    return not isinstance(t, _EagerTensor) and _State.wrapped is not None and \
+        t.graph is _State.wrapped.graph
+
+
+def _wrap_eq(orig, negate):
+    @functools.wraps(orig)
+    def eq(self, other):
+        if _ours(self):
+            return (self is not other) if negate else (self is other)
+        return orig(self, other)
+    eq._keras_backend_original = orig
+    return eq
+
+
+def _wrap_hash(orig):
+    @functools.wraps(orig)
+    def tensor_hash(self):
+        if _ours(self):
+            return id(self)
+        return orig(self)
+    tensor_hash._keras_backend_original = orig
+    return tensor_hash
+
+
+def _patch_operators():
+    for cls in (tf.Tensor, tf.Variable):
+        for name in _OPERATORS:
+            orig = cls.__dict__.get(name)
+            if orig is None or hasattr(orig, '_keras_backend_original'):
+                continue
+            setattr(cls, name, _wrap_operator(orig))
+    t = tf.Tensor
+    if not hasattr(t.__dict__.get('__eq__'), '_keras_backend_original'):
+        t.__eq__ = _wrap_eq(t.__dict__['__eq__'], False)
+        t.__ne__ = _wrap_eq(t.__dict__['__ne__'], True)
+        t.__hash__ = _wrap_hash(t.__dict__['__hash__'])
+
+
+_patch_operators()
+
+
+def _in_our_graph():
+    """True while ops are being built in the module graph or a graph nested in it."""
+    if tf.executing_eagerly() or _State.wrapped is None:
+        return False
+    ours = _State.wrapped.graph
+    g = tf.compat.v1.get_default_graph()
+    while g is not None:
+        if g is ours:
+            return True
+        g = getattr(g, 'outer_graph', None)
+    return False
+
+
+def _to_tensor(x, dtype=None):
+    """Convert ``x`` to a tensor (variables are read)."""
+    if isinstance(x, tf.SparseTensor):
+        return x
+    if dtype is not None:
+        dtype = tf.as_dtype(dtype)
+        if isinstance(x, (tf.Tensor, tf.Variable)):
+            return x if x.dtype == dtype else tf.cast(x, dtype)
+        return tf.convert_to_tensor(np.asarray(x, dtype.as_numpy_dtype) if
+                                    not isinstance(x, (float, int)) else x, dtype=dtype)
+    if isinstance(x, (tf.Tensor, tf.Variable)):
+        return tf.convert_to_tensor(x)
+    if isinstance(x, (float, np.floating)) or (
+            isinstance(x, np.ndarray) and x.dtype.kind == 'f'):
+        return tf.convert_to_tensor(np.asarray(x, dtype=floatx()))
+    return tf.convert_to_tensor(x)
+
+
+def _float_like(x, value):
+    """``value`` as a tensor of ``x``'s dtype (for python scalars in formulas)."""
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        return tf.cast(value, x.dtype) if value.dtype != x.dtype else value
+    return tf.constant(value, dtype=x.dtype)
+
+
+def _static_shape(x):
+    """Tuple of ints / None, or None for unknown rank."""
+    shape = x.shape
+    if shape.rank is None:
+        return None
+    return tuple(shape.as_list())
+
+
+def _dyn_dims(x):
+    """Per-axis sizes: python ints where static, scalar tensors otherwise."""
+    static = x.shape.as_list()
+    if py_all(d is not None for d in static):
+        return static
+    dyn = tf.shape(x)
+    return [d if d is not None else dyn[i] for i, d in enumerate(static)]
+
+
+def _shape_arg(dims):
+    """A reshape target from python ints and scalar tensors."""
+    if py_any(isinstance(d, (tf.Tensor, tf.Variable)) for d in dims):
+        return tf.stack([tf.cast(d, 'int32') for d in dims])
+    return list(dims)
+
+
+def _set_shape(t, shape):
+    """Attach a static shape in graph mode (eager tensors know theirs)."""
+    if not isinstance(t, _EagerTensor) and shape is not None:
+        t.set_shape(shape)
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Backend identity, sessions, learning phase
+# ---------------------------------------------------------------------------
+
+def backend():
+    """Return the name of this backend.
+
+    Returns:
+        str: ``'tensorflow'``.
+
+    Example:
+        >>> K.backend()
+        'tensorflow'
+    """
+    return 'tensorflow'
+
+
+def clear_session():
+    """Forget every symbolic tensor: a fresh graph, learning phase and uids.
+
+    Placeholders and compiled functions created before become unusable;
+    eager variables keep working (they live outside the graph). The
+    learning phase set with ``set_learning_phase`` is reset too.
+
+    Example:
+        >>> K.clear_session()
+    """
+    common.reset_uids()
+    _State.wrapped = None
+    _State.learning_phase_tensor = None
+    _State.learning_phase_value = None
+    _State.eval_cache = {}
+    _State.session = None
+
+
+def manual_variable_initialization(value):
+    """Store the manual-initialisation flag.
+
+    On this backend variables are eager and always initialised at creation;
+    the flag is kept for API compatibility only.
+
+    Args:
+        value: bool.
+
+    Example:
+        >>> K.manual_variable_initialization(False)
+    """
+    _State.manual_init = bool(value)
+
+
+def learning_phase():
+    """Return the learning phase: a Python int or the symbolic flag to feed.
+
+    Returns:
+        the int (0 test, 1 train) fixed by ``set_learning_phase`` /
+        ``learning_phase_scope``, else a scalar bool placeholder with default
+        False (test) of the symbolic graph; put it among ``function``'s
+        inputs and feed 0 or 1. The same tensor is returned until
+        ``clear_session()``.
+
+    Example:
+        >>> lp = K.learning_phase()
+        >>> f = K.function([x, lp], [K.in_train_phase(x * 2, x)])
+        >>> f([np.ones(3), 1])
+    """
+    if _State.learning_phase_value is not None:
+        return _State.learning_phase_value
+    if _State.learning_phase_tensor is None:
+        with _graph().as_default():
+            _State.learning_phase_tensor = tf.compat.v1.placeholder_with_default(
+                False, shape=(), name='keras_learning_phase')
+    return _State.learning_phase_tensor
+
+
+def _check_phase(value, name='value'):
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if value not in (0, 1):
+        raise ValueError('%s: expected 0 (test) or 1 (train), got %r' % (name, value))
+    return int(value)
+
+
+def set_learning_phase(value):
+    """Fix the learning phase to a Python int.
+
+    Args:
+        value: 0 (test) or 1 (train).
+
+    Raises:
+        ValueError: for any other value.
+
+    Example:
+        >>> K.set_learning_phase(1); K.learning_phase()
+        1
+    """
+    _State.learning_phase_value = _check_phase(value)
+
+
+@contextlib.contextmanager
+def learning_phase_scope(value):
+    """Context manager fixing the learning phase to ``value`` inside the block.
+
+    Args:
+        value: 0 (test) or 1 (train).
+
+    Raises:
+        ValueError: for any other value.
+
+    Example:
+        >>> with K.learning_phase_scope(1):
+        ...     y = K.dropout(x, 0.5)
+    """
+    value = _check_phase(value)
+    saved = _State.learning_phase_value
+    _State.learning_phase_value = value
+    try:
+        yield value
+    finally:
+        _State.learning_phase_value = saved
+
+
+class _Session(object):
+    """Session-like object for TF2 (there is no default tf.Session in eager mode).
+
+    ``run(fetches, feed_dict=None)`` evaluates tensors / variables (a single
+    one, or a list, tuple or dict of them) feeding ``{placeholder: value}``;
+    variables are eager and need no initialisation.
+    """
+
+    def __init__(self):
+        self._cache = {}
+
+    @property
+    def graph(self):
+        return _graph()
+
+    def run(self, fetches, feed_dict=None):
+        feed_dict = dict(feed_dict or {})
+        if isinstance(fetches, dict):
+            keys = list(fetches.keys())
+            values = self.run([fetches[k] for k in keys], feed_dict)
+            return dict(zip(keys, values))
+        single = not isinstance(fetches, (list, tuple))
+        flat = [fetches] if single else list(fetches)
+        feeds = list(feed_dict.keys())
+        key = (tuple(id(f) for f in flat), tuple(id(f) for f in feeds))
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = function(feeds, flat)
+            self._cache[key] = fn
+        out = fn([feed_dict[k] for k in feeds])
+        if single:
+            return out[0]
+        return type(fetches)(out) if isinstance(fetches, tuple) else out
+
+    def close(self):
+        self._cache = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def get_session():
+    """Return the session used to evaluate symbolic tensors.
+
+    TensorFlow 2 runs eagerly and variables are eager, so this returns the
+    session set with ``set_session``, else a session-like object whose
+    ``run(fetches, feed_dict=None)`` evaluates tensors of the symbolic graph.
+
+    Example:
+        >>> sess = K.get_session()
+        >>> sess.run(K.placeholder(shape=(2,)) * 2, {x: [1., 2.]})
+    """
+    if _State.session is None:
+        _State.session = _Session()
+    return _State.session
+
+
+def set_session(session):
+    """Set the object ``get_session()`` returns.
+
+    Args:
+        session: a ``tf.compat.v1.Session`` or any object with a
+            ``run(fetches, feed_dict=None)`` method. Variables of this
+            backend are eager: a graph-mode ``tf.compat.v1.Session`` cannot
+            read them.
+
+    Raises:
+        ValueError: when ``session`` has no ``run`` method.
+
+    Example:
+        >>> K.set_session(K.get_session())
+    """
+    if not callable(getattr(session, 'run', None)):
+        raise ValueError('session: expected an object with a run() method (such as '
+                         'tf.compat.v1.Session), got %r' % (session,))
+    _State.session = session
+
+
+@contextlib.contextmanager
+def name_scope(name):
+    """Context manager prefixing the names of the ops created inside it.
+
+    Args:
+        name: str, the scope name.
+
+    Example:
+        >>> with K.name_scope('block1'):
+        ...     y = K.relu(x)
+    """
+    if not isinstance(name, str):
+        raise ValueError('name: expected a str, got %r' % (name,))
+    if tf.executing_eagerly():
+        with tf.name_scope(name) as scope, _graph().name_scope(name):
+            yield scope
+    else:
+        with tf.name_scope(name) as scope:
+            yield scope
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """Context manager: ops created inside run after ``control_inputs``.
+
+    With symbolic control inputs the block builds its ops in the symbolic
+    graph; with eager ones (already computed) it is a no-op.
+
+    Args:
+        control_inputs: list of tensors / operations (or None).
+
+    Example:
+        >>> with K.control_dependencies([K.print_tensor(x)]):
+        ...     y = K.identity(x)
+    """
+    inputs = [c for c in (control_inputs or []) if not isinstance(c, _Update)]
+    if tf.executing_eagerly() and py_any(
+            _is_symbolic(c) or isinstance(c, tf.Operation) for c in inputs):
+        with _graph().as_default(), tf.control_dependencies(inputs) as ctx:
+            yield ctx
+    else:
+        with tf.control_dependencies(inputs) as ctx:
+            yield ctx
+
+
+def symbolic(func):
+    """Decorator: run ``func`` while building ops in the symbolic graph.
+
+    Example:
+        >>> @K.symbolic
+        ... def build(x):
+        ...     return K.square(x)
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if not tf.executing_eagerly():
+            return func(*args, **kwargs)
+        with _graph().as_default():
+            return func(*args, **kwargs)
+    return wrapper
+
+
+def eager(func):
+    """Decorator: run ``func`` eagerly, even from inside graph building.
+
+    Example:
+        >>> @K.eager
+        ... def value(v):
+        ...     return K.get_value(v)
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with tf.init_scope():
+            return func(*args, **kwargs)
+    return wrapper
+
+
+# ---------------------------------------------------------------------------
+# Tensors, variables, placeholders
+# ---------------------------------------------------------------------------
+
+def is_sparse(tensor):
+    """Return True when ``tensor`` is a ``tf.SparseTensor``.
+
+    Example:
+        >>> K.is_sparse(K.placeholder((2, 2), sparse=True))
+        True
+    """
+    return isinstance(tensor, tf.SparseTensor)
+
+
+@_graph_aware
+def to_dense(tensor):
+    """Convert a sparse tensor to a dense one (other tensors are returned as is).
+
+    Args:
+        tensor: ``tf.SparseTensor`` or any tensor.
+
+    Returns:
+        dense tensor of the same dense shape and dtype.
+
+    Example:
+        >>> K.eval(K.to_dense(K.ctc_label_dense_to_sparse([[1, 2]], [1])))
+        array([[1, 0]], dtype=int32)
+    """
+    if isinstance(tensor, tf.SparseTensor):
+        return tf.sparse.to_dense(tensor)
+    return tensor
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """Create an (eager) variable holding a copy of ``value``.
+
+    Args:
+        value: numpy array, list, scalar or eager tensor.
+        dtype: dtype of the variable, ``floatx()`` when None.
+        name: optional str.
+        constraint: optional callable applied after optimiser updates
+            (stored on the variable as ``constraint``).
+
+    Returns:
+        ``tf.Variable`` of ``value``'s shape.
+
+    Raises:
+        ValueError: when ``value`` is symbolic (a placeholder or an op on
+            one) or cannot be converted to ``dtype``.
+
+    Example:
+        >>> v = K.variable([[1, 2], [3, 4]]); K.eval(v)
+        array([[1., 2.], [3., 4.]], dtype=float32)
+    """
+    dtype = _normalize_dtype(dtype)
+    if _is_symbolic(value):
+        raise ValueError('variable: value must be a numpy array, list, scalar or eager '
+                         'tensor; got the symbolic tensor %r (variables are eager here)'
+                         % (value,))
+    if constraint is not None and not callable(constraint):
+        raise ValueError('constraint: expected a callable or None, got %r' % (constraint,))
+    with tf.init_scope():
+        if isinstance(value, tf.SparseTensor):
+            value = tf.sparse.to_dense(value)
+        if isinstance(value, (tf.Tensor, tf.Variable)):
+            init = tf.cast(value, dtype)
+        else:
+            try:
+                init = tf.convert_to_tensor(np.asarray(value, dtype=dtype))
+            except (TypeError, ValueError) as e:
+                raise ValueError('variable: cannot convert value to %s (%s)' % (dtype, e))
+        try:
+            v = tf.Variable(init, dtype=dtype, name=name, constraint=constraint)
+        except ValueError:
+            v = tf.Variable(init, dtype=dtype, constraint=constraint)
+    return v
+
+
+def is_variable(x):
+    """Return True when ``x`` is a variable (``tf.Variable``).
+
+    Example:
+        >>> K.is_variable(K.variable(1.))
+        True
+    """
+    return isinstance(x, tf.Variable)
+
+
+@_graph_aware
+def constant(value, dtype=None, shape=None, name=None):
+    """Create a constant tensor.
+
+    Args:
+        value: numpy array, list or scalar; with ``shape``, a scalar fills it.
+        dtype: ``floatx()`` when None.
+        shape: optional tuple of ints.
+        name: optional str.
+
+    Returns:
+        tensor of ``dtype``.
+
+    Example:
+        >>> K.eval(K.constant(2., shape=(2,)))
+        array([2., 2.], dtype=float32)
+    """
+    dtype = _normalize_dtype(dtype)
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        out = tf.cast(value, dtype)
+        return tf.reshape(out, shape) if shape is not None else out
+    try:
+        return tf.constant(value, dtype=dtype, shape=shape, name=name)
+    except (TypeError, ValueError) as e:
+        raise ValueError('constant: cannot build a %s constant of shape %r from %r (%s)'
+                         % (dtype, shape, value, e))
+
+
+def is_tensor(x):
+    """Return True for any TensorFlow tensor, sparse tensor or variable.
+
+    Example:
+        >>> K.is_tensor(K.variable(1.)), K.is_tensor(np.ones(2))
+        (True, False)
+    """
+    return isinstance(x, (tf.Tensor, tf.Variable, tf.SparseTensor, tf.IndexedSlices)) \
+        or tf.is_tensor(x)
+
+
+def is_keras_tensor(x):
+    """Return True when ``x`` is a symbolic tensor of the graph (a placeholder or
+    an op on placeholders).
+
+    Variables, constants and eager tensors give False.
+
+    Raises:
+        ValueError: when ``x`` is not a tensor at all (numpy array, number).
+
+    Example:
+        >>> K.is_keras_tensor(K.placeholder((2,))), K.is_keras_tensor(K.variable(1.))
+        (True, False)
+    """
+    if not is_tensor(x):
+        raise ValueError('is_keras_tensor: expected a tensor or variable, got %r of type %s'
+                         % (x, type(x).__name__))
+    if isinstance(x, tf.Variable):
+        return False
+    return _is_symbolic(x)
+
+
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+    """Create a symbolic input (placeholder) in the graph.
+
+    Args:
+        shape: tuple of ints / None (None dims are free); when None, ``ndim``
+            gives ``(None,) * ndim``; with neither the rank is unknown.
+        ndim: int, used when ``shape`` is None.
+        dtype: ``floatx()`` when None.
+        sparse: True gives a ``tf.SparseTensor`` placeholder.
+        name: optional str.
+
+    Returns:
+        symbolic tensor (``tf.SparseTensor`` when ``sparse``).
+
+    Raises:
+        ValueError: for a bad ``shape`` or ``ndim``.
+
+    Example:
+        >>> x = K.placeholder(shape=(None, 3)); K.int_shape(x)
+        (None, 3)
+    """
+    dtype = _normalize_dtype(dtype)
+    if shape is None and ndim is not None:
+        if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)) or ndim < 0:
+            raise ValueError('ndim: expected a non-negative int, got %r' % (ndim,))
+        shape = (None,) * int(ndim)
+    if shape is not None:
+        try:
+            shape = tuple(None if d is None else int(d) for d in shape)
+        except (TypeError, ValueError):
+            raise ValueError('shape: expected a tuple of ints or None, got %r' % (shape,))
+    with _graph().as_default():
+        if sparse:
+            return tf.compat.v1.sparse_placeholder(dtype, shape=shape, name=name)
+        return tf.compat.v1.placeholder(dtype, shape=shape, name=name)
+
+
+def is_placeholder(x):
+    """Return True only for placeholders (dense or sparse, and the learning phase).
+
+    Example:
+        >>> K.is_placeholder(K.placeholder((2,))), K.is_placeholder(K.variable(1.))
+        (True, False)
+    """
+    if isinstance(x, tf.SparseTensor):
+        x = x.indices
+    if not isinstance(x, tf.Tensor) or isinstance(x, _EagerTensor):
+        return False
+    try:
+        return x.op.type in ('Placeholder', 'PlaceholderWithDefault')
+    except AttributeError:
+        return False
+
+
+@_graph_aware
+def shape(x):
+    """Return the runtime shape of ``x`` as an int32 vector tensor.
+
+    Example:
+        >>> K.eval(K.shape(K.zeros((2, 3))))
+        array([2, 3], dtype=int32)
+    """
+    if isinstance(x, tf.SparseTensor):
+        return tf.cast(x.dense_shape, 'int32')
+    return tf.shape(_to_tensor(x), out_type='int32')
+
+
+def int_shape(x):
+    """Return the static shape of ``x`` as a tuple of ints / None.
+
+    Args:
+        x: tensor, variable, sparse tensor or numpy array.
+
+    Returns:
+        tuple (None for an unknown rank).
+
+    Raises:
+        ValueError: when ``x`` has no shape.
+
+    Example:
+        >>> K.int_shape(K.placeholder((None, 4)))
+        (None, 4)
+    """
+    if isinstance(x, np.ndarray):
+        return x.shape
+    shp = getattr(x, 'shape', None)
+    if shp is None:
+        raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
+                         % (x,))
+    if isinstance(shp, tuple):
+        return shp
+    try:
+        shp = tf.TensorShape(shp)
+    except (TypeError, ValueError):
+        raise ValueError('int_shape: cannot read the shape of %r' % (x,))
+    if shp.rank is None:
+        return None
+    return tuple(shp.as_list())
+
+
+def ndim(x):
+    """Return the number of axes of ``x`` (None for an unknown rank).
+
+    Example:
+        >>> K.ndim(K.zeros((2, 3)))
+        2
+    """
+    s = int_shape(x)
+    return None if s is None else len(s)
+
+
+def dtype(x):
+    """Return the dtype of ``x`` as a string such as ``'float32'``.
+
+    Example:
+        >>> K.dtype(K.variable(1.))
+        'float32'
+    """
+    dt = getattr(x, 'dtype', None)
+    if dt is None:
+        raise ValueError('dtype: expected a tensor, variable or numpy array, got %r' % (x,))
+    if isinstance(dt, tf.DType):
+        return dt.base_dtype.name
+    return np.dtype(dt).name
+
+
+def _placeholders_needed(tensors, fed):
+    """The Placeholder ops ``tensors`` depend on that are neither fed nor captures."""
+    flat_fed = []
+    for t in fed:
+        if isinstance(t, tf.SparseTensor):
+            flat_fed.extend([t.indices, t.values, t.dense_shape])
+        else:
+            flat_fed.append(t)
+    fed_ops = set(id(t.op) for t in flat_fed if hasattr(t, 'op'))
+    g = _graph()
+    captured = set(id(t.op) for t in g.internal_captures)
+    seen = set()
+    stack = [t.op for t in tensors if hasattr(t, 'op')]
+    missing = []
+    while stack:
+        op = stack.pop()
+        if id(op) in seen or id(op) in fed_ops:
+            continue
+        seen.add(id(op))
+        if op.type == 'Placeholder' and id(op) not in captured:
+            missing.append(op)
+            continue
+        stack.extend(i.op for i in op.inputs)
+        stack.extend(op.control_inputs)
+    return missing
+
+
+def _flat_components(t):
+    """Graph tensors to fetch for ``t`` (sparse tensors are densified)."""
+    if isinstance(t, tf.SparseTensor):
+        return tf.sparse.to_dense(t)
+    if isinstance(t, tf.IndexedSlices):
+        return tf.convert_to_tensor(t)
+    return t
+
+
+def eval(x):
+    """Evaluate ``x`` and return its value as a numpy array.
+
+    Args:
+        x: variable, eager tensor, or symbolic tensor that needs no feed.
+
+    Returns:
+        numpy array (sparse tensors are returned dense).
+
+    Raises:
+        ValueError: when ``x`` depends on placeholders (feed them with
+            ``function`` instead); the message names them.
+
+    Example:
+        >>> K.eval(K.variable([1., 2.]) * 2)
+        array([2., 4.], dtype=float32)
+    """
+    if isinstance(x, _Update):
+        return np.asarray(x.variable.numpy())
+    if isinstance(x, tf.Variable):
+        return np.asarray(x.numpy())
+    if isinstance(x, (list, tuple)):
+        raise ValueError('eval: expected one tensor, got a %s (use batch_get_value)'
+                         % type(x).__name__)
+    if not _is_symbolic(x):
+        if isinstance(x, tf.SparseTensor):
+            return tf.sparse.to_dense(x).numpy()
+        if isinstance(x, tf.IndexedSlices):
+            return tf.convert_to_tensor(x).numpy()
+        if isinstance(x, tf.Tensor):
+            return np.asarray(x.numpy())
+        raise ValueError('eval: expected a tensor or variable, got %r' % (x,))
+    key = x.ref() if isinstance(x, tf.Tensor) else id(x)
+    fn = _State.eval_cache.get(key)
+    if fn is None:
+        missing = _placeholders_needed([x.indices if isinstance(x, tf.SparseTensor) else
+                                        getattr(x, 'values', x)], [])
+        if missing:
+            raise ValueError('eval: x depends on placeholder(s) %s; feed them through '
+                             'K.function([...], x) instead'
+                             % ', '.join(repr(op.name) for op in missing))
+        fn = function([], x)
+        _State.eval_cache[key] = fn
+    return fn([])
+
+
+@_graph_aware
+def zeros(shape, dtype=None, name=None):
+    """Return a variable filled with zeros.
+
+    Args:
+        shape: tuple of ints.
+        dtype: ``floatx()`` when None.
+        name: optional str.
+
+    Example:
+        >>> K.eval(K.zeros((2, 2)))
+        array([[0., 0.], [0., 0.]], dtype=float32)
+    """
+    dtype = _normalize_dtype(dtype)
+    with tf.init_scope():
+        return variable(tf.zeros(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
+
+
+@_graph_aware
+def ones(shape, dtype=None, name=None):
+    """Return a variable filled with ones.
+
+    Args:
+        shape: tuple of ints.
+        dtype: ``floatx()`` when None.
+        name: optional str.
+
+    Example:
+        >>> K.eval(K.ones((2,)))
+        array([1., 1.], dtype=float32)
+    """
+    dtype = _normalize_dtype(dtype)
+    with tf.init_scope():
+        return variable(tf.ones(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
+
+
+def _int_tuple(shape, name):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    try:
+        out = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise ValueError('%s: expected a tuple of ints, got %r' % (name, shape))
+    if py_any(s < 0 for s in out):
+        raise ValueError('%s: expected non-negative sizes, got %r' % (name, shape))
+    return out
+
+
+def eye(size, dtype=None, name=None):
+    """Return an identity-matrix variable.
+
+    Args:
+        size: int (square) or ``(rows, cols)``.
+        dtype: ``floatx()`` when None.
+        name: optional str.
+
+    Example:
+        >>> K.eval(K.eye((2, 3)))
+        array([[1., 0., 0.], [0., 1., 0.]], dtype=float32)
+    """
+    dtype = _normalize_dtype(dtype)
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+        rows, cols = int(size), int(size)
+    else:
+        rows, cols = _normalize_tuple(size, 2, 'size')
+    with tf.init_scope():
+        return variable(tf.eye(rows, cols, dtype=dtype), dtype, name)
+
+
+@_graph_aware
+def zeros_like(x, dtype=None, name=None):
+    """Return a tensor of zeros with the shape of ``x``.
+
+    Args:
+        x: tensor or variable.
+        dtype: dtype of the result, ``x``'s dtype when None.
+
+    Example:
+        >>> K.eval(K.zeros_like(K.ones((2,))))
+        array([0., 0.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.zeros_like(x, dtype=None if dtype is None else _normalize_dtype(dtype),
+                         name=name)
+
+
+@_graph_aware
+def ones_like(x, dtype=None, name=None):
+    """Return a tensor of ones with the shape of ``x``.
+
+    Args:
+        x: tensor or variable.
+        dtype: dtype of the result, ``x``'s dtype when None.
+
+    Example:
+        >>> K.eval(K.ones_like(K.zeros((2,))))
+        array([1., 1.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.ones_like(x, dtype=None if dtype is None else _normalize_dtype(dtype),
+                        name=name)
+
+
+@_graph_aware
+def identity(x, name=None):
+    """Return a tensor with the same content as ``x``.
+
+    Example:
+        >>> K.eval(K.identity(K.variable([1.])))
+        array([1.], dtype=float32)
+    """
+    if isinstance(x, tf.SparseTensor):
+        return tf.sparse.map_values(tf.identity, x)
+    return tf.identity(x, name=name)
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """Return a variable filled with uniform samples in ``[low, high)``.
+
+    Args:
+        shape: tuple of ints.
+        low, high: floats.
+        dtype: ``floatx()`` when None.
+        seed: optional int (reproducible from process start).
+
+    Example:
+        >>> v = K.random_uniform_variable((2, 3), 0, 1, seed=1)
+    """
+    dtype = _normalize_dtype(dtype)
+    with tf.init_scope():
+        value = random_uniform(_int_tuple(shape, 'shape'), low, high, dtype=dtype, seed=seed)
+        return variable(value, dtype, name)
+
+
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    """Return a variable filled with normal samples (``mean``, std ``scale``).
+
+    Args:
+        shape: tuple of ints.
+        mean, scale: floats.
+        dtype: ``floatx()`` when None.
+        seed: optional int (reproducible from process start).
+
+    Example:
+        >>> v = K.random_normal_variable((2, 3), 0, 1, seed=1)
+    """
+    dtype = _normalize_dtype(dtype)
+    with tf.init_scope():
+        value = random_normal(_int_tuple(shape, 'shape'), mean, scale, dtype=dtype, seed=seed)
+        return variable(value, dtype, name)
+
+
+def count_params(x):
+    """Return the number of scalars in ``x`` (product of its static shape).
+
+    Raises:
+        ValueError: when the static shape is not fully known.
+
+    Example:
+        >>> K.count_params(K.zeros((2, 3)))
+        6
+    """
+    s = int_shape(x)
+    if s is None or py_any(d is None for d in s):
+        raise ValueError('count_params: the static shape of x must be fully known, got %r'
+                         % (s,))
+    return int(np.prod(s, dtype=np.int64))
+
+
+@_graph_aware
+def cast(x, dtype):
+    """Cast ``x`` to ``dtype``.
+
+    Args:
+        x: tensor, variable or numpy value.
+        dtype: str or dtype such as ``'float16'``, ``'int32'``.
+
+    Returns:
+        tensor of ``dtype``.
+
+    Example:
+        >>> K.eval(K.cast(K.variable([1.7]), 'int32'))
+        array([1], dtype=int32)
+    """
+    dtype = _normalize_dtype(dtype)
+    if isinstance(x, tf.SparseTensor):
+        return tf.cast(x, dtype)
+    return tf.cast(_to_tensor(x), dtype)
+
+
+# ---------------------------------------------------------------------------
+# Updates, functions, gradients
+# ---------------------------------------------------------------------------
+
+class _Update(object):
+    """An assignment to a variable, for ``function(updates=...)``.
+
+    Built by ``update``, ``update_add``, ``update_sub`` and
+    ``moving_average_update``. When the new value is eager (not symbolic) it
+    has already been applied once at creation (TensorFlow 2 is eager);
+    ``function`` applies it again on every call.
+    """
+
+    def __init__(self, variable, value, mode):
+        self.variable = variable
+        self.value = value
+        self.mode = mode
+
+    def build(self):
+        """Create the assign op in the current graph and return it."""
+        v = self.variable
+        value = _to_tensor(self.value, v.dtype) if not isinstance(self.value, tf.Tensor) \
+            else tf.cast(self.value, v.dtype)
+        if self.mode == 'assign':
+            return v.assign(value, read_value=False)
+        if self.mode == 'add':
+            return v.assign_add(value, read_value=False)
+        return v.assign_sub(value, read_value=False)
+
+    def numpy(self):
+        return self.variable.numpy()
+
+    def __repr__(self):
+        return '<update %s of %s>' % (self.mode, getattr(self.variable, 'name', '?'))
+
+
+def _make_update(x, value, mode, name):
+    if not isinstance(x, tf.Variable):
+        raise ValueError('%s: x must be a variable, got %r' % (name, x))
+    if not _is_symbolic(value):
+        value_t = _to_tensor(value, x.dtype)
+        if tuple(value_t.shape.as_list()) != tuple(x.shape.as_list()) and value_t.shape.rank:
+            try:
+                tf.broadcast_static_shape(value_t.shape, x.shape)
+            except ValueError:
+                raise ValueError('%s: the new value has shape %s, the variable %s'
+                                 % (name, tuple(value_t.shape.as_list()),
+                                    tuple(x.shape.as_list())))
+        up = _Update(x, value_t, mode)
+        if tf.executing_eagerly():
+            with tf.init_scope():
+                up.build()
+        return up
+    return _Update(x, value, mode)
+
+
+def update(x, new_x):
+    """Assign ``new_x`` to the variable ``x``.
+
+    Args:
+        x: variable.
+        new_x: tensor / numpy value of ``x``'s shape.
+
+    Returns:
+        an update for ``function(updates=...)``; an eager ``new_x`` is also
+        applied at once.
+
+    Raises:
+        ValueError: when ``x`` is not a variable or the shapes differ.
+
+    Example:
+        >>> v = K.variable(0.); K.update(v, 3.); K.eval(v)
+        array(3., dtype=float32)
+    """
+    return _make_update(x, new_x, 'assign', 'update')
+
+
+def update_add(x, increment):
+    """Add ``increment`` to the variable ``x`` (see ``update``).
+
+    Example:
+        >>> x = K.placeholder(()); v = K.variable(0.)
+        >>> f = K.function([x], [], updates=[K.update_add(v, x)])
+    """
+    return _make_update(x, increment, 'add', 'update_add')
+
+
+def update_sub(x, decrement):
+    """Subtract ``decrement`` from the variable ``x`` (see ``update``).
+
+    Example:
+        >>> v = K.variable(5.); K.update_sub(v, 2.); K.eval(v)
+        array(3., dtype=float32)
+    """
+    return _make_update(x, decrement, 'sub', 'update_sub')
+
+
+@_graph_aware
+def _moving_average_value(x, value, momentum):
+    value = _to_tensor(value, x.dtype)
+    momentum = _float_like(value, momentum)
+    return x * momentum + value * (1 - momentum)
+
+
+def moving_average_update(x, value, momentum):
+    """Update ``x <- x * momentum + value * (1 - momentum)`` (no zero-debiasing).
+
+    Args:
+        x: variable.
+        value: tensor of ``x``'s shape.
+        momentum: float.
+
+    Returns:
+        an update (see ``update``).
+
+    Example:
+        >>> v = K.variable(1.); K.moving_average_update(v, 3., 0.5); K.eval(v)
+        array(2., dtype=float32)
+    """
+    if not isinstance(x, tf.Variable):
+        raise ValueError('moving_average_update: x must be a variable, got %r' % (x,))
+    return update(x, _moving_average_value(x, value, momentum))
+
+
+def _update_ops(updates):
+    """Turn ``updates`` into graph ops (called inside the graph)."""
+    ops = []
+    for u in updates:
+        if isinstance(u, _Update):
+            ops.append(u.build())
+        elif isinstance(u, (list, tuple)) and len(u) == 2:
+            v, new = u
+            if not isinstance(v, tf.Variable):
+                raise ValueError('updates: the first item of %r must be a variable' % (u,))
+            ops.append(_Update(v, new, 'assign').build())
+        elif isinstance(u, tf.Operation):
+            ops.append(u)
+        elif isinstance(u, tf.Tensor) and _is_symbolic(u):
+            ops.append(u.op)
+        else:
+            raise ValueError('updates: expected K.update results or (variable, value) '
+                             'tuples, got %r' % (u,))
+    return ops
+
+
+def _feed_converter(t):
+    """A function turning one user input value into the flat tensors feeding ``t``."""
+    if isinstance(t, tf.SparseTensor):
+        vdtype = t.values.dtype
+
+        def convert_sparse(value):
+            if isinstance(value, tf.SparseTensor):
+                idx, vals, shp = value.indices, value.values, value.dense_shape
+            elif hasattr(value, 'tocoo'):
+                coo = value.tocoo()
+                idx = np.stack([coo.row, coo.col], axis=1).astype(np.int64)
+                vals, shp = coo.data, coo.shape
+            elif isinstance(value, (tuple, list)) and len(value) == 3:
+                idx, vals, shp = value
+            else:
+                dense = np.asarray(value)
+                idx = np.argwhere(dense != 0).astype(np.int64)
+                vals, shp = dense[dense != 0], dense.shape
+            return [tf.convert_to_tensor(np.asarray(idx, np.int64).reshape(-1, len(shp))),
+                    tf.convert_to_tensor(np.asarray(vals, vdtype.as_numpy_dtype)),
+                    tf.convert_to_tensor(np.asarray(shp, np.int64))]
+        return convert_sparse, 3
+    tdtype = t.dtype
+    np_dtype = tdtype.as_numpy_dtype
+    static = t.shape.as_list() if t.shape.rank is not None else None
+
+    def convert(value):
+        if isinstance(value, _EagerTensor) and value.dtype == tdtype:
+            arr = value
+            shp = tuple(value.shape)
+        else:
+            arr = np.asarray(value, dtype=np_dtype)
+            shp = arr.shape
+        if static is not None:
+            if len(shp) != len(static) or py_any(
+                    s is not None and s != d for s, d in zip(static, shp)):
+                raise ValueError('function: input %r expects shape %s, got a value of shape %s'
+                                 % (t.name, tuple(static), tuple(shp)))
+        return [tf.convert_to_tensor(arr)]
+    return convert, 1
+
+
+def _subgraph_def(gdef, dest_nodes):
+    """The GraphDef of ``dest_nodes`` and their ancestors (library kept)."""
+    nodes = dict((n.name, n) for n in gdef.node)
+    keep = set()
+    stack = list(dest_nodes)
+    while stack:
+        name = stack.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        for inp in nodes[name].input:
+            stack.append(inp.lstrip('^').split(':')[0])
+    out = tf.compat.v1.GraphDef()
+    out.versions.CopyFrom(gdef.versions)
+    out.library.CopyFrom(gdef.library)
+    for n in gdef.node:
+        if n.name not in keep:
+            continue
+        node = out.node.add()
+        node.CopyFrom(n)
+        if '_class' in node.attr:
+            # Colocation hints may name nodes left out (the forward op of a
+            # gradient); keep only the hints that still resolve.
+            locs = [v for v in node.attr['_class'].list.s
+                    if v.decode('utf-8', 'replace')[len('loc:@'):] in keep]
+            if locs:
+                del node.attr['_class'].list.s[:]
+                node.attr['_class'].list.s.extend(locs)
+            else:
+                del node.attr['_class']
+    return out
+
+
+def _compile(flat_feeds, outs, up_ops):
+    """Prune the module graph into a concrete function from ``flat_feeds`` to
+    ``outs`` + ``up_ops``.
+
+    ``WrappedFunction.prune`` makes every eager value ever captured by the
+    graph (variables, eager constants) an argument of the pruned function,
+    so the call cost would grow with the graph. The needed part of the
+    graph is therefore re-imported in a fresh wrapped function whose only
+    captures are the values it uses; if that fails for any reason the plain
+    prune is used.
+    """
+    g = _graph()
+    try:
+        fetch_names = [t.name for t in outs] + [op.name for op in up_ops]
+        feed_names = [t.name for t in flat_feeds]
+        captured = dict((internal.op.name, external) for external, internal in g.captures)
+        gdef = g.as_graph_def()
+        sub = _subgraph_def(gdef, [n.split(':')[0] for n in fetch_names + feed_names])
+        used = [node.name for node in sub.node if node.name in captured]
+
+        def _import():
+            inner = tf.compat.v1.get_default_graph()
+            input_map = dict((name + ':0', inner.capture(captured[name])) for name in used)
+            tf.graph_util.import_graph_def(sub, input_map=input_map, name='')
+
+        with tf.init_scope():
+            wrapped = tf.compat.v1.wrap_function(_import, [])
+            ng = wrapped.graph
+            return wrapped.prune(
+                feeds=[ng.as_graph_element(n) for n in feed_names],
+                fetches=[ng.as_graph_element(n) for n in fetch_names])
+    except Exception:  # noqa: BLE001 - any failure: the always-valid plain prune
+        return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops))
+
+
+class _Function(object):
+    """A compiled function; see ``function``."""
+
+    def __init__(self, inputs, outputs, updates=None, name=None, fetches=None,
+                 feed_dict=None):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError('function: inputs must be a list or tuple of placeholders, got %r'
+                             % (inputs,))
+        self.name = name
+        self._single = not isinstance(outputs, (list, tuple))
+        outputs = [outputs] if self._single else list(outputs)
+        self.inputs = list(inputs)
+        self.outputs = outputs
+        updates = list(updates or [])
+        extra_feeds = dict(feed_dict or {})
+        g = _graph()
+        feeds, converters, skip = [], [], []
+        for i, t in enumerate(self.inputs):
+            if isinstance(t, (int, np.integer)) and not isinstance(t, bool):
+                skip.append(i)   # a learning phase fixed by set_learning_phase
+                converters.append(None)
+                continue
+            if not _is_symbolic(t):
+                raise ValueError('function: input %d must be a placeholder (symbolic tensor), '
+                                 'got %r' % (i, t))
+            conv, _ = _feed_converter(t)
+            converters.append(conv)
+            feeds.append(t)
+        self._extra = []
+        for t, value in extra_feeds.items():
+            if not _is_symbolic(t):
+                raise ValueError('feed_dict: keys must be placeholders, got %r' % (t,))
+            conv, _ = _feed_converter(t)
+            feeds.append(t)
+            self._extra.extend(conv(value))
+        self._converters = converters
+        self._skip = frozenset(skip)
+        with g.as_default():
+            outs = []
+            for o in outputs:
+                if isinstance(o, _Update):
+                    o = o.variable
+                if isinstance(o, (tf.SparseTensor, tf.IndexedSlices)):
+                    o = _flat_components(o)
+                if isinstance(o, tf.Variable) or not _is_symbolic(o):
+                    if not is_tensor(o):
+                        raise ValueError('function: outputs must be tensors, got %r' % (o,))
+                    o = tf.identity(o)
+                outs.append(o)
+            with tf.control_dependencies(outs):
+                up_ops = _update_ops(updates)
+                for f in (fetches or []):
+                    if isinstance(f, tf.Tensor) and _is_symbolic(f):
+                        up_ops.append(f.op)
+                    elif isinstance(f, tf.Operation):
+                        up_ops.append(f)
+        missing = _placeholders_needed(outs + up_ops, feeds)
+        if missing:
+            raise ValueError('function: the outputs depend on placeholder(s) %s that are not '
+                             'among the inputs' % ', '.join(repr(op.name) for op in missing))
+        self._n_out = len(outs)
+        flat_feeds = []
+        for t in feeds:
+            if isinstance(t, tf.SparseTensor):
+                flat_feeds.extend([t.indices, t.values, t.dense_shape])
+            else:
+                flat_feeds.append(t)
+        self._fn = _compile(flat_feeds, outs, up_ops)
+        self._call = getattr(self._fn, '_call_flat', None)
+
+    def _run(self, flat):
+        fn = self._fn
+        if self._call is not None:
+            try:
+                return self._call(flat, fn.captured_inputs)
+            except TypeError:
+                self._call = None
+        return fn(*flat)
+
+    def __call__(self, inputs):
+        if isinstance(inputs, dict):
+            inputs = [inputs[t] for t in self.inputs]
+        elif not isinstance(inputs, (list, tuple)):
+            raise ValueError('function: call it with a list of %d input values, got %r'
+                             % (len(self.inputs), type(inputs).__name__))
+        if len(inputs) != len(self.inputs):
+            raise ValueError('function: expected %d input values, got %d'
+                             % (len(self.inputs), len(inputs)))
+        flat = []
+        for i, (conv, value) in enumerate(zip(self._converters, inputs)):
+            if conv is None:
+                continue
+            flat.extend(conv(value))
+        if self._extra:
+            flat.extend(self._extra)
+        results = self._run(flat)
+        out = [np.asarray(r.numpy()) for r in results[:self._n_out]]
+        return out[0] if self._single else out
+
+
+def function(inputs, outputs, updates=None, **kwargs):
+    """Compile a callable computing ``outputs`` from ``inputs``.
+
+    Args:
+        inputs: list of placeholders (``learning_phase()`` may be one).
+        outputs: a tensor or a list/tuple of tensors.
+        updates: list of ``update(...)`` results or ``(variable, new_value)``
+            tuples, applied after the outputs are computed.
+        **kwargs: ``name`` (str); ``fetches`` (extra symbolic tensors/ops run
+            with the function, results dropped); ``feed_dict`` (extra
+            ``{placeholder: value}`` fed on every call).
+
+    Returns:
+        a callable taking a list of numpy values (one per input) and
+        returning a list of numpy arrays (one array when ``outputs`` is a
+        single tensor).
+
+    Raises:
+        ValueError: for unknown kwargs (named), inputs that are not
+            placeholders, outputs depending on placeholders missing from
+            ``inputs``; at call time, for a wrong number of values or a value
+            whose shape does not match its placeholder.
+
+    Example:
+        >>> x = K.placeholder((None, 2)); v = K.variable(0.)
+        >>> f = K.function([x], [K.sum(x)], updates=[K.update_add(v, 1.)])
+        >>> f([np.ones((3, 2))])
+        [array(6., dtype=float32)]
+    """
+    allowed = ('name', 'fetches', 'feed_dict')
+    unknown = sorted(k for k in kwargs if k not in allowed)
+    if unknown:
+        raise ValueError('function: unknown keyword argument(s) %s; the TensorFlow backend '
+                         'accepts %s' % (', '.join(unknown), ', '.join(allowed)))
+    if updates is not None and not isinstance(updates, (list, tuple)):
+        raise ValueError('updates: expected a list, got %r' % (updates,))
+    return _Function(inputs, outputs, updates, **kwargs)
+
+
+def gradients(loss, variables):
+    """Return the symbolic gradients of ``loss`` with respect to ``variables``.
+
+    Args:
+        loss: scalar symbolic tensor built (with this backend's ops) from
+            placeholders and/or variables.
+        variables: list of variables or symbolic tensors.
+
+    Returns:
+        list of symbolic tensors, one per variable, same shapes (zeros where
+        ``loss`` does not depend on a variable).
+
+    Raises:
+        ValueError: when ``loss`` is an eager tensor. On TensorFlow 2 an op
+            whose inputs are all variables runs eagerly, so its result is a
+            value, not a graph; build the loss from a placeholder (or wrap its
+            construction in ``K.symbolic``) to differentiate it.
+
+    Example:
+        >>> x = K.placeholder((3,)); w = K.variable([1., 2., 3.])
+        >>> g = K.gradients(K.sum(x * w), [w])
+    """
+    single = not isinstance(variables, (list, tuple))
+    var_list = [variables] if single else list(variables)
+    if not _is_symbolic(loss):
+        raise ValueError('gradients: loss must be a symbolic tensor (built from placeholders '
+                         'inside the graph); got the eager value %r. On TensorFlow 2 ops on '
+                         'variables alone run eagerly: involve a placeholder or build the '
+                         'loss inside a K.symbolic function' % (loss,))
+    with _graph().as_default():
+        grads = tf.gradients(loss, var_list,
+                             unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        grads = [tf.convert_to_tensor(gr) if isinstance(gr, tf.IndexedSlices) else gr
+                 for gr in grads]
+    return grads
+
+
+@_graph_aware
+def stop_gradient(variables):
+    """Return ``variables`` with gradients stopped (a tensor or a list of them).
+
+    Example:
+        >>> y = K.stop_gradient(x * 2)
+    """
+    if isinstance(variables, (list, tuple)):
+        return type(variables)(tf.stop_gradient(v) for v in variables)
+    return tf.stop_gradient(variables)
+
+
+def get_value(x):
+    """Return the value of a variable (or tensor) as a numpy array.
+
+    Example:
+        >>> K.get_value(K.variable([1, 2]))
+        array([1., 2.], dtype=float32)
+    """
+    return eval(x)
+
+
+def batch_get_value(ops):
+    """Return the values of a list of variables/tensors as numpy arrays.
+
+    Example:
+        >>> K.batch_get_value([K.variable(1.), K.variable(2.)])
+        [array(1., dtype=float32), array(2., dtype=float32)]
+    """
+    return [eval(x) for x in ops]
+
+
+def set_value(x, value):
+    """Set the value of variable ``x`` from a numpy value.
+
+    Args:
+        x: variable.
+        value: numpy array (or list/scalar) of the variable's shape.
+
+    Raises:
+        ValueError: when ``x`` is not a variable or the shapes differ.
+
+    Example:
+        >>> v = K.variable([1., 2.]); K.set_value(v, [3., 4.])
+    """
+    if not isinstance(x, tf.Variable):
+        raise ValueError('set_value: x must be a variable, got %r' % (x,))
+    arr = np.asarray(value, dtype=x.dtype.as_numpy_dtype)
+    if tuple(arr.shape) != tuple(x.shape.as_list()):
+        raise ValueError('set_value: value has shape %s, the variable has shape %s'
+                         % (arr.shape, tuple(x.shape.as_list())))
+    with tf.init_scope():
+        x.assign(arr)
+
+
+def batch_set_value(tuples):
+    """Set several variables: ``tuples`` is a list of ``(variable, value)``.
+
+    Raises:
+        ValueError: as ``set_value``.
+
+    Example:
+        >>> K.batch_set_value([(v1, [1.]), (v2, [2.])])
+    """
+    for item in tuples:
+        try:
+            x, value = item
+        except (TypeError, ValueError):
+            raise ValueError('batch_set_value: expected (variable, value) pairs, got %r'
+                             % (item,))
+        set_value(x, value)
+
+
+@_graph_aware
+def print_tensor(x, message=''):
+    """Return ``x``, printing ``message`` and its value when it is evaluated.
+
+    Eager tensors are printed at once; symbolic ones each time a function
+    computing them runs.
+
+    Example:
+        >>> y = K.print_tensor(x, message='x is: ')
+    """
+    if tf.executing_eagerly():
+        tf.print(message, x, output_stream=sys.stdout)
+        return x
+    op = tf.print(message, x, output_stream=sys.stdout)
+    with tf.control_dependencies([op]):
+        return tf.identity(x)
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def dot(x, y):
+    """Tensor product: contracts the last axis of ``x`` with the second-to-last
+    of ``y`` (the last when ``y`` is 1-D).
+
+    Args:
+        x, y: tensors (``x`` may be sparse when both are 2-D).
+
+    Returns:
+        tensor of shape ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``.
+
+    Example:
+        >>> K.int_shape(K.dot(K.placeholder((2, 3, 4)), K.placeholder((5, 4, 6))))
+        (2, 3, 5, 6)
+    """
+    if isinstance(x, tf.SparseTensor):
+        y = _to_tensor(y)
+        return tf.sparse.sparse_dense_matmul(x, y)
+    x = _to_tensor(x)
+    y = _to_tensor(y, x.dtype) if not isinstance(y, (tf.Tensor, tf.Variable)) else _to_tensor(y)
+    xn, yn = x.shape.rank, y.shape.rank
+    if xn is None or yn is None:
+        raise ValueError('dot: x and y need a known rank')
+    if xn == 0 or yn == 0:
+        return x * y
+    if yn == 1:
+        return tf.tensordot(x, y, axes=[[xn - 1], [0]])
+    if xn == 2 and yn == 2:
+        return tf.matmul(x, y)
+    return tf.tensordot(x, y, axes=[[xn - 1], [yn - 2]])
+
+
+@_graph_aware
+def batch_dot(x, y, axes=None):
+    """Batchwise dot product: for each sample ``i``, contract ``x[i]`` and
+    ``y[i]`` over ``axes``.
+
+    Args:
+        x, y: tensors of rank >= 2 with the same batch size.
+        axes: None, int or pair of ints (axes counted with the batch axis 0;
+            see ``common._batch_dot_axes``).
+
+    Returns:
+        tensor of shape ``common._batch_dot_output_shape(...)``; two 2-D
+        inputs give ``(batch, 1)``.
+
+    Raises:
+        ValueError: for rank < 2 inputs, bad ``axes``, a batch-axis
+            reduction or contracted axes of different sizes.
+
+    Example:
+        >>> K.int_shape(K.batch_dot(K.ones((32, 20)), K.ones((32, 30, 20)), axes=(1, 2)))
+        (32, 30)
+    """
+    x = _to_tensor(x)
+    y = _to_tensor(y)
+    xn, yn = x.shape.rank, y.shape.rank
+    if xn is None or yn is None:
+        raise ValueError('batch_dot: x and y need a known rank')
+    ax, ay = _batch_dot_axes(xn, yn, axes)
+    xs, ys = x.shape.as_list(), y.shape.as_list()
+    if xs[ax] is not None and ys[ay] is not None and xs[ax] != ys[ay]:
+        raise ValueError('batch_dot: cannot contract axis %d of x (size %d) with axis %d of y '
+                         '(size %d)' % (ax, xs[ax], ay, ys[ay]))
+    out_static = _batch_dot_output_shape(xs, ys, ax, ay)
+    xd, yd = _dyn_dims(x), _dyn_dims(y)
+    x_free = [i for i in range(1, xn) if i != ax]
+    y_free = [i for i in range(1, yn) if i != ay]
+    x_perm = [0] + x_free + [ax]
+    y_perm = [0, ay] + y_free
+    xt = tf.transpose(x, x_perm) if x_perm != list(range(xn)) else x
+    yt = tf.transpose(y, y_perm) if y_perm != list(range(yn)) else y
+    k = xd[ax]
+    x3 = xt if xn == 3 else tf.reshape(xt, _shape_arg([xd[0], -1, k]))
+    y3 = yt if yn == 3 else tf.reshape(yt, _shape_arg([yd[0], k, -1]))
+    r = tf.matmul(x3, y3)
+    out_dyn = [xd[0]] + [xd[i] for i in x_free] + [yd[i] for i in y_free]
+    if len(out_dyn) == 1:
+        out_dyn = out_dyn + [1]
+    if len(x_free) != 1 or len(y_free) != 1:
+        r = tf.reshape(r, _shape_arg(out_dyn))
+    return _set_shape(r, out_static)
+
+
+@_graph_aware
+def transpose(x):
+    """Reverse all axes of ``x``.
+
+    Example:
+        >>> K.int_shape(K.transpose(K.zeros((2, 3))))
+        (3, 2)
+    """
+    if isinstance(x, tf.SparseTensor):
+        return tf.sparse.transpose(x)
+    return tf.transpose(_to_tensor(x))
+
+
+@_graph_aware
+def gather(reference, indices):
+    """Pick rows of ``reference`` (axis 0).
+
+    Args:
+        reference: tensor.
+        indices: int tensor / list of row indices.
+
+    Returns:
+        tensor of shape ``indices.shape + reference.shape[1:]``.
+
+    Example:
+        >>> K.eval(K.gather(K.variable([[1, 2], [3, 4]]), [1, 1]))
+        array([[3., 4.], [3., 4.]], dtype=float32)
+    """
+    indices = _to_tensor(indices)
+    if not indices.dtype.is_integer:
+        indices = tf.cast(indices, 'int32')
+    return tf.gather(reference, indices)
+
+
+# ---------------------------------------------------------------------------
+# Elementwise math and reductions
+# ---------------------------------------------------------------------------
+
+def _axis_arg(x, axis):
+    if axis is None:
+        return None
+    n = x.shape.rank
+    if isinstance(axis, (list, tuple)):
+        return [_normalize_axis(int(a), n) for a in axis]
+    return _normalize_axis(int(axis), n)
+
+
+def _to_float(x):
+    if not x.dtype.is_floating:
+        return tf.cast(x, floatx())
+    return x
+
+
+@_graph_aware
+def max(x, axis=None, keepdims=False):
+    """Maximum of ``x`` over ``axis`` (None: all axes; int or list).
+
+    Example:
+        >>> K.eval(K.max(K.variable([[1, 5], [3, 2]]), axis=1))
+        array([5., 3.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.reduce_max(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def min(x, axis=None, keepdims=False):
+    """Minimum of ``x`` over ``axis`` (None: all axes; int or list).
+
+    Example:
+        >>> K.eval(K.min(K.variable([[1, 5], [3, 2]]), axis=0))
+        array([1., 2.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.reduce_min(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def sum(x, axis=None, keepdims=False):
+    """Sum of ``x`` over ``axis`` (None: all axes; int or list).
+
+    Example:
+        >>> K.eval(K.sum(K.variable([[1, 2], [3, 4]]), axis=1))
+        array([3., 7.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    if x.dtype == tf.bool:
+        x = tf.cast(x, 'int64')
+    return tf.reduce_sum(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def prod(x, axis=None, keepdims=False):
+    """Product of ``x`` over ``axis`` (None: all axes; int or list).
+
+    Example:
+        >>> K.eval(K.prod(K.variable([[1, 2], [3, 4]])))
+        array(24., dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.reduce_prod(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def cumsum(x, axis=0):
+    """Cumulative sum of ``x`` along ``axis``.
+
+    Example:
+        >>> K.eval(K.cumsum(K.variable([1, 2, 3])))
+        array([1., 3., 6.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.cumsum(x, axis=_axis_arg(x, axis))
+
+
+@_graph_aware
+def cumprod(x, axis=0):
+    """Cumulative product of ``x`` along ``axis``.
+
+    Example:
+        >>> K.eval(K.cumprod(K.variable([1, 2, 3])))
+        array([1., 2., 6.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.math.cumprod(x, axis=_axis_arg(x, axis))
+
+
+@_graph_aware
+def var(x, axis=None, keepdims=False):
+    """Population variance (ddof=0) of ``x`` over ``axis``; ints and bools are
+    cast to ``floatx()``.
+
+    Example:
+        >>> K.eval(K.var(K.variable([1, 2, 3, 4])))
+        array(1.25, dtype=float32)
+    """
+    x = _to_float(_to_tensor(x))
+    return tf.math.reduce_variance(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def std(x, axis=None, keepdims=False):
+    """Population standard deviation (ddof=0) of ``x`` over ``axis``.
+
+    Example:
+        >>> K.eval(K.std(K.variable([1, 3])))
+        array(1., dtype=float32)
+    """
+    x = _to_float(_to_tensor(x))
+    return tf.math.reduce_std(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def mean(x, axis=None, keepdims=False):
+    """Mean of ``x`` over ``axis``; ints and bools are cast to ``floatx()``.
+
+    Example:
+        >>> K.eval(K.mean(K.variable([[1, 2], [3, 4]]), axis=0))
+        array([2., 3.], dtype=float32)
+    """
+    x = _to_float(_to_tensor(x))
+    return tf.reduce_mean(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def any(x, axis=None, keepdims=False):
+    """Logical OR over ``axis`` (nonzero counts as True); returns bool.
+
+    Example:
+        >>> K.eval(K.any(K.variable([0, 1])))
+        True
+    """
+    x = _to_tensor(x)
+    if x.dtype != tf.bool:
+        x = tf.not_equal(x, tf.zeros((), x.dtype))
+    return tf.reduce_any(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def all(x, axis=None, keepdims=False):
+    """Logical AND over ``axis`` (nonzero counts as True); returns bool.
+
+    Example:
+        >>> K.eval(K.all(K.variable([0, 1])))
+        False
+    """
+    x = _to_tensor(x)
+    if x.dtype != tf.bool:
+        x = tf.not_equal(x, tf.zeros((), x.dtype))
+    return tf.reduce_all(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def argmax(x, axis=-1):
+    """Index of the maximum along ``axis`` (int64).
+
+    Example:
+        >>> K.eval(K.argmax(K.variable([[1, 5], [3, 2]])))
+        array([1, 0])
+    """
+    x = _to_tensor(x)
+    return tf.argmax(x, axis=_axis_arg(x, axis))
+
+
+@_graph_aware
+def argmin(x, axis=-1):
+    """Index of the minimum along ``axis`` (int64).
+
+    Example:
+        >>> K.eval(K.argmin(K.variable([[1, 5], [3, 2]])))
+        array([0, 1])
+    """
+    x = _to_tensor(x)
+    return tf.argmin(x, axis=_axis_arg(x, axis))
+
+
+@_graph_aware
+def square(x):
+    """Elementwise square.
+
+    Example:
+        >>> K.eval(K.square(K.variable([2.])))
+        array([4.], dtype=float32)
+    """
+    return tf.square(_to_tensor(x))
+
+
+@_graph_aware
+def abs(x):
+    """Elementwise absolute value.
+
+    Example:
+        >>> K.eval(K.abs(K.variable([-2.])))
+        array([2.], dtype=float32)
+    """
+    return tf.abs(_to_tensor(x))
+
+
+@_graph_aware
+def sqrt(x):
+    """Elementwise square root; negative entries are clipped to 0 first.
+
+    Example:
+        >>> K.eval(K.sqrt(K.variable([4., -1.])))
+        array([2., 0.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.sqrt(tf.maximum(x, tf.zeros((), x.dtype)))
+
+
+@_graph_aware
+def exp(x):
+    """Elementwise exponential.
+
+    Example:
+        >>> K.eval(K.exp(K.variable([0.])))
+        array([1.], dtype=float32)
+    """
+    return tf.exp(_to_tensor(x))
+
+
+@_graph_aware
+def log(x):
+    """Elementwise natural logarithm.
+
+    Example:
+        >>> K.eval(K.log(K.variable([1.])))
+        array([0.], dtype=float32)
+    """
+    return tf.math.log(_to_tensor(x))
+
+
+@_graph_aware
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x), axis))`` computed stably.
+
+    Example:
+        >>> K.eval(K.logsumexp(K.variable([0., 0.])))
+        array(0.6931472, dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.reduce_logsumexp(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+
+
+@_graph_aware
+def round(x):
+    """Elementwise rounding to the nearest integer, ties to even.
+
+    Example:
+        >>> K.eval(K.round(K.variable([0.5, 1.5, 2.4])))
+        array([0., 2., 2.], dtype=float32)
+    """
+    return tf.round(_to_tensor(x))
+
+
+@_graph_aware
+def sign(x):
+    """Elementwise sign (-1, 0 or 1).
+
+    Example:
+        >>> K.eval(K.sign(K.variable([-2., 0., 3.])))
+        array([-1., 0., 1.], dtype=float32)
+    """
+    return tf.sign(_to_tensor(x))
+
+
+@_graph_aware
+def pow(x, a):
+    """Elementwise ``x ** a``.
+
+    Example:
+        >>> K.eval(K.pow(K.variable([2.]), 3))
+        array([8.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.pow(x, _float_like(x, a))
+
+
+@_graph_aware
+def clip(x, min_value, max_value):
+    """Clip ``x`` to ``[min_value, max_value]``; when ``max_value < min_value``,
+    ``max_value`` becomes ``min_value``. None means no bound.
+
+    Example:
+        >>> K.eval(K.clip(K.variable([-1., 0.5, 3.]), 0., 1.))
+        array([0., 0.5, 1.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    if min_value is None:
+        min_value = -np.inf
+    if max_value is None:
+        max_value = np.inf
+    lo = _float_like(x, min_value)
+    hi = _float_like(x, max_value)
+    hi = tf.maximum(hi, lo)
+    return tf.clip_by_value(x, lo, hi)
+
+
+def _binary(op):
+    @functools.wraps(op)
+    def wrapper(x, y):
+        if not isinstance(x, (tf.Tensor, tf.Variable)) and isinstance(y, (tf.Tensor,
+                                                                          tf.Variable)):
+            y = _to_tensor(y)
+            x = _to_tensor(x, y.dtype)
+        else:
+            x = _to_tensor(x)
+            y = _to_tensor(y, x.dtype) if not isinstance(y, (tf.Tensor, tf.Variable)) \
+                else _to_tensor(y)
+        return op(x, y)
+    return wrapper
+
+
+@_graph_aware
+def equal(x, y):
+    """Elementwise ``x == y`` (bool).
+
+    Example:
+        >>> K.eval(K.equal(K.variable([1., 2.]), 2.))
+        array([False,  True])
+    """
+    return _binary(tf.equal)(x, y)
+
+
+@_graph_aware
+def not_equal(x, y):
+    """Elementwise ``x != y`` (bool).
+
+    Example:
+        >>> K.eval(K.not_equal(K.variable([1., 2.]), 2.))
+        array([ True, False])
+    """
+    return _binary(tf.not_equal)(x, y)
+
+
+@_graph_aware
+def greater(x, y):
+    """Elementwise ``x > y`` (bool).
+
+    Example:
+        >>> K.eval(K.greater(K.variable([1., 2.]), 1.))
+        array([False,  True])
+    """
+    return _binary(tf.greater)(x, y)
+
+
+@_graph_aware
+def greater_equal(x, y):
+    """Elementwise ``x >= y`` (bool).
+
+    Example:
+        >>> K.eval(K.greater_equal(K.variable([1., 2.]), 1.))
+        array([ True,  True])
+    """
+    return _binary(tf.greater_equal)(x, y)
+
+
+@_graph_aware
+def less(x, y):
+    """Elementwise ``x < y`` (bool).
+
+    Example:
+        >>> K.eval(K.less(K.variable([1., 2.]), 2.))
+        array([ True, False])
+    """
+    return _binary(tf.less)(x, y)
+
+
+@_graph_aware
+def less_equal(x, y):
+    """Elementwise ``x <= y`` (bool).
+
+    Example:
+        >>> K.eval(K.less_equal(K.variable([1., 2.]), 1.))
+        array([ True, False])
+    """
+    return _binary(tf.less_equal)(x, y)
+
+
+@_graph_aware
+def maximum(x, y):
+    """Elementwise maximum.
+
+    Example:
+        >>> K.eval(K.maximum(K.variable([1., 3.]), 2.))
+        array([2., 3.], dtype=float32)
+    """
+    return _binary(tf.maximum)(x, y)
+
+
+@_graph_aware
+def minimum(x, y):
+    """Elementwise minimum.
+
+    Example:
+        >>> K.eval(K.minimum(K.variable([1., 3.]), 2.))
+        array([1., 2.], dtype=float32)
+    """
+    return _binary(tf.minimum)(x, y)
+
+
+@_graph_aware
+def sin(x):
+    """Elementwise sine.
+
+    Example:
+        >>> K.eval(K.sin(K.variable([0.])))
+        array([0.], dtype=float32)
+    """
+    return tf.sin(_to_tensor(x))
+
+
+@_graph_aware
+def cos(x):
+    """Elementwise cosine.
+
+    Example:
+        >>> K.eval(K.cos(K.variable([0.])))
+        array([1.], dtype=float32)
+    """
+    return tf.cos(_to_tensor(x))
+
+
+def _broadcast_param(p, x, axis, name):
+    """Lay a 1-D parameter along ``axis`` of ``x`` (other ranks are left as is)."""
+    if p is None:
+        return None
+    p = _to_tensor(p, x.dtype)
+    n = x.shape.rank
+    if p.shape.rank == 1 and n is not None and n > 1:
+        shp = [1] * n
+        shp[axis] = -1
+        return tf.reshape(p, shp)
+    return p
+
+
+@_graph_aware
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """Batch statistics and normalised ``x``.
+
+    Args:
+        x: tensor.
+        gamma, beta: scale / offset tensors holding one value per position of
+            the non-reduced axes (typically 1-D of the channel size), or None.
+        reduction_axes: list of ints, the axes to average over.
+        epsilon: float added to the variance.
+
+    Returns:
+        ``(normed, mean, var)``: ``normed = (x - mean) / sqrt(var + epsilon)
+        * gamma + beta``; ``mean``/``var`` are population statistics over
+        ``reduction_axes`` without kept dims.
+
+    Example:
+        >>> normed, m, v = K.normalize_batch_in_training(x, None, None, [0])
+    """
+    x = _to_tensor(x)
+    n = x.shape.rank
+    axes = _normalize_axes(list(reduction_axes), n)
+    mean_k, var_k = tf.nn.moments(x, axes=list(axes), keepdims=True)
+    target = tf.shape(mean_k)
+    normed = (x - mean_k) / tf.sqrt(var_k + _float_like(x, epsilon))
+    if gamma is not None:
+        gamma = _to_tensor(gamma, x.dtype)
+        if gamma.shape.rank != n:
+            gamma = tf.reshape(gamma, target)
+        normed = normed * gamma
+    if beta is not None:
+        beta = _to_tensor(beta, x.dtype)
+        if beta.shape.rank != n:
+            beta = tf.reshape(beta, target)
+        normed = normed + beta
+    return normed, tf.squeeze(mean_k, axis=list(axes)), tf.squeeze(var_k, axis=list(axes))
+
+
+@_graph_aware
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    """Normalise ``x`` with given statistics:
+    ``(x - mean) / sqrt(var + epsilon) * gamma + beta``.
+
+    Args:
+        x: tensor.
+        mean, var, beta, gamma: tensors; 1-D ones are laid along ``axis``;
+            ``beta``/``gamma`` may be None.
+        axis: int, the feature axis.
+        epsilon: float.
+
+    Example:
+        >>> y = K.batch_normalization(x, m, v, None, None, axis=-1)
+    """
+    x = _to_tensor(x)
+    n = x.shape.rank
+    ax = _normalize_axis(int(axis), n, 'axis') if n is not None else axis
+    mean = _broadcast_param(mean, x, ax, 'mean')
+    var = _broadcast_param(var, x, ax, 'var')
+    beta = _broadcast_param(beta, x, ax, 'beta')
+    gamma = _broadcast_param(gamma, x, ax, 'gamma')
+    out = (x - mean) / tf.sqrt(var + _float_like(x, epsilon))
+    if gamma is not None:
+        out = out * gamma
+    if beta is not None:
+        out = out + beta
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def concatenate(tensors, axis=-1):
+    """Concatenate a list of tensors along ``axis``.
+
+    Sparse inputs give a sparse result when all are sparse, else they are
+    densified.
+
+    Example:
+        >>> K.int_shape(K.concatenate([K.zeros((2, 3)), K.zeros((2, 1))]))
+        (2, 4)
+    """
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        raise ValueError('concatenate: expected a non-empty list of tensors, got %r'
+                         % (tensors,))
+    rank = ndim(tensors[0]) if is_tensor(tensors[0]) else np.ndim(tensors[0])
+    if axis < 0 and rank is not None:
+        axis = axis % rank if rank else 0
+    if py_all(isinstance(t, tf.SparseTensor) for t in tensors):
+        return tf.sparse.concat(axis, list(tensors))
+    ts = [tf.sparse.to_dense(t) if isinstance(t, tf.SparseTensor) else _to_tensor(t)
+          for t in tensors]
+    return tf.concat(ts, axis)
+
+
+@_graph_aware
+def reshape(x, shape):
+    """Reshape ``x`` to ``shape`` (one entry may be -1).
+
+    Example:
+        >>> K.int_shape(K.reshape(K.zeros((2, 3)), (3, -1)))
+        (3, 2)
+    """
+    if isinstance(shape, (list, tuple)):
+        shape = _shape_arg([-1 if d is None else d for d in shape])
+    return tf.reshape(_to_tensor(x), shape)
+
+
+@_graph_aware
+def permute_dimensions(x, pattern):
+    """Permute the axes of ``x``.
+
+    Args:
+        pattern: tuple of ints, a permutation of ``range(ndim(x))``.
+
+    Raises:
+        ValueError: when ``pattern`` is not such a permutation.
+
+    Example:
+        >>> K.int_shape(K.permute_dimensions(K.zeros((2, 3, 4)), (2, 0, 1)))
+        (4, 2, 3)
+    """
+    x = _to_tensor(x)
+    pattern = tuple(int(p) for p in pattern)
+    n = x.shape.rank
+    if n is not None and sorted(pattern) != list(range(n)):
+        raise ValueError('pattern: expected a permutation of range(%d), got %r' % (n, pattern))
+    return tf.transpose(x, pattern)
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError('%s: expected a positive integer, got %r' % (name, value))
+    return int(value)
+
+
+@_graph_aware
+def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
+    """Upsample the spatial axes of a 4-D tensor by integer factors.
+
+    Args:
+        x: ``(batch, rows, cols, ch)`` (channels_last) or
+            ``(batch, ch, rows, cols)`` (channels_first).
+        height_factor, width_factor: positive ints.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+        interpolation: 'nearest' (repeat pixels) or 'bilinear'
+            (``tf.image.resize``, half-pixel centres, no antialias).
+
+    Returns:
+        tensor with rows * height_factor and cols * width_factor.
+
+    Raises:
+        ValueError: for bad factors, data_format, interpolation or rank.
+
+    Example:
+        >>> K.int_shape(K.resize_images(K.zeros((1, 2, 3, 4)), 2, 3, 'channels_last'))
+        (1, 4, 9, 4)
+    """
+    hf = _positive_int(height_factor, 'height_factor')
+    wf = _positive_int(width_factor, 'width_factor')
+    data_format = normalize_data_format(data_format)
+    interpolation = _normalize_interpolation(interpolation)
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (4,), 'x', '4-D image')
+    if interpolation == 'nearest':
+        axes = (1, 2) if data_format == 'channels_last' else (2, 3)
+        out = repeat_elements(x, hf, axes[0])
+        return repeat_elements(out, wf, axes[1])
+    if data_format == 'channels_first':
+        x = tf.transpose(x, _to_channels_last_perm(4))
+    dims = _dyn_dims(x)
+    size = _shape_arg([dims[1] * hf, dims[2] * wf])
+    out = tf.image.resize(x, size, method='bilinear', antialias=False)
+    if out.dtype != x.dtype:
+        out = tf.cast(out, x.dtype)
+    if data_format == 'channels_first':
+        out = tf.transpose(out, _to_channels_first_perm(4))
+    return out
+
+
+@_graph_aware
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
+    """Upsample the 3 spatial axes of a 5-D tensor by repeating entries.
+
+    Args:
+        x: ``(batch, d, h, w, ch)`` (channels_last) or
+            ``(batch, ch, d, h, w)`` (channels_first).
+        depth_factor, height_factor, width_factor: positive ints.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Raises:
+        ValueError: for bad factors, data_format or rank.
+
+    Example:
+        >>> K.int_shape(K.resize_volumes(K.zeros((1, 1, 2, 3, 4)), 2, 2, 2, 'channels_last'))
+        (1, 2, 4, 6, 4)
+    """
+    factors = (_positive_int(depth_factor, 'depth_factor'),
+               _positive_int(height_factor, 'height_factor'),
+               _positive_int(width_factor, 'width_factor'))
+    data_format = normalize_data_format(data_format)
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (5,), 'x', '5-D volume')
+    first = 1 if data_format == 'channels_last' else 2
+    out = x
+    for i, f in enumerate(factors):
+        out = repeat_elements(out, f, first + i)
+    return out
+
+
+@_graph_aware
+def repeat_elements(x, rep, axis):
+    """Repeat each entry of ``x`` ``rep`` times along ``axis`` (``np.repeat``).
+
+    Example:
+        >>> K.eval(K.repeat_elements(K.variable([1, 2]), 2, 0))
+        array([1., 1., 2., 2.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    rep = int(rep)
+    if rep < 0:
+        raise ValueError('rep: expected a non-negative int, got %r' % (rep,))
+    n = x.shape.rank
+    axis = _normalize_axis(int(axis), n)
+    static = x.shape.as_list()
+    dims = _dyn_dims(x)
+    y = tf.expand_dims(x, axis + 1)
+    multiples = [1] * (n + 1)
+    multiples[axis + 1] = rep
+    y = tf.tile(y, multiples)
+    new_dims = list(dims)
+    new_dims[axis] = dims[axis] * rep
+    y = tf.reshape(y, _shape_arg(new_dims))
+    static[axis] = None if static[axis] is None else static[axis] * rep
+    return _set_shape(y, static)
+
+
+@_graph_aware
+def repeat(x, n):
+    """Repeat a 2-D tensor ``n`` times: ``(batch, dim) -> (batch, n, dim)``.
+
+    Raises:
+        ValueError: when ``x`` is not 2-D.
+
+    Example:
+        >>> K.int_shape(K.repeat(K.zeros((2, 3)), 4))
+        (2, 4, 3)
+    """
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (2,), 'x', '2-D')
+    return tf.tile(tf.expand_dims(x, 1), [1, int(n), 1])
+
+
+@_graph_aware
+def arange(start, stop=None, step=1, dtype='int32'):
+    """1-D tensor of evenly spaced values, numpy's ``arange`` rules.
+
+    Example:
+        >>> K.eval(K.arange(1, 7, 2))
+        array([1, 3, 5], dtype=int32)
+    """
+    dtype = _normalize_dtype(dtype)
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError('step: must not be 0')
+    if py_all(isinstance(v, (int, float, np.integer, np.floating)) for v in (start, stop, step)):
+        kind = 'float64' if py_any(isinstance(v, (float, np.floating))
+                                   for v in (start, stop, step)) else 'int64'
+        count = py_builtin_max(int(np.ceil((stop - start) / float(step))), 0)
+        out = tf.range(count, dtype=kind) * tf.constant(step, kind) + tf.constant(start, kind)
+        return tf.cast(out, dtype)
+    return tf.cast(tf.range(start, stop, step), dtype)
+
+
+@_graph_aware
+def tile(x, n):
+    """Tile ``x`` by ``n`` (int or list) with ``np.tile``'s rules.
+
+    Example:
+        >>> K.int_shape(K.tile(K.zeros((2, 3)), (2, 1)))
+        (4, 3)
+    """
+    x = _to_tensor(x)
+    if isinstance(n, (int, np.integer)):
+        n = [int(n)]
+    if isinstance(n, (list, tuple)):
+        n = [int(v) for v in n]
+        rank = x.shape.rank
+        if len(n) < rank:
+            n = [1] * (rank - len(n)) + n
+        elif len(n) > rank:
+            x = tf.reshape(x, _shape_arg([1] * (len(n) - rank) + _dyn_dims(x)))
+    return tf.tile(x, n)
+
+
+@_graph_aware
+def flatten(x):
+    """Flatten ``x`` to 1-D.
+
+    Example:
+        >>> K.int_shape(K.flatten(K.zeros((2, 3))))
+        (6,)
+    """
+    return tf.reshape(_to_tensor(x), [-1])
+
+
+@_graph_aware
+def batch_flatten(x):
+    """Flatten all axes but the first: ``(batch, prod(rest))``.
+
+    Example:
+        >>> K.int_shape(K.batch_flatten(K.zeros((2, 3, 4))))
+        (2, 12)
+    """
+    x = _to_tensor(x)
+    static = x.shape.as_list()
+    rest = static[1:]
+    if py_all(d is not None for d in rest):
+        size = int(np.prod(rest, dtype=np.int64))
+        if size > 0 or static[0] is not None:
+            out = tf.reshape(x, _shape_arg([static[0] if size == 0 else -1, size]))
+            return _set_shape(out, (static[0], size))
+    out = tf.reshape(x, tf.stack([tf.shape(x)[0], -1]))
+    return out
+
+
+@_graph_aware
+def expand_dims(x, axis=-1):
+    """Insert a length-1 axis at ``axis``.
+
+    Example:
+        >>> K.int_shape(K.expand_dims(K.zeros((2, 3)), 1))
+        (2, 1, 3)
+    """
+    return tf.expand_dims(_to_tensor(x), int(axis))
+
+
+@_graph_aware
+def squeeze(x, axis):
+    """Remove the length-1 axis ``axis``.
+
+    Raises:
+        ValueError: when that axis does not have length 1.
+
+    Example:
+        >>> K.int_shape(K.squeeze(K.zeros((2, 1, 3)), 1))
+        (2, 3)
+    """
+    x = _to_tensor(x)
+    n = x.shape.rank
+    a = _normalize_axis(int(axis), n)
+    if n is not None and x.shape[a] is not None and x.shape[a] != 1:
+        raise ValueError('squeeze: axis %d has length %d, expected 1' % (axis, x.shape[a]))
+    return tf.squeeze(x, [a])
+
+
+@_graph_aware
+def temporal_padding(x, padding=(1, 1)):
+    """Zero-pad axis 1 of a 3-D tensor by ``padding = (left, right)``.
+
+    Example:
+        >>> K.int_shape(K.temporal_padding(K.zeros((2, 3, 4)), (1, 2)))
+        (2, 6, 4)
+    """
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (3,), 'x', '3-D')
+    pad = _normalize_spatial_padding([padding], 1)[0]
+    return tf.pad(x, [[0, 0], list(pad), [0, 0]])
+
+
+def _spatial_padding(x, padding, n, data_format):
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (n + 2,), 'x', '%d-D' % (n + 2))
+    pads = _normalize_spatial_padding(padding, n)
+    data_format = normalize_data_format(data_format)
+    if data_format == 'channels_last':
+        full = [[0, 0]] + [list(p) for p in pads] + [[0, 0]]
+    else:
+        full = [[0, 0], [0, 0]] + [list(p) for p in pads]
+    return tf.pad(x, full)
+
+
+@_graph_aware
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    """Zero-pad the 2 spatial axes of a 4-D tensor.
+
+    Args:
+        padding: ``((top, bottom), (left, right))`` (or an int, or 2 ints).
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Example:
+        >>> K.int_shape(K.spatial_2d_padding(K.zeros((1, 2, 2, 3))))
+        (1, 4, 4, 3)
+    """
+    return _spatial_padding(x, padding, 2, data_format)
+
+
+@_graph_aware
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    """Zero-pad the 3 spatial axes of a 5-D tensor.
+
+    Args:
+        padding: 3 ``(before, after)`` pairs (or an int, or 3 ints).
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Example:
+        >>> K.int_shape(K.spatial_3d_padding(K.zeros((1, 2, 2, 2, 3))))
+        (1, 4, 4, 4, 3)
+    """
+    return _spatial_padding(x, padding, 3, data_format)
+
+
+@_graph_aware
+def stack(x, axis=0):
+    """Stack a list of same-shape tensors along a new axis.
+
+    Example:
+        >>> K.int_shape(K.stack([K.zeros((2,)), K.zeros((2,))], axis=1))
+        (2, 2)
+    """
+    return tf.stack([_to_tensor(t) for t in x], axis=axis)
+
+
+@_graph_aware
+def one_hot(indices, num_classes):
+    """One-hot encode integer ``indices``; adds a last axis of ``num_classes``
+    (dtype ``floatx()``).
+
+    Example:
+        >>> K.eval(K.one_hot(K.constant([0, 2], 'int32'), 3))
+        array([[1., 0., 0.], [0., 0., 1.]], dtype=float32)
+    """
+    indices = _to_tensor(indices)
+    if not indices.dtype.is_integer:
+        indices = tf.cast(indices, 'int32')
+    return tf.one_hot(indices, int(num_classes), dtype=floatx())
+
+
+@_graph_aware
+def reverse(x, axes):
+    """Reverse ``x`` along ``axes`` (int or list).
+
+    Example:
+        >>> K.eval(K.reverse(K.variable([1, 2, 3]), 0))
+        array([3., 2., 1.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    if isinstance(axes, (int, np.integer)):
+        axes = [axes]
+    return tf.reverse(x, [_normalize_axis(int(a), x.shape.rank) for a in axes])
+
+
+@_graph_aware
+def slice(x, start, size):
+    """Extract a block of ``x`` starting at ``start`` of size ``size``
+    (-1: to the end).
+
+    Example:
+        >>> K.eval(K.slice(K.variable([1, 2, 3, 4]), [1], [2]))
+        array([2., 3.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    if isinstance(start, (list, tuple)) and isinstance(size, (list, tuple)):
+        n = x.shape.rank
+        if n is not None and (len(start) != n or len(size) != n):
+            raise ValueError('slice: start and size need %d entries, got %r and %r'
+                             % (n, start, size))
+    return tf.slice(x, start, size)
+
+
+# ---------------------------------------------------------------------------
+# Control flow
+# ---------------------------------------------------------------------------
+
+def _mask_like(m, t):
+    """Reshape a ``(batch,)`` bool mask to broadcast against ``t``."""
+    extra = t.shape.rank - 1
+    if extra <= 0:
+        return m
+    return tf.reshape(m, tf.concat([tf.shape(m), tf.ones([extra], 'int32')], 0))
+
+
+@_graph_aware
+def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
+        constants=None, unroll=False, input_length=None):
+    """Iterate ``step_function`` over the time axis of ``inputs``.
+
+    Args:
+        step_function: ``f(x_t, states + constants) -> (output_t, new_states)``
+            with ``x_t`` of shape ``(batch, ...)`` and ``new_states`` a list
+            of tensors shaped like ``states``.
+        inputs: ``(batch, time, ...)`` tensor (rank >= 3).
+        initial_states: list of ``(batch, ...)`` tensors.
+        go_backwards: walk time in reverse (``outputs`` are in walking order).
+        mask: optional ``(batch, time)`` tensor (bool or 0/1); a masked step
+            keeps the previous states and repeats the previous output (zeros
+            before the first step).
+        constants: optional list of tensors passed to every step.
+        unroll: unroll the loop in Python (needs a static time length).
+        input_length: accepted for compatibility (the length is read from
+            ``inputs``).
+
+    Returns:
+        ``(last_output, outputs, new_states)``: ``last_output (batch, ...)``,
+        ``outputs (batch, time, ...)``, ``new_states`` a list.
+
+    Raises:
+        ValueError: for inputs of rank < 3, a bad mask, or ``unroll`` with
+            an unknown time length.
+
+    Example:
+        >>> def step(x, states):
+        ...     h = x + states[0]
+        ...     return h, [h]
+        >>> last, outs, states = K.rnn(step, K.ones((2, 5, 3)), [K.zeros((2, 3))])
+    """
+    inputs = _to_tensor(inputs)
+    n = inputs.shape.rank
+    if n is None or n < 3:
+        raise ValueError('rnn: inputs must have rank >= 3 (batch, time, ...), got rank %s' % n)
+    states = [_to_tensor(s) for s in (initial_states or [])]
+    constants = list(constants or [])
+    if mask is not None:
+        mask = _to_tensor(mask)
+        if mask.shape.rank == 3 and mask.shape[2] == 1:
+            mask = tf.squeeze(mask, 2)
+        if mask.shape.rank != 2:
+            raise ValueError('mask: expected a (batch, time) tensor, got shape %s'
+                             % (mask.shape,))
+        if mask.dtype != tf.bool:
+            mask = tf.not_equal(mask, tf.zeros((), mask.dtype))
+    perm = [1, 0] + list(range(2, n))
+    inputs_tm = tf.transpose(inputs, perm)
+    mask_tm = tf.transpose(mask) if mask is not None else None
+    if go_backwards:
+        inputs_tm = tf.reverse(inputs_tm, [0])
+        if mask_tm is not None:
+            mask_tm = tf.reverse(mask_tm, [0])
+
+    def _step(x_t, m_t, prev_output, states):
+        out, new_states = step_function(x_t, list(states) + constants)
+        out = _to_tensor(out)
+        new_states = [_to_tensor(s) for s in (new_states if isinstance(
+            new_states, (list, tuple)) else [new_states])]
+        if len(new_states) != len(states):
+            raise ValueError('rnn: step_function returned %d states, expected %d'
+                             % (len(new_states), len(states)))
+        if m_t is not None:
+            if prev_output is None:
+                prev_output = tf.zeros_like(out)
+            out = tf.where(_mask_like(m_t, out), out, prev_output)
+            new_states = [tf.where(_mask_like(m_t, ns), ns, s)
+                          for ns, s in zip(new_states, states)]
+        return out, new_states
+
+    if unroll:
+        steps = inputs.shape[1]
+        if steps is None:
+            raise ValueError('rnn: unroll=True needs a known time length; inputs have shape %s'
+                             % (inputs.shape,))
+        xs = tf.unstack(inputs_tm, num=steps)
+        ms = tf.unstack(mask_tm, num=steps) if mask_tm is not None else [None] * steps
+        outputs, prev = [], None
+        for t in range(steps):
+            prev, states = _step(xs[t], ms[t], prev, states)
+            outputs.append(prev)
+        if not outputs:
+            raise ValueError('rnn: inputs have 0 time steps')
+        stacked = tf.stack(outputs, axis=1)
+        return outputs[-1], stacked, list(states)
+
+    time_steps = tf.shape(inputs_tm)[0]
+    input_ta = tf.TensorArray(inputs_tm.dtype, size=time_steps,
+                              element_shape=inputs_tm.shape[1:]).unstack(inputs_tm)
+    # Trace one step outside the loop to learn the output's dtype and shape.
+    out0, _ = _step(inputs_tm[0], None, None, states)
+    output_ta = tf.TensorArray(out0.dtype, size=time_steps, element_shape=out0.shape)
+    mask_ta = None
+    if mask_tm is not None:
+        mask_ta = tf.TensorArray(tf.bool, size=time_steps).unstack(mask_tm)
+
+    def cond(t, *_):
+        return t < time_steps
+
+    def body(t, prev_output, out_ta, *loop_states):
+        x_t = input_ta.read(t)
+        m_t = mask_ta.read(t) if mask_ta is not None else None
+        out, new_states = _step(x_t, m_t, prev_output, list(loop_states))
+        new_states = [tf.cast(ns, s.dtype) for ns, s in zip(new_states, loop_states)]
+        for ns, s in zip(new_states, loop_states):
+            ns.set_shape(s.shape)
+        out_ta = out_ta.write(t, out)
+        return (t + 1, out, out_ta) + tuple(new_states)
+
+    # The initial "previous output" must not depend on the traced step's
+    # values (that would run the step once more on every call).
+    out_static = out0.shape.as_list()
+    if py_all(d is not None for d in out_static):
+        zeros0 = tf.zeros(out_static, out0.dtype)
+    elif out_static and py_all(d is not None for d in out_static[1:]):
+        zeros0 = tf.zeros(_shape_arg([tf.shape(inputs_tm)[1]] + out_static[1:]), out0.dtype)
+        zeros0.set_shape(out_static)
+    else:
+        zeros0 = tf.zeros_like(out0)
+    loop = tf.while_loop(cond, body,
+                         (tf.constant(0, 'int32'), zeros0, output_ta)
+                         + tuple(states),
+                         maximum_iterations=time_steps)
+    last_output = loop[1]
+    outputs = loop[2].stack()
+    new_states = list(loop[3:])
+    outputs = tf.transpose(outputs, [1, 0] + list(range(2, outputs.shape.rank)))
+    if outputs.shape.rank is not None:
+        outputs = _set_shape(outputs, [out0.shape[0], inputs.shape[1]] + out0.shape.as_list()[1:])
+    return last_output, outputs, new_states
+
+
+def _call_if(x):
+    return x() if callable(x) else x
+
+
+@_graph_aware
+def switch(condition, then_expression, else_expression):
+    """Choose between two expressions by ``condition``.
+
+    Args:
+        condition: scalar bool/int tensor (or Python bool), or an elementwise
+            condition of rank <= the expressions' rank (padded with trailing
+            axes).
+        then_expression, else_expression: tensors or callables returning
+            tensors (for a scalar condition only the chosen one runs).
+
+    Returns:
+        the selected tensor.
+
+    Raises:
+        ValueError: when the condition's rank exceeds the expressions' rank.
+
+    Example:
+        >>> K.eval(K.switch(K.constant(True, 'bool'), lambda: K.ones(2), K.zeros(2)))
+        array([1., 1.], dtype=float32)
+    """
+    if isinstance(condition, (bool, int, np.bool_, np.integer)):
+        return _to_tensor(_call_if(then_expression if condition else else_expression))
+    condition = _to_tensor(condition)
+    if condition.dtype != tf.bool:
+        condition = tf.cast(condition, tf.bool)
+    cond_ndim = condition.shape.rank
+    if cond_ndim == 0:
+        then_fn = then_expression if callable(then_expression) else (lambda: then_expression)
+        else_fn = else_expression if callable(else_expression) else (lambda: else_expression)
+        if tf.executing_eagerly():
+            return _to_tensor(then_fn() if bool(condition) else else_fn())
+        return tf.cond(condition, lambda: _to_tensor(then_fn()), lambda: _to_tensor(else_fn()))
+    then_t = _to_tensor(_call_if(then_expression))
+    else_t = _to_tensor(_call_if(else_expression), then_t.dtype)
+    expr_ndim = then_t.shape.rank
+    if cond_ndim > expr_ndim:
+        raise ValueError('switch: the rank of condition (%d) must be <= the rank of the '
+                         'expressions (%d)' % (cond_ndim, expr_ndim))
+    if cond_ndim < expr_ndim:
+        condition = tf.reshape(condition, tf.concat(
+            [tf.shape(condition), tf.ones([expr_ndim - cond_ndim], 'int32')], 0))
+    return tf.where(condition, then_t, else_t)
+
+
+def _phase_for(*exprs):
+    """The learning phase to use when ``training`` is None."""
+    if _State.learning_phase_value is not None:
+        return _State.learning_phase_value
+    if _in_our_graph() or py_any(_is_symbolic(e) for e in exprs):
+        return learning_phase()
+    # Eager values (or a graph that is not ours): the test phase.
+    return 0
+
+
+@_graph_aware
+def in_train_phase(x, alt, training=None):
+    """Select ``x`` in the training phase and ``alt`` otherwise.
+
+    Args:
+        x, alt: tensors or callables returning tensors.
+        training: None (use ``learning_phase()``; with eager ``x``/``alt``
+            and no phase set this means test), a Python 0/1/bool (chosen
+            statically) or a scalar tensor.
+
+    Returns:
+        tensor.
+
+    Example:
+        >>> y = K.in_train_phase(K.dropout(x, 0.5), x)
+    """
+    if training is None:
+        training = _phase_for(x, alt)
+    if isinstance(training, (bool, int, np.bool_, np.integer)):
+        return _call_if(x) if training else _call_if(alt)
+    if tf.executing_eagerly() and _is_symbolic(training):
+        with _graph().as_default():
+            return switch(training, x, alt)
+    return switch(training, x, alt)
+
+
+@_graph_aware
+def in_test_phase(x, alt, training=None):
+    """Select ``x`` in the test phase and ``alt`` otherwise (see ``in_train_phase``).
+
+    Example:
+        >>> y = K.in_test_phase(x, K.dropout(x, 0.5))
+    """
+    return in_train_phase(alt, x, training=training)
+
+
+# ---------------------------------------------------------------------------
+# Activations and losses
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def relu(x, alpha=0., max_value=None, threshold=0.):
+    """Rectified linear unit with options.
+
+    ``x >= max_value -> max_value``; ``threshold <= x < max_value -> x``;
+    otherwise ``alpha * (x - threshold)``.
+
+    Example:
+        >>> K.eval(K.relu(K.variable([-1., 2., 8.]), alpha=0.1, max_value=6.))
+        array([-0.1, 2., 6.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    if max_value is not None and not isinstance(max_value, (tf.Tensor, tf.Variable)) \
+            and max_value < 0:
+        raise ValueError('max_value: expected None or a non-negative value, got %r'
+                         % (max_value,))
+    if (not isinstance(alpha, (tf.Tensor, tf.Variable)) and alpha == 0 and
+            max_value is None and not isinstance(threshold, (tf.Tensor, tf.Variable)) and
+            threshold == 0):
+        return tf.nn.relu(x)
+    thr = _float_like(x, threshold)
+    out = tf.where(x >= thr, x, _float_like(x, alpha) * (x - thr))
+    if max_value is not None:
+        mv = _float_like(x, max_value)
+        out = tf.where(x >= mv, tf.broadcast_to(mv, tf.shape(x)), out)
+    return out
+
+
+@_graph_aware
+def elu(x, alpha=1.):
+    """Exponential linear unit: ``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``.
+
+    Example:
+        >>> K.eval(K.elu(K.variable([-1., 1.])))
+        array([-0.63212055, 1.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    out = tf.nn.elu(x)
+    if isinstance(alpha, (int, float)) and alpha == 1:
+        return out
+    return tf.where(x > 0, out, _float_like(x, alpha) * out)
+
+
+@_graph_aware
+def softmax(x, axis=-1):
+    """Softmax of ``x`` along ``axis``.
+
+    Example:
+        >>> K.eval(K.softmax(K.variable([[0., 0.]])))
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.nn.softmax(x, axis=axis)
+
+
+@_graph_aware
+def softplus(x):
+    """``log(1 + exp(x))`` computed stably.
+
+    Example:
+        >>> K.eval(K.softplus(K.variable([0.])))
+        array([0.6931472], dtype=float32)
+    """
+    return tf.nn.softplus(_to_tensor(x))
+
+
+@_graph_aware
+def softsign(x):
+    """``x / (1 + |x|)``.
+
+    Example:
+        >>> K.eval(K.softsign(K.variable([1.])))
+        array([0.5], dtype=float32)
+    """
+    return tf.nn.softsign(_to_tensor(x))
+
+
+def _move_axis_last(x, axis):
+    n = x.shape.rank
+    axis = _normalize_axis(int(axis), n, 'axis')
+    if axis == n - 1:
+        return x, axis
+    perm = [i for i in range(n) if i != axis] + [axis]
+    return tf.transpose(x, perm), axis
+
+
+@_graph_aware
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Categorical crossentropy between one-hot/probability ``target`` and ``output``.
+
+    Not from logits: ``p = output / sum(output, axis)``, clipped to
+    ``[eps, 1 - eps]``, ``-sum(target * log p, axis)``; from logits:
+    ``-sum(target * log_softmax(output, axis), axis)``.
+
+    Args:
+        target, output: tensors of the same shape.
+        from_logits: bool.
+        axis: the class axis.
+
+    Returns:
+        tensor with the class axis removed.
+
+    Example:
+        >>> K.eval(K.categorical_crossentropy(K.variable([[0., 1.]]), K.variable([[.5, .5]])))
+        array([0.6931472], dtype=float32)
+    """
+    output = _to_tensor(output)
+    target = _to_tensor(target, output.dtype)
+    n = output.shape.rank
+    axis = _normalize_axis(int(axis), n, 'axis')
+    if from_logits:
+        return -tf.reduce_sum(target * tf.nn.log_softmax(output, axis=axis), axis=axis)
+    eps = _float_like(output, epsilon())
+    p = output / tf.reduce_sum(output, axis=axis, keepdims=True)
+    p = tf.clip_by_value(p, eps, 1 - eps)
+    return -tf.reduce_sum(target * tf.math.log(p), axis=axis)
+
+
+@_graph_aware
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Categorical crossentropy with integer targets.
+
+    Args:
+        target: integer class ids (any int or float dtype) with ``output``'s
+            shape minus the class axis (a trailing axis of size 1 is also
+            accepted).
+        output: probabilities (or logits when ``from_logits``).
+        from_logits: bool; when False ``logits = log(clip(output, eps, 1 - eps))``.
+        axis: the class axis of ``output``.
+
+    Returns:
+        ``-log_softmax(logits)[target]``, shaped like ``target``.
+
+    Raises:
+        ValueError: when the ranks of ``target`` and ``output`` do not match.
+
+    Example:
+        >>> K.eval(K.sparse_categorical_crossentropy(K.constant([1]), K.variable([[.5, .5]])))
+        array([0.6931472], dtype=float32)
+    """
+    output = _to_tensor(output)
+    target = _to_tensor(target)
+    output, axis = _move_axis_last(output, axis)
+    n = output.shape.rank
+    t_rank = target.shape.rank
+    target_shape = None
+    if t_rank == n and target.shape[-1] in (1, None) and n > 1:
+        target_shape = tf.shape(target)
+        target = tf.squeeze(target, -1) if target.shape[-1] == 1 else tf.reshape(
+            target, tf.shape(target)[:-1])
+    elif t_rank is not None and t_rank != n - 1:
+        raise ValueError('sparse_categorical_crossentropy: target must have the shape of output '
+                         'without the class axis (rank %d), got rank %d' % (n - 1, t_rank))
+    if not target.dtype.is_integer:
+        target = tf.cast(target, 'int64')
+    if not from_logits:
+        eps = _float_like(output, epsilon())
+        output = tf.math.log(tf.clip_by_value(output, eps, 1 - eps))
+    res = -tf.reduce_sum(
+        tf.one_hot(target, tf.shape(output)[-1], dtype=output.dtype)
+        * tf.nn.log_softmax(output, axis=-1), axis=-1)
+    if target_shape is not None:
+        res = tf.reshape(res, target_shape)
+    return res
+
+
+@_graph_aware
+def binary_crossentropy(target, output, from_logits=False):
+    """Elementwise binary crossentropy.
+
+    Not from logits: ``p = clip(output, eps, 1 - eps)``,
+    ``-(t log p + (1 - t) log(1 - p))``; from logits:
+    ``max(x, 0) - x t + log(1 + exp(-|x|))``.
+
+    Example:
+        >>> K.eval(K.binary_crossentropy(K.variable([1.]), K.variable([.5])))
+        array([0.6931472], dtype=float32)
+    """
+    output = _to_tensor(output)
+    target = _to_tensor(target, output.dtype)
+    if from_logits:
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
+    eps = _float_like(output, epsilon())
+    p = tf.clip_by_value(output, eps, 1 - eps)
+    return -(target * tf.math.log(p) + (1 - target) * tf.math.log(1 - p))
+
+
+@_graph_aware
+def sigmoid(x):
+    """Elementwise logistic sigmoid.
+
+    Example:
+        >>> K.eval(K.sigmoid(K.variable([0.])))
+        array([0.5], dtype=float32)
+    """
+    return tf.sigmoid(_to_tensor(x))
+
+
+@_graph_aware
+def hard_sigmoid(x):
+    """Piecewise-linear sigmoid: ``clip(0.2 x + 0.5, 0, 1)``.
+
+    Example:
+        >>> K.eval(K.hard_sigmoid(K.variable([0., 5.])))
+        array([0.5, 1.], dtype=float32)
+    """
+    x = _to_tensor(x)
+    out = _float_like(x, 0.2) * x + _float_like(x, 0.5)
+    return tf.clip_by_value(out, _float_like(x, 0.), _float_like(x, 1.))
+
+
+@_graph_aware
+def tanh(x):
+    """Elementwise hyperbolic tangent.
+
+    Example:
+        >>> K.eval(K.tanh(K.variable([0.])))
+        array([0.], dtype=float32)
+    """
+    return tf.tanh(_to_tensor(x))
+
+
+@_graph_aware
+def dropout(x, level, noise_shape=None, seed=None):
+    """Inverted dropout: zero entries with probability ``level`` and scale the
+    kept ones by ``1 / (1 - level)``. Always drops (combine with
+    ``in_train_phase`` to apply it only in training).
+
+    Args:
+        x: tensor.
+        level: float in ``[0, 1)``.
+        noise_shape: optional shape broadcastable to ``x`` for the mask.
+        seed: optional int. Eager calls with a seed are reproducible from
+            process start; inside a compiled function every call draws a new
+            mask (the op's seeded sequence).
+
+    Raises:
+        ValueError: when ``level`` is outside ``[0, 1)``.
+
+    Example:
+        >>> y = K.dropout(K.ones((2, 4)), 0.5, seed=1)
+    """
+    if not isinstance(level, (tf.Tensor, tf.Variable)):
+        if isinstance(level, bool) or not isinstance(level, (int, float, np.integer,
+                                                             np.floating)) \
+                or not 0 <= level < 1:
+            raise ValueError('level: the dropout rate must be in [0, 1), got %r' % (level,))
+    x = _to_tensor(x)
+    if noise_shape is not None and isinstance(noise_shape, (list, tuple)):
+        dims = _dyn_dims(x)
+        noise_shape = _shape_arg([dims[i] if d is None else d
+                                  for i, d in enumerate(noise_shape)])
+    if seed is not None and tf.executing_eagerly():
+        return tf.nn.experimental.stateless_dropout(
+            x, rate=level, seed=_stateless_seed(seed), noise_shape=noise_shape)
+    return tf.nn.dropout(x, rate=level, noise_shape=noise_shape,
+                         seed=None if seed is None else int(seed))
+
+
+@_graph_aware
+def l2_normalize(x, axis=None):
+    """``x / sqrt(max(sum(x ** 2, axis, keepdims=True), 1e-12))``; None: all axes.
+
+    Example:
+        >>> K.eval(K.l2_normalize(K.variable([3., 4.])))
+        array([0.6, 0.8], dtype=float32)
+    """
+    x = _to_tensor(x)
+    return tf.math.l2_normalize(x, axis=_axis_arg(x, axis), epsilon=1e-12)
+
+
+@_graph_aware
+def in_top_k(predictions, targets, k):
+    """Whether each target class is within the top ``k`` predictions.
+
+    Args:
+        predictions: ``(batch, classes)`` float tensor.
+        targets: ``(batch,)`` integer class ids.
+        k: int.
+
+    Returns:
+        bool ``(batch,)``: True when fewer than ``k`` classes score strictly
+        higher than the target (ties count as in); a non-finite target score
+        gives False.
+
+    Example:
+        >>> K.eval(K.in_top_k(K.variable([[.1, .9]]), K.constant([1], 'int32'), 1))
+        array([ True])
+    """
+    predictions = tf.cast(_to_tensor(predictions), 'float32')
+    targets = _to_tensor(targets)
+    if targets.dtype not in (tf.int32, tf.int64):
+        targets = tf.cast(targets, 'int32')
+    return tf.math.in_top_k(targets, predictions, int(k))
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+def _to_cl(x, data_format, rank):
+    """Move channels last when ``data_format`` is channels_first."""
+    if data_format == 'channels_first':
+        return tf.transpose(x, _to_channels_last_perm(rank + 2))
+    return x
+
+
+def _from_cl(x, data_format, rank):
+    if data_format == 'channels_first':
+        return tf.transpose(x, _to_channels_first_perm(rank + 2))
+    return x
+
+
+def _explicit_pad(x, kernel_sizes, strides, dilations, padding):
+    """Zero-pad the spatial axes of a channels_last ``x`` for ``padding``;
+    returns the padded tensor (padding then becomes 'valid')."""
+    static = x.shape.as_list()
+    pads = [[0, 0]]
+    for i, (k, s, d) in enumerate(zip(kernel_sizes, strides, dilations)):
+        length = static[i + 1]
+        if padding == 'same' and length is None:
+            raise ValueError('padding: \'same\' with strides > 1 and dilation_rate > 1 needs '
+                             'static spatial sizes, got shape %s' % (tuple(static),))
+        pads.append(list(_padding_amounts(length, k, s, d, padding)))
+    pads.append([0, 0])
+    if py_all(p == [0, 0] for p in pads):
+        return x
+    return tf.pad(x, pads)
+
+
+def _conv_core(x, conv, kernel_sizes, strides, dilations, padding):
+    """Run ``conv(x, strides, padding, dilations)`` on a channels_last ``x``.
+
+    'causal' becomes left padding; strides and dilations both above 1 are
+    computed as an explicitly padded stride-1 dilated conv subsampled by
+    the strides (same result as TensorFlow's definition).
+    """
+    if padding == 'causal':
+        x = _explicit_pad(x, kernel_sizes, strides, dilations, 'causal')
+        padding = 'valid'
+    if py_any(s > 1 for s in strides) and py_any(d > 1 for d in dilations):
+        x = _explicit_pad(x, kernel_sizes, strides, dilations, padding)
+        out = conv(x, (1,) * len(strides), 'VALID', dilations)
+        slices = [py_slice(None)] + [py_slice(None, None, s) for s in strides] + \
+            [py_slice(None)]
+        return out[tuple(slices)]
+    return conv(x, strides, padding.upper(), dilations)
+
+
+def _check_kernel(kernel, rank, name='kernel'):
+    kernel = _to_tensor(kernel)
+    if kernel.shape.rank is not None and kernel.shape.rank != rank:
+        raise ValueError('%s: expected a rank-%d kernel, got shape %s'
+                         % (name, rank, tuple(kernel.shape.as_list())))
+    return kernel
+
+
+def _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, rank, allow_causal):
+    data_format = normalize_data_format(data_format)
+    padding = _normalize_padding(padding, allow_causal=allow_causal)
+    strides = _normalize_tuple(strides, rank, 'strides')
+    dilation_rate = _normalize_tuple(dilation_rate, rank, 'dilation_rate')
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
+    kernel = _check_kernel(kernel, rank + 2)
+    if kernel.dtype != x.dtype:
+        kernel = tf.cast(kernel, x.dtype)
+    ksizes = tuple(kernel.shape.as_list()[:rank])
+    x = _to_cl(x, data_format, rank)
+
+    def conv(inp, s, p, d):
+        return tf.nn.convolution(inp, kernel, strides=list(s), padding=p, dilations=list(d))
+    out = _conv_core(x, conv, ksizes, strides, dilation_rate, padding)
+    return _from_cl(out, data_format, rank)
+
+
+@_graph_aware
+def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
+    """1-D convolution.
+
+    Args:
+        x: ``(batch, steps, in)`` (channels_last) or ``(batch, in, steps)``.
+        kernel: ``(k, in, out)``.
+        strides, dilation_rate: int.
+        padding: 'valid', 'same' or 'causal' (left padding of
+            ``(k - 1) * dilation``).
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        ``(batch, new_steps, out)`` in the data format.
+
+    Raises:
+        ValueError: for bad padding, data_format, strides or ranks.
+
+    Example:
+        >>> K.int_shape(K.conv1d(K.zeros((1, 10, 3)), K.zeros((3, 3, 8)), padding='causal'))
+        (1, 10, 8)
+    """
+    return _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, 1, True)
+
+
+@_graph_aware
+def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1)):
+    """2-D convolution.
+
+    Args:
+        x: ``(batch, rows, cols, in)`` (channels_last) or ``(batch, in, rows, cols)``.
+        kernel: ``(kh, kw, in, out)``.
+        strides, dilation_rate: int or 2 ints.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        4-D tensor in the data format.
+
+    Raises:
+        ValueError: for bad padding, data_format, strides or ranks.
+
+    Example:
+        >>> K.int_shape(K.conv2d(K.zeros((1, 5, 5, 3)), K.zeros((3, 3, 3, 4))))
+        (1, 3, 3, 4)
+    """
+    return _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, 2, False)
+
+
+@_graph_aware
+def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1, 1)):
+    """3-D convolution.
+
+    Args:
+        x: ``(batch, d, h, w, in)`` (channels_last) or ``(batch, in, d, h, w)``.
+        kernel: ``(kd, kh, kw, in, out)``.
+        strides, dilation_rate: int or 3 ints.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        5-D tensor in the data format.
+
+    Example:
+        >>> K.int_shape(K.conv3d(K.zeros((1, 4, 4, 4, 2)), K.zeros((2, 2, 2, 2, 3))))
+        (1, 3, 3, 3, 3)
+    """
+    return _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, 3, False)
+
+
+def _depthwise_cl(x, depthwise_kernel, strides, padding, dilation_rate):
+    """Depthwise 2-D conv of a channels_last ``x``."""
+    ksizes = tuple(depthwise_kernel.shape.as_list()[:2])
+
+    def conv(inp, s, p, d):
+        return tf.nn.depthwise_conv2d(inp, depthwise_kernel, strides=[1, s[0], s[1], 1],
+                                      padding=p, dilations=list(d))
+    return _conv_core(x, conv, ksizes, strides, dilation_rate, padding)
+
+
+@_graph_aware
+def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_format=None,
+                     dilation_rate=(1, 1)):
+    """Depthwise 2-D convolution: each input channel convolved with its own
+    ``multiplier`` filters; output channel ``c * multiplier + m``.
+
+    Args:
+        x: 4-D tensor in the data format.
+        depthwise_kernel: ``(kh, kw, in, multiplier)``.
+        strides, dilation_rate: int or 2 ints.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        4-D tensor with ``in * multiplier`` channels.
+
+    Example:
+        >>> K.int_shape(K.depthwise_conv2d(K.zeros((1, 5, 5, 3)), K.zeros((3, 3, 3, 2))))
+        (1, 3, 3, 6)
+    """
+    data_format = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    strides = _normalize_tuple(strides, 2, 'strides')
+    dilation_rate = _normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (4,), 'x', '4-D')
+    dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
+    if dk.dtype != x.dtype:
+        dk = tf.cast(dk, x.dtype)
+    out = _depthwise_cl(_to_cl(x, data_format, 2), dk, strides, padding, dilation_rate)
+    return _from_cl(out, data_format, 2)
+
+
+@_graph_aware
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """Separable 2-D convolution: depthwise, then a 1x1 (pointwise) conv.
+
+    Args:
+        x: 4-D tensor in the data format.
+        depthwise_kernel: ``(kh, kw, in, multiplier)``.
+        pointwise_kernel: ``(1, 1, in * multiplier, out)``.
+        strides, dilation_rate: int or 2 ints.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        4-D tensor with ``out`` channels.
+
+    Example:
+        >>> K.int_shape(K.separable_conv2d(K.zeros((1, 5, 5, 3)), K.zeros((3, 3, 3, 2)),
+        ...                                K.zeros((1, 1, 6, 4))))
+        (1, 3, 3, 4)
+    """
+    data_format = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    strides = _normalize_tuple(strides, 2, 'strides')
+    dilation_rate = _normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (4,), 'x', '4-D')
+    dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
+    pk = _check_kernel(pointwise_kernel, 4, 'pointwise_kernel')
+    dk, pk = tf.cast(dk, x.dtype), tf.cast(pk, x.dtype)
+    out = _depthwise_cl(_to_cl(x, data_format, 2), dk, strides, padding, dilation_rate)
+    out = tf.nn.convolution(out, pk, strides=[1, 1], padding='VALID')
+    return _from_cl(out, data_format, 2)
+
+
+@_graph_aware
+def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
+                     data_format=None, dilation_rate=1):
+    """Separable 1-D convolution: depthwise, then a pointwise conv.
+
+    Args:
+        x: 3-D tensor in the data format.
+        depthwise_kernel: ``(k, in, multiplier)``.
+        pointwise_kernel: ``(1, in * multiplier, out)``.
+        strides, dilation_rate: int.
+        padding: 'valid', 'same' or 'causal'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        3-D tensor with ``out`` channels.
+
+    Example:
+        >>> K.int_shape(K.separable_conv1d(K.zeros((1, 10, 3)), K.zeros((3, 3, 2)),
+        ...                                K.zeros((1, 6, 4))))
+        (1, 8, 4)
+    """
+    data_format = normalize_data_format(data_format)
+    padding = _normalize_padding(padding, allow_causal=True)
+    strides = _normalize_tuple(strides, 1, 'strides')
+    dilation_rate = _normalize_tuple(dilation_rate, 1, 'dilation_rate')
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (3,), 'x', '3-D')
+    dk = tf.cast(_check_kernel(depthwise_kernel, 3, 'depthwise_kernel'), x.dtype)
+    pk = tf.cast(_check_kernel(pointwise_kernel, 3, 'pointwise_kernel'), x.dtype)
+    x = _to_cl(x, data_format, 1)
+    if padding == 'causal':
+        x = _explicit_pad(x, (dk.shape[0],), strides, dilation_rate, 'causal')
+        padding = 'valid'
+    x4 = tf.expand_dims(x, 1)
+    out = _depthwise_cl(x4, tf.expand_dims(dk, 0), (1,) + strides, padding,
+                        (1,) + dilation_rate)
+    out = tf.nn.convolution(out, tf.expand_dims(pk, 0), strides=[1, 1], padding='VALID')
+    out = tf.squeeze(out, 1)
+    return _from_cl(out, data_format, 1)
+
+
+def _transpose_output_shape(x_cl, output_shape, data_format, rank):
+    """Channels_last output shape for a transposed conv (batch may be None)."""
+    try:
+        shp = [None if d is None else d for d in output_shape]
+    except TypeError:
+        shp = None
+    if shp is None or isinstance(output_shape, (tf.Tensor, tf.Variable)):
+        out = tf.cast(output_shape, 'int32')
+        if data_format == 'channels_first':
+            out = tf.gather(out, list(_to_channels_last_perm(rank + 2)))
+        return out, None
+    if len(shp) != rank + 2:
+        raise ValueError('output_shape: expected %d entries (batch, spatial..., channels in '
+                         'the data format), got %r' % (rank + 2, output_shape))
+    if data_format == 'channels_first':
+        shp = [shp[i] for i in _to_channels_last_perm(rank + 2)]
+    static = [None if isinstance(d, (tf.Tensor, tf.Variable)) else
+              (None if d is None else int(d)) for d in shp]
+    dyn = list(static)
+    if dyn[0] is None:
+        dyn[0] = tf.shape(x_cl)[0]
+    for i, d in enumerate(shp):
+        if isinstance(d, (tf.Tensor, tf.Variable)):
+            dyn[i] = d
+    if py_any(d is None for d in dyn[1:]):
+        raise ValueError('output_shape: only the batch entry may be None, got %r'
+                         % (output_shape,))
+    return _shape_arg(dyn), static
+
+
+def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dilation_rate,
+                    rank):
+    data_format = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    strides = _normalize_tuple(strides, rank, 'strides')
+    dilation_rate = _normalize_tuple(dilation_rate, rank, 'dilation_rate')
+    if py_any(s > 1 for s in strides) and py_any(d > 1 for d in dilation_rate):
+        raise ValueError('dilation_rate: a transposed conv cannot have both strides %r and '
+                         'dilation_rate %r above 1' % (strides, dilation_rate))
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
+    kernel = tf.cast(_check_kernel(kernel, rank + 2), x.dtype)
+    x = _to_cl(x, data_format, rank)
+    out_shape, static = _transpose_output_shape(x, output_shape, data_format, rank)
+    ks = kernel.shape.as_list()
+    in_static = x.shape.as_list()
+    if static is not None:
+        if ks[rank] is not None and static[-1] != ks[rank]:
+            raise ValueError('output_shape: %d output channels, but the kernel %s has %s '
+                             '(kernel layout: spatial..., out, in)'
+                             % (static[-1], tuple(ks), ks[rank]))
+        for i in range(rank):
+            if in_static[i + 1] is not None and ks[i] is not None and _conv_output_length(
+                    static[i + 1], ks[i], padding, strides[i],
+                    dilation_rate[i]) != in_static[i + 1]:
+                raise ValueError('output_shape: spatial size %d (axis %d) is not compatible '
+                                 'with input size %d, kernel %d, stride %d and padding %r'
+                                 % (static[i + 1], i, in_static[i + 1], ks[i], strides[i],
+                                    padding))
+    full_strides = [1] + list(strides) + [1]
+    if rank == 2:
+        out = tf.nn.conv2d_transpose(x, kernel, out_shape, full_strides,
+                                     padding=padding.upper(),
+                                     dilations=[1] + list(dilation_rate) + [1])
+    else:
+        out = tf.nn.conv3d_transpose(x, kernel, out_shape, full_strides,
+                                     padding=padding.upper(),
+                                     dilations=[1] + list(dilation_rate) + [1])
+    if static is not None:
+        out = _set_shape(out, static)
+    return _from_cl(out, data_format, rank)
+
+
+@_graph_aware
+def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """2-D transposed convolution (the gradient of ``conv2d``).
+
+    Args:
+        x: 4-D tensor in the data format.
+        kernel: ``(kh, kw, out, in)``.
+        output_shape: full output shape in the data format; its batch entry
+            may be None (taken from ``x``).
+        strides, dilation_rate: int or 2 ints (not both above 1).
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Raises:
+        ValueError: for an ``output_shape`` that a conv2d with these settings
+            cannot map back to ``x``'s spatial sizes, and bad arguments.
+
+    Example:
+        >>> K.int_shape(K.conv2d_transpose(K.zeros((1, 3, 3, 4)), K.zeros((3, 3, 2, 4)),
+        ...                                (None, 5, 5, 2)))
+        (1, 5, 5, 2)
+    """
+    return _conv_transpose(x, kernel, output_shape, strides, padding, data_format,
+                           dilation_rate, 2)
+
+
+@_graph_aware
+def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
+                     data_format=None):
+    """3-D transposed convolution (the gradient of ``conv3d``).
+
+    Args:
+        x: 5-D tensor in the data format.
+        kernel: ``(kd, kh, kw, out, in)``.
+        output_shape: full output shape in the data format (batch may be None).
+        strides: int or 3 ints.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Example:
+        >>> K.int_shape(K.conv3d_transpose(K.zeros((1, 2, 2, 2, 4)), K.zeros((2, 2, 2, 3, 4)),
+        ...                                (1, 3, 3, 3, 3)))
+        (1, 3, 3, 3, 3)
+    """
+    return _conv_transpose(x, kernel, output_shape, strides, padding, data_format,
+                           (1, 1, 1), 3)
+
+
+def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
+    data_format = normalize_data_format(data_format)
+    padding = _normalize_padding(padding)
+    pool_mode = _normalize_pool_mode(pool_mode)
+    pool_size = _normalize_tuple(pool_size, rank, 'pool_size')
+    strides = _normalize_tuple(strides, rank, 'strides')
+    x = _to_tensor(x)
+    _check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
+    x = _to_cl(x, data_format, rank)
+    fn = tf.nn.max_pool if pool_mode == 'max' else tf.nn.avg_pool
+    out = fn(x, ksize=list(pool_size), strides=list(strides), padding=padding.upper())
+    return _from_cl(out, data_format, rank)
+
+
+@_graph_aware
+def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
+    """2-D max or average pooling.
+
+    Args:
+        x: 4-D tensor in the data format.
+        pool_size, strides: int or 2 ints.
+        padding: 'valid' or 'same' (average pooling divides by the count of
+            real, unpadded cells).
+        pool_mode: 'max' or 'avg'.
+
+    Raises:
+        ValueError: for bad arguments (named).
+
+    Example:
+        >>> K.int_shape(K.pool2d(K.zeros((1, 4, 4, 3)), (2, 2), strides=(2, 2)))
+        (1, 2, 2, 3)
+    """
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2)
+
+
+@_graph_aware
+def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
+           pool_mode='max'):
+    """3-D max or average pooling (see ``pool2d``).
+
+    Example:
+        >>> K.int_shape(K.pool3d(K.zeros((1, 4, 4, 4, 3)), (2, 2, 2), strides=(2, 2, 2)))
+        (1, 2, 2, 2, 3)
+    """
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
+
+
+@_graph_aware
+def bias_add(x, bias, data_format=None):
+    """Add ``bias`` to ``x`` along the channel axis of the data format.
+
+    Args:
+        x: tensor of rank >= 2.
+        bias: 1-D of the channel size, or of rank ``ndim(x) - 1`` laid out
+            as ``x`` without the batch axis in channels_last order.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Raises:
+        ValueError: when the bias rank or size does not fit.
+
+    Example:
+        >>> K.int_shape(K.bias_add(K.zeros((2, 3, 4)), K.zeros((4,))))
+        (2, 3, 4)
+    """
+    data_format = normalize_data_format(data_format)
+    x = _to_tensor(x)
+    bias = _to_tensor(bias, x.dtype)
+    n = x.shape.rank
+    b_shape = bias.shape.as_list()
+    if len(b_shape) != 1 and len(b_shape) != n - 1:
+        raise ValueError('bias: expected a 1-D bias or one of rank %d (ndim(x) - 1), got shape '
+                         '%s' % (n - 1, tuple(b_shape)))
+    channel_axis = n - 1 if data_format == 'channels_last' else 1
+    if len(b_shape) == 1:
+        c = x.shape[channel_axis]
+        if c is not None and b_shape[0] is not None and c != b_shape[0]:
+            raise ValueError('bias: has %d entries, x has %d channels (axis %d)'
+                             % (b_shape[0], c, channel_axis))
+        if data_format == 'channels_first' and n > 2:
+            return x + tf.reshape(bias, [1, -1] + [1] * (n - 2))
+        return x + bias
+    if data_format == 'channels_first' and n > 2:
+        # As Keras: a (spatial..., channels) bias is reshaped (not transposed)
+        # to (1, channels, spatial...).
+        dims = _dyn_dims(bias)
+        return x + tf.reshape(bias, _shape_arg([1, dims[-1]] + dims[:-1]))
+    return x + tf.expand_dims(bias, 0)
+
+
+# ---------------------------------------------------------------------------
+# Random
+# ---------------------------------------------------------------------------
+
+def _stateless_seed(seed):
+    """A stateless-op seed pair for an int ``seed``: same seed, same values."""
+    seed = int(seed)
+    return tf.constant([seed & 0x7FFFFFFF, (seed >> 31) & 0x7FFFFFFF], dtype='int64')
+
+
+def _random_shape(shape):
+    if isinstance(shape, (tf.Tensor, tf.Variable)):
+        return shape
+    if isinstance(shape, (list, tuple)) and py_any(isinstance(d, (tf.Tensor, tf.Variable))
+                                                   for d in shape):
+        return _shape_arg(list(shape))
+    return _int_tuple(shape, 'shape')
+
+
+def _check_seed(seed):
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise ValueError('seed: expected an int or None, got %r' % (seed,))
+
+
+@_graph_aware
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Tensor of normal samples.
+
+    Args:
+        shape: tuple of ints (or an int32 shape tensor).
+        mean, stddev: floats.
+        dtype: ``floatx()`` when None.
+        seed: optional int. Eagerly, the same seed gives the same values
+            (reproducible from process start); in a compiled function each
+            call draws the next values of the op's seeded sequence.
+
+    Example:
+        >>> K.int_shape(K.random_normal((2, 3), seed=1))
+        (2, 3)
+    """
+    dtype = _normalize_dtype(dtype)
+    _check_seed(seed)
+    shape = _random_shape(shape)
+    if seed is not None and tf.executing_eagerly():
+        return tf.random.stateless_normal(shape, _stateless_seed(seed), mean, stddev, dtype)
+    return tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed)
+
+
+@_graph_aware
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Tensor of uniform samples in ``[minval, maxval)`` (see ``random_normal``
+    for seeds).
+
+    Example:
+        >>> K.int_shape(K.random_uniform((2, 3), seed=1))
+        (2, 3)
+    """
+    dtype = _normalize_dtype(dtype)
+    _check_seed(seed)
+    shape = _random_shape(shape)
+    if seed is not None and tf.executing_eagerly():
+        return tf.random.stateless_uniform(shape, _stateless_seed(seed), minval, maxval, dtype)
+    return tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
+
+
+@_graph_aware
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    """Tensor of Bernoulli samples: 1 with probability ``p``, else 0.
+
+    Example:
+        >>> K.int_shape(K.random_binomial((2, 3), p=0.5, seed=1))
+        (2, 3)
+    """
+    dtype = _normalize_dtype(dtype)
+    u = random_uniform(shape, 0.0, 1.0, dtype='float32', seed=seed)
+    return tf.cast(u < tf.cast(p, 'float32'), dtype)
+
+
+@_graph_aware
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples re-drawn when further than 2 stddev from ``mean``.
+
+    Example:
+        >>> K.int_shape(K.truncated_normal((2, 3), seed=1))
+        (2, 3)
+    """
+    dtype = _normalize_dtype(dtype)
+    _check_seed(seed)
+    shape = _random_shape(shape)
+    if seed is not None and tf.executing_eagerly():
+        return tf.random.stateless_truncated_normal(shape, _stateless_seed(seed), mean, stddev,
+                                                    dtype)
+    return tf.random.truncated_normal(shape, mean, stddev, dtype=dtype, seed=seed)
+
+
+# ---------------------------------------------------------------------------
+# CTC (blank = the last class)
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def ctc_label_dense_to_sparse(labels, label_lengths):
+    """Sparse form of dense CTC labels.
+
+    Args:
+        labels: ``(batch, max_len)`` integer labels.
+        label_lengths: ``(batch,)`` (or ``(batch, 1)``) lengths.
+
+    Returns:
+        ``tf.SparseTensor`` holding ``labels[i, j]`` for ``j < label_lengths[i]``
+        (dense shape = ``labels``' shape).
+
+    Example:
+        >>> st = K.ctc_label_dense_to_sparse(K.constant([[1, 2, 0]], 'int32'), K.constant([2], 'int32'))
+    """
+    labels = _to_tensor(labels)
+    lengths = tf.reshape(tf.cast(_to_tensor(label_lengths), 'int32'), [-1])
+    lab_shape = tf.shape(labels)
+    mask = tf.sequence_mask(lengths, maxlen=lab_shape[1])
+    indices = tf.where(mask)
+    values = tf.gather_nd(labels, indices)
+    return tf.SparseTensor(indices, values, tf.cast(lab_shape, 'int64'))
+
+
+@_graph_aware
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """CTC loss of each batch element.
+
+    Args:
+        y_true: ``(batch, max_label_len)`` integer labels (< classes - 1).
+        y_pred: ``(batch, T, classes)`` softmax outputs; the last class is
+            the blank.
+        input_length: ``(batch, 1)`` number of valid time steps.
+        label_length: ``(batch, 1)`` number of valid labels.
+
+    Returns:
+        ``(batch, 1)`` negative log likelihood, with
+        ``logits = log(y_pred + eps)`` renormalised by log-softmax.
+
+    Example:
+        >>> loss = K.ctc_batch_cost(labels, y_pred, in_len, lab_len)
+    """
+    y_pred = _to_tensor(y_pred)
+    label_length = tf.reshape(tf.cast(_to_tensor(label_length), 'int32'), [-1])
+    input_length = tf.reshape(tf.cast(_to_tensor(input_length), 'int32'), [-1])
+    sparse_labels = ctc_label_dense_to_sparse(y_true, label_length)
+    sparse_labels = tf.SparseTensor(sparse_labels.indices,
+                                    tf.cast(sparse_labels.values, 'int32'),
+                                    sparse_labels.dense_shape)
+    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _float_like(y_pred, epsilon()))
+    loss = tf.compat.v1.nn.ctc_loss(labels=sparse_labels, inputs=logits,
+                                    sequence_length=input_length, time_major=True)
+    return tf.expand_dims(loss, 1)
+
+
+@_graph_aware
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
+               merge_repeated=False):
+    """Decode CTC outputs (blank = the last class).
+
+    Args:
+        y_pred: ``(batch, T, classes)`` softmax outputs.
+        input_length: ``(batch,)`` (or ``(batch, 1)``) valid time steps.
+        greedy: best-path decoding when True, else beam search.
+        beam_width, top_paths: beam search settings.
+        merge_repeated: beam search only: merge repeated labels of the result.
+
+    Returns:
+        ``([decoded_1, ..., decoded_top_paths], log_prob)``: each decoded is
+        ``(batch, max_len)`` int64 padded with -1; greedy ``log_prob
+        (batch, 1)`` is minus the sum over valid steps of the max logit
+        (``logits = log(y_pred + eps)``); beam ``log_prob (batch, top_paths)``
+        is the log probability of each labelling.
+
+    Example:
+        >>> decoded, log_prob = K.ctc_decode(y_pred, K.constant([5], 'int32'))
+    """
+    y_pred = _to_tensor(y_pred)
+    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _float_like(y_pred, epsilon()))
+    if logits.dtype != tf.float32 and logits.dtype != tf.float64:
+        logits = tf.cast(logits, 'float32')
+    input_length = tf.reshape(tf.cast(_to_tensor(input_length), 'int32'), [-1])
+    if greedy:
+        decoded, log_prob = tf.nn.ctc_greedy_decoder(inputs=logits, sequence_length=input_length,
+                                                     merge_repeated=True)
+    else:
+        if int(top_paths) > int(beam_width):
+            raise ValueError('top_paths: must be <= beam_width, got %r > %r'
+                             % (top_paths, beam_width))
+        decoded, log_prob = tf.compat.v1.nn.ctc_beam_search_decoder(
+            inputs=logits, sequence_length=input_length, beam_width=int(beam_width),
+            top_paths=int(top_paths), merge_repeated=bool(merge_repeated))
+    dense = [tf.sparse.to_dense(st, default_value=-1) for st in decoded]
+    return dense, log_prob
+
+
+# ---------------------------------------------------------------------------
+# Higher-order functions
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def map_fn(fn, elems, name=None, dtype=None):
+    """Apply ``fn`` to each element of ``elems`` along axis 0 and stack.
+
+    Args:
+        fn: callable on one element.
+        elems: tensor.
+        name: optional str.
+        dtype: output dtype when it differs from ``elems``'.
+
+    Example:
+        >>> K.eval(K.map_fn(lambda r: K.sum(r), K.ones((2, 3))))
+        array([3., 3.], dtype=float32)
+    """
+    kwargs = {}
+    if dtype is not None:
+        kwargs['fn_output_signature'] = tf.as_dtype(_normalize_dtype(dtype))
+    return tf.map_fn(fn, _to_tensor(elems), name=name, **kwargs)
+
+
+@_graph_aware
+def foldl(fn, elems, initializer=None, name=None):
+    """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``.
+
+    Without ``initializer`` the first element starts.
+
+    Example:
+        >>> K.eval(K.foldl(lambda a, x: a + x, K.variable([1., 2., 3.])))
+        array(6., dtype=float32)
+    """
+    return tf.foldl(fn, _to_tensor(elems), initializer=initializer, name=name)
+
+
+@_graph_aware
+def foldr(fn, elems, initializer=None, name=None):
+    """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``.
+
+    Without ``initializer`` the last element starts.
+
+    Example:
+        >>> K.eval(K.foldr(lambda a, x: a + x, K.variable([1., 2., 3.])))
+        array(6., dtype=float32)
+    """
+    return tf.foldr(fn, _to_tensor(elems), initializer=initializer, name=name)
+
+
+# ---------------------------------------------------------------------------
+# Locally connected layers
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """1-D convolution with unshared weights.
+
+    Args:
+        inputs: ``(batch, steps, in)`` (channels_last) or ``(batch, in, steps)``.
+        kernel: ``(out_steps, k * in, filters)``; each patch is flattened in
+            ``(k, in)`` order.
+        kernel_size: int or 1 int.
+        strides: int or 1 int.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        ``(batch, out_steps, filters)`` (``(batch, filters, out_steps)`` for
+        channels_first).
+
+    Example:
+        >>> K.int_shape(K.local_conv1d(K.zeros((2, 5, 3)), K.zeros((3, 9, 4)), 3, 1))
+        (2, 3, 4)
+    """
+    data_format = normalize_data_format(data_format)
+    k = _normalize_tuple(kernel_size, 1, 'kernel_size')[0]
+    s = _normalize_tuple(strides, 1, 'strides')[0]
+    x = _to_tensor(inputs)
+    _check_ndim(x.shape.rank, (3,), 'inputs', '3-D')
+    kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
+    x = _to_cl(x, data_format, 1)
+    out_len = kernel.shape[0]
+    if out_len is None:
+        raise ValueError('kernel: the number of output steps (axis 0) must be static')
+    batch = _dyn_dims(x)[0]
+    patches = [tf.reshape(x[:, i * s:i * s + k, :], _shape_arg([batch, -1]))
+               for i in range(out_len)]
+    stacked = tf.stack(patches, 0)            # (out_len, batch, k * in)
+    out = tf.matmul(stacked, kernel)          # (out_len, batch, filters)
+    out = tf.transpose(out, [1, 0, 2])
+    return _from_cl(out, data_format, 1)
+
+
+@_graph_aware
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """2-D convolution with unshared weights.
+
+    Args:
+        inputs: 4-D tensor in the data format.
+        kernel: ``(out_rows * out_cols, kh * kw * in, filters)``; patches are
+            flattened ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)``
+            for channels_first.
+        kernel_size, strides: int or 2 ints.
+        output_shape: ``(out_rows, out_cols)``.
+        data_format: 'channels_last' or 'channels_first' (None: default).
+
+    Returns:
+        ``(batch, out_rows, out_cols, filters)`` or
+        ``(batch, filters, out_rows, out_cols)``.
+
+    Example:
+        >>> K.int_shape(K.local_conv2d(K.zeros((2, 4, 4, 3)), K.zeros((4, 27, 5)), (3, 3),
+        ...                            (1, 1), (2, 2)))
+        (2, 2, 2, 5)
+    """
+    data_format = normalize_data_format(data_format)
+    kh, kw = _normalize_tuple(kernel_size, 2, 'kernel_size')
+    sh, sw = _normalize_tuple(strides, 2, 'strides')
+    rows, cols = _normalize_tuple(output_shape, 2, 'output_shape')
+    x = _to_tensor(inputs)
+    _check_ndim(x.shape.rank, (4,), 'inputs', '4-D')
+    kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
+    if kernel.shape[0] is not None and kernel.shape[0] != rows * cols:
+        raise ValueError('kernel: axis 0 has %d entries, output_shape %r needs %d'
+                         % (kernel.shape[0], (rows, cols), rows * cols))
+    batch = _dyn_dims(x)[0]
+    patches = []
+    for i in range(rows):
+        for j in range(cols):
+            if data_format == 'channels_last':
+                p = x[:, i * sh:i * sh + kh, j * sw:j * sw + kw, :]
+            else:
+                p = x[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw]
+            patches.append(tf.reshape(p, _shape_arg([batch, -1])))
+    stacked = tf.stack(patches, 0)            # (rows * cols, batch, features)
+    out = tf.matmul(stacked, kernel)          # (rows * cols, batch, filters)
+    filters = kernel.shape[2]
+    out = tf.reshape(out, _shape_arg([rows, cols, batch, -1 if filters is None else filters]))
+    if data_format == 'channels_last':
+        return tf.transpose(out, [2, 0, 1, 3])
+    return tf.transpose(out, [2, 3, 0, 1])
+
+
+# ---------------------------------------------------------------------------
+# The rest
+# ---------------------------------------------------------------------------
+
+@_graph_aware
+def size(x, name=None):
+    """Number of scalars in ``x``, as a scalar int32 tensor.
+
+    Example:
+        >>> K.eval(K.size(K.zeros((2, 3))))
+        6
+    """
+    if isinstance(x, tf.SparseTensor):
+        return tf.cast(tf.reduce_prod(x.dense_shape), 'int32')
+    return tf.size(_to_tensor(x), name=name, out_type=tf.int32)
+
+
+def pattern_broadcast(x, broadcastable):
+    """Theano's broadcast pattern: on TensorFlow, check it against ``ndim(x)``
+    and return ``x`` (TensorFlow broadcasts any length-1 axis).
+
+    Args:
+        x: tensor.
+        broadcastable: sequence of bools, one per axis.
+
+    Raises:
+        ValueError: when the pattern length differs from ``ndim(x)``.
+
+    Example:
+        >>> y = K.pattern_broadcast(K.zeros((1, 3)), (True, False))
+    """
+    try:
+        pattern = [bool(b) for b in broadcastable]
+    except TypeError:
+        raise ValueError('broadcastable: expected a sequence of bools, got %r'
+                         % (broadcastable,))
+    n = ndim(x)
+    if n is not None and len(pattern) != n:
+        raise ValueError('broadcastable: expected %d entries (one per axis of x), got %r'
+                         % (n, broadcastable))
+    return x
+
+
+def get_variable_shape(x):
+    """Static shape of a variable (same as ``int_shape``).
+
+    Example:
+        >>> K.get_variable_shape(K.zeros((2, 3)))
+        (2, 3)
+    """
+    return int_shape(x)
+
+
+globals().update(common.legacy_aliases(sys.modules[__name__]))
