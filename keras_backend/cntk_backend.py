@@ -154,6 +154,23 @@ def _unbatch(y, like):
     return y
 
 
+def _empty(shape, dtype):
+    """A constant with a zero-size static ``shape``.
+
+    CNTK cannot store or compute zero-element values (reading one aborts the
+    process), so the constant is built from a scalar and never read: ``eval``
+    and ``function`` return ``np.zeros(shape)`` for it (see ``_leaf_value``).
+    """
+    return C.constant(0., shape=tuple(shape), dtype=np.dtype(dtype))
+
+
+def _leaf_value(v):
+    """numpy value of a parameter or constant (zero-size ones are not read)."""
+    if builtins.any(d == 0 for d in v.shape):
+        return np.zeros(tuple(v.shape), dtype=v.dtype)
+    return np.array(v.value)
+
+
 def _input_like(x):
     """UserFunction inputs must be computed tensors: alias plain inputs."""
     v = _var(x)
@@ -329,15 +346,24 @@ def clear_session():
     """Reset uids, the learning phase (a fresh placeholder) and cached state.
 
     CNTK keeps no global graph, so nothing else needs to be dropped.
+
+    Example:
+        >>> K.clear_session(); K.get_uid('dense')
+        1
     """
     global _LEARNING_PHASE_PLACEHOLDER, _LEARNING_PHASE
     reset_uids()
+    _SHAPE_SOURCES.clear()
     _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
     _LEARNING_PHASE = None
 
 
 def manual_variable_initialization(value):
-    """Store the flag; CNTK variables are always initialised at creation."""
+    """Store the flag; CNTK variables are always initialised at creation.
+
+    Example:
+        >>> K.manual_variable_initialization(False)
+    """
     global _MANUAL_VAR_INIT
     _MANUAL_VAR_INIT = bool(value)
 
@@ -364,7 +390,12 @@ class _SparseLabels(object):
 
 
 def is_sparse(tensor):
-    """True for a sparse CNTK input and for ``ctc_label_dense_to_sparse`` results."""
+    """True for a sparse CNTK input and for ``ctc_label_dense_to_sparse`` results.
+
+    Example:
+        >>> K.is_sparse(K.placeholder((None, 5), sparse=True))
+        True
+    """
     if isinstance(tensor, _SparseLabels):
         return True
     return _is_cntk(tensor) and bool(_var(tensor).is_sparse)
@@ -425,7 +456,12 @@ def variable(value, dtype=None, name=None, constraint=None):
 
 
 def is_variable(x):
-    """True for CNTK parameters (what ``variable`` returns)."""
+    """True for CNTK parameters (what ``variable`` returns).
+
+    Example:
+        >>> K.is_variable(K.variable(1.)), K.is_variable(K.constant(1.))
+        (True, False)
+    """
     return _is_cntk(x) and bool(_var(x).is_parameter)
 
 
@@ -448,7 +484,12 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 def is_tensor(x):
-    """True for any CNTK tensor (Variable or Function)."""
+    """True for any CNTK tensor (Variable or Function).
+
+    Example:
+        >>> K.is_tensor(K.variable(1.)), K.is_tensor(np.ones(2))
+        (True, False)
+    """
     return _is_cntk(x) or isinstance(x, _SparseLabels)
 
 
@@ -457,6 +498,10 @@ def is_keras_tensor(x):
 
     Raises:
         ValueError: when ``x`` is not a CNTK tensor.
+
+    Example:
+        >>> K.is_keras_tensor(K.placeholder((2,)) * 2), K.is_keras_tensor(K.variable(1.))
+        (True, False)
     """
     if not is_tensor(x):
         raise ValueError('is_keras_tensor: expected a symbolic tensor, got %s' % type(x).__name__)
@@ -508,7 +553,12 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
 
 
 def is_placeholder(x):
-    """True only for placeholders (CNTK input variables)."""
+    """True only for placeholders (CNTK input variables).
+
+    Example:
+        >>> K.is_placeholder(K.placeholder((2,))), K.is_placeholder(K.variable(1.))
+        (True, False)
+    """
     return _is_cntk(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
 
 
@@ -529,17 +579,32 @@ def int_shape(x):
 
 
 def get_variable_shape(x):
-    """Same as ``int_shape``."""
+    """Same as ``int_shape``.
+
+    Example:
+        >>> K.get_variable_shape(K.variable(np.zeros((2, 3))))
+        (2, 3)
+    """
     return int_shape(x)
 
 
 def ndim(x):
-    """Rank of ``x`` (int)."""
+    """Rank of ``x`` (int).
+
+    Example:
+        >>> K.ndim(K.placeholder((None, 3, 2)))
+        3
+    """
     return len(int_shape(x))
 
 
 def dtype(x):
-    """dtype name of ``x`` ('float32' or 'float64' on CNTK)."""
+    """dtype name of ``x`` ('float32' or 'float64' on CNTK).
+
+    Example:
+        >>> K.dtype(K.variable(1.))
+        'float32'
+    """
     if isinstance(x, _SparseLabels):
         x = x.dense
     if not _is_cntk(x):
@@ -548,7 +613,12 @@ def dtype(x):
 
 
 def count_params(x):
-    """Number of scalars in ``x`` (product of its static shape)."""
+    """Number of scalars in ``x`` (product of its static shape).
+
+    Example:
+        >>> K.count_params(K.variable(np.zeros((2, 3))))
+        6
+    """
     return int(np.prod([d for d in int_shape(x)]))
 
 
@@ -557,15 +627,33 @@ def shape(x):
 
     Static shapes give a constant; shapes with free dims read the value at
     run time through a numpy graph node.
+
+    Example:
+        >>> x = K.placeholder((None, 3))
+        >>> K.function([x], [K.shape(x)])([np.zeros((4, 3))])[0]
+        array([4., 3.], dtype=float32)
     """
     s = int_shape(x)
     if builtins.all(d is not None for d in s):
         return C.constant(np.asarray(s, dtype=_np_dtype()))
-    return _numpy_op([x], lambda v: [np.asarray(v.shape)], [(len(s),)], name='shape')[0]
+    out = _numpy_op([x], lambda v: [np.asarray(v.shape)], [(len(s),)], name='shape')[0]
+    _SHAPE_SOURCES[out.uid] = _tensor(x)
+    return out
+
+
+#: uid of a ``shape(x)`` result -> ``x``: random ops given ``K.shape(x)`` draw
+#: with CNTK's ``*_like`` ops on ``x`` instead of reading the shape's value.
+_SHAPE_SOURCES = {}
 
 
 def size(x, name=None):
-    """Number of elements of ``x`` as a scalar tensor."""
+    """Number of elements of ``x`` as a scalar tensor.
+
+    Example:
+        >>> x = K.placeholder((None, 3))
+        >>> K.function([x], [K.size(x)])([np.zeros((4, 3))])[0]
+        array(12., dtype=float32)
+    """
     s = int_shape(x)
     if builtins.all(d is not None for d in s):
         return C.constant(np.asarray(np.prod(s), dtype=_np_dtype()))
@@ -611,7 +699,7 @@ def _evaluate(tensors, feed=None):
     result = []
     for kind, p in pos:
         if kind == 'value':
-            result.append(np.array(p.value))
+            result.append(_leaf_value(p))
         else:
             result.append(values[p])
     return result
@@ -632,12 +720,22 @@ def eval(x):
 
 
 def get_value(x):
-    """Value of a variable as a numpy array."""
+    """Value of a variable as a numpy array.
+
+    Example:
+        >>> K.get_value(K.variable([1., 2.]))
+        array([1., 2.], dtype=float32)
+    """
     return eval(x)
 
 
 def batch_get_value(ops):
-    """Values of a list of tensors (list of numpy arrays)."""
+    """Values of a list of tensors (list of numpy arrays).
+
+    Example:
+        >>> K.batch_get_value([K.variable(1.), K.variable([2.])])
+        [array(1., dtype=float32), array([2.], dtype=float32)]
+    """
     return _evaluate(list(ops)) if ops else []
 
 
@@ -646,6 +744,10 @@ def set_value(x, value):
 
     Raises:
         ValueError: when ``x`` is not a variable or the shapes differ.
+
+    Example:
+        >>> v = K.variable([1., 2.]); K.set_value(v, [3., 4.]); K.get_value(v)
+        array([3., 4.], dtype=float32)
     """
     if not is_variable(x):
         raise ValueError('set_value: x must be a variable, got %r' % (x,))
@@ -658,7 +760,12 @@ def set_value(x, value):
 
 
 def batch_set_value(tuples):
-    """``set_value`` for each ``(variable, value)`` pair (all checked first)."""
+    """``set_value`` for each ``(variable, value)`` pair (all checked first).
+
+    Example:
+        >>> v = K.variable([1.]); K.batch_set_value([(v, [5.])]); K.get_value(v)
+        array([5.], dtype=float32)
+    """
     tuples = list(tuples)
     for x, value in tuples:
         if not is_variable(x):
@@ -671,19 +778,35 @@ def batch_set_value(tuples):
 
 
 def zeros(shape, dtype=None, name=None):
-    """A variable of zeros."""
+    """A variable of zeros.
+
+    Example:
+        >>> K.eval(K.zeros((2,)))
+        array([0., 0.], dtype=float32)
+    """
     return variable(np.zeros(tuple(shape) if not isinstance(shape, int) else (shape,)),
                     dtype, name)
 
 
 def ones(shape, dtype=None, name=None):
-    """A variable of ones."""
+    """A variable of ones.
+
+    Example:
+        >>> K.eval(K.ones((2,)))
+        array([1., 1.], dtype=float32)
+    """
     return variable(np.ones(tuple(shape) if not isinstance(shape, int) else (shape,)),
                     dtype, name)
 
 
 def eye(size, dtype=None, name=None):
-    """An identity-matrix variable; ``size`` int or ``(rows, cols)``."""
+    """An identity-matrix variable; ``size`` int or ``(rows, cols)``.
+
+    Example:
+        >>> K.eval(K.eye((2, 3)))
+        array([[1., 0., 0.],
+               [0., 1., 0.]], dtype=float32)
+    """
     if isinstance(size, (tuple, list)):
         if len(size) != 2:
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
@@ -692,31 +815,56 @@ def eye(size, dtype=None, name=None):
 
 
 def zeros_like(x, dtype=None, name=None):
-    """Zeros with the shape of ``x``."""
+    """Zeros with the shape of ``x``.
+
+    Example:
+        >>> K.eval(K.zeros_like(K.variable([1., 2.])))
+        array([0., 0.], dtype=float32)
+    """
     z = C.zeros_like(_tensor(x))
     return cast(z, dtype) if dtype is not None else z
 
 
 def ones_like(x, dtype=None, name=None):
-    """Ones with the shape of ``x``."""
+    """Ones with the shape of ``x``.
+
+    Example:
+        >>> K.eval(K.ones_like(K.variable([1., 2.])))
+        array([1., 1.], dtype=float32)
+    """
     o = C.ones_like(_tensor(x))
     return cast(o, dtype) if dtype is not None else o
 
 
 def identity(x, name=None):
-    """A copy of ``x`` (``C.alias``... computed as ``x + 0``)."""
+    """A copy of ``x`` (``C.alias``... computed as ``x + 0``).
+
+    Example:
+        >>> K.eval(K.identity(K.variable([1., 2.])))
+        array([1., 2.], dtype=float32)
+    """
     x = _tensor(x)
     return C.plus(x, _like(x, 0), name=name or '')
 
 
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    """A variable drawn from U(low, high) (numpy RandomState(seed))."""
+    """A variable drawn from U(low, high) (numpy RandomState(seed)).
+
+    Example:
+        >>> K.int_shape(K.random_uniform_variable((2, 3), 0., 1., seed=1))
+        (2, 3)
+    """
     rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
     return variable(rng.uniform(low, high, size=tuple(shape)), dtype, name)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    """A variable drawn from N(mean, scale**2) (numpy RandomState(seed))."""
+    """A variable drawn from N(mean, scale**2) (numpy RandomState(seed)).
+
+    Example:
+        >>> K.int_shape(K.random_normal_variable((2, 3), 0., 1., seed=1))
+        (2, 3)
+    """
     rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
     return variable(rng.normal(mean, scale, size=tuple(shape)), dtype, name)
 
@@ -726,6 +874,10 @@ def cast(x, dtype):
 
     Float dtypes use ``C.cast``; integer dtypes truncate toward zero and bool
     gives 0/1, both kept in ``floatx()`` (CNTK has float tensors only).
+
+    Example:
+        >>> K.eval(K.cast(K.variable([-1.5, 2.7]), 'int32'))
+        array([-1.,  2.], dtype=float32)
     """
     name = _normalize_dtype(dtype)
     x = _tensor(x)
@@ -745,7 +897,13 @@ def cast(x, dtype):
 # ---------------------------------------------------------------------------
 
 def update(x, new_x):
-    """An update ``x <- new_x`` (a ``C.assign`` node) for ``function(updates=...)``."""
+    """An update ``x <- new_x`` (a ``C.assign`` node) for ``function(updates=...)``.
+
+    Example:
+        >>> v = K.variable([1.]); K.function([], [], updates=[K.update(v, [3.])])([])
+        >>> K.get_value(v)
+        array([3.], dtype=float32)
+    """
     if not is_variable(x):
         raise ValueError('update: x must be a variable, got %r' % (x,))
     new_x = _tensor(new_x, dtype=dtype(x))
@@ -753,19 +911,38 @@ def update(x, new_x):
 
 
 def update_add(x, increment):
-    """An update ``x <- x + increment``."""
+    """An update ``x <- x + increment``.
+
+    Example:
+        >>> v = K.variable([1.]); K.function([], [], updates=[K.update_add(v, 2.)])([])
+        >>> K.get_value(v)
+        array([3.], dtype=float32)
+    """
     x_, inc = _pair(x, increment)
     return update(x, C.plus(x_, inc))
 
 
 def update_sub(x, decrement):
-    """An update ``x <- x - decrement``."""
+    """An update ``x <- x - decrement``.
+
+    Example:
+        >>> v = K.variable([1.]); K.function([], [], updates=[K.update_sub(v, 2.)])([])
+        >>> K.get_value(v)
+        array([-1.], dtype=float32)
+    """
     x_, dec = _pair(x, decrement)
     return update(x, C.minus(x_, dec))
 
 
 def moving_average_update(x, value, momentum):
-    """An update ``x <- x * momentum + value * (1 - momentum)``."""
+    """An update ``x <- x * momentum + value * (1 - momentum)``.
+
+    Example:
+        >>> v = K.variable([1.])
+        >>> K.function([], [], updates=[K.moving_average_update(v, K.constant([3.]), 0.5)])([])
+        >>> K.get_value(v)
+        array([2.], dtype=float32)
+    """
     x_, value = _pair(x, value)
     return update(x, x_ * _like(x_, momentum) + value * _like(x_, 1. - momentum))
 
@@ -798,6 +975,7 @@ class Function(object):
             if not (_is_cntk(i) and _var(i).is_input) and not isinstance(i, int):
                 raise ValueError('function: inputs must be placeholders, got %r' % (i,))
         self._graph = None
+        self._train = None
         self.name = name
 
     def _build(self):
@@ -814,38 +992,120 @@ class Function(object):
                 heads.append(v if not v.is_input else C.plus(v, _like(v, 0)).output)
             self._slots.append(('out', seen[v.uid]))
         self._n_heads = len(heads)
+        self._train = self._training_plan(heads)
+        if self._train is not None:
+            # outputs and the loss in one forward pass; the updates run in the learner
+            loss = self._train['loss']
+            if loss.uid not in set(h.uid for h in heads):
+                heads = heads + [loss]
+            self._graph = C.combine(heads)
+            self._train['loss'] = [o for o in self._graph.outputs if o.uid == loss.uid][0]
+            return
         heads += [_var(u) for u in self.updates]
         self._graph = C.combine(heads) if heads else None
+
+    def _training_plan(self, heads):
+        """A native plan for the usual training step, or None.
+
+        When every update that reads a ``gradients`` output differentiates one
+        loss with respect to parameters, and no update reads an input, the
+        step runs as one forward pass (outputs and loss), one backward pass
+        (CNTK's ``Function.backward``) and the updates as a CNTK
+        ``universal`` learner whose update graph is ours with the gradient
+        nodes replaced by the learner's gradients. Nothing is computed twice,
+        and the outputs still see the values from before the updates.
+        """
+        if not self.updates:
+            return None
+        upd = [_var(u) for u in self.updates]
+        grads = _gradient_vars(upd)
+        if not grads or _gradient_vars(heads):
+            return None
+        losses = dict((_GRADIENT_OF[g.uid][0].uid, _GRADIENT_OF[g.uid][0]) for g in grads)
+        if len(losses) != 1:
+            return None
+        loss = list(losses.values())[0]
+        reachable = set(p.uid for p in C.combine([loss]).parameters)
+        params = {}
+        for g in grads:
+            w = _GRADIENT_OF[g.uid][1]
+            if not w.is_parameter or w.uid not in reachable:
+                return None
+            params[w.uid] = w
+        params = list(params.values())
+        update_graph = C.combine(upd)
+        stand_ins = dict((g, C.placeholder(shape=g.shape, dynamic_axes=[])) for g in grads)
+        probe = update_graph.clone(C.CloneMethod.share, stand_ins)
+        if builtins.any(not a.is_placeholder for a in probe.arguments):
+            return None  # an update reads an input: use the general path
+
+        def update_fn(ps, gs):
+            by_param = dict((p.uid, gv) for p, gv in zip(ps, gs))
+            return update_graph.clone(C.CloneMethod.share, dict(
+                (g, by_param[_GRADIENT_OF[g.uid][1].uid]) for g in grads))
+        try:
+            learner = C.universal(update_fn, params)
+        except Exception:  # an update graph CNTK's learner cannot take
+            return None
+        return {'loss': loss, 'params': set(params), 'learner': learner}
+
+    def _plan(self):
+        """Which graph argument each input feeds (inputs the graph does not use
+        are dropped); learning-phase arguments that no input feeds get 0."""
+        by_uid = dict((a.uid, a) for a in self._graph.arguments)
+        self._feed_plan = []
+        fed = set()
+        for pos, var in enumerate(self.inputs):
+            if isinstance(var, int):
+                continue
+            uid = _var(var).uid
+            if uid in by_uid:
+                a = by_uid[uid]
+                self._feed_plan.append((pos, a, None if a.is_sparse else np.dtype(a.dtype)))
+                fed.add(uid)
+        self._defaults = dict((a, np.asarray(0., np.dtype(a.dtype))) for a in by_uid.values()
+                              if a.uid not in fed and a.name == 'keras_learning_phase')
+        self._heads = self._graph.outputs
+
+    def _train_step(self, feed):
+        """Forward, backward and learner update (see ``_training_plan``)."""
+        plan = self._train
+        loss = plan['loss']
+        state, res = self._graph.forward(feed, self._heads, keep_for_backward=set([loss]),
+                                         as_numpy=True)
+        root = {loss: np.ones_like(res[loss])}
+        grads = self._graph.backward(state, root, plan['params'], as_numpy=False)
+        C.cntk_py.Learner._update(plan['learner'], dict((p, g.data) for p, g in grads.items()),
+                                  1, False)
+        return res
 
     def __call__(self, inputs):
         if self._graph is None and (self.outputs or self.updates):
             self._build()
+            if self._graph is not None:
+                self._plan()
         if not isinstance(inputs, (list, tuple)):
             raise ValueError('function: call it with a list of values, one per input')
         if len(inputs) != len(self.inputs):
             raise ValueError('function: expected %d input values, got %d'
                              % (len(self.inputs), len(inputs)))
-        feed = {}
-        for var, value in zip(self.inputs, inputs):
-            if isinstance(var, int):
-                continue
-            feed[_var(var)] = _feed_value(var, value)
-        values = []
+        # variables returned as outputs are read before the updates run
+        out = [_leaf_value(p) if kind == 'value' else p for kind, p in self._slots]
         if self._graph is not None:
-            args = self._graph.arguments
-            fed = set(v.uid for v in feed)
-            for a in args:
-                if a.uid == _LEARNING_PHASE_PLACEHOLDER.uid and a.uid not in fed:
-                    feed[a] = np.asarray(0., np.float32)
-            feed = dict((k, v) for k, v in feed.items() if builtins.any(k.uid == a.uid for a in args))
-            res = self._graph.eval(feed, as_numpy=True) if args else \
-                self._graph.eval(as_numpy=True)
-            if not isinstance(res, dict):
-                res = {self._graph.outputs[0]: res}
-            values = [np.asarray(res[o]) for o in self._graph.outputs[:self._n_heads]]
-        out = []
-        for kind, p in self._slots:
-            out.append(np.array(p.value) if kind == 'value' else values[p])
+            feed = dict(self._defaults)
+            for pos, arg, dt in self._feed_plan:
+                value = inputs[pos]
+                feed[arg] = value if dt is None else np.asarray(value, dtype=dt)
+            if self._train is not None:
+                res = self._train_step(feed)
+            else:
+                res = self._graph.eval(feed, as_numpy=True) if feed else \
+                    self._graph.eval(as_numpy=True)
+                if not isinstance(res, dict):
+                    res = {self._heads[0]: res}
+            heads = self._heads
+            out = [res[heads[p]] if kind == 'out' else v
+                   for (kind, p), v in zip(self._slots, out)]
         return out[0] if self._single else out
 
 
@@ -894,6 +1154,11 @@ def gradients(loss, variables):
 
     Raises:
         ValueError: when a variable is not a parameter or placeholder.
+
+    Example:
+        >>> w = K.variable([1., 2.])
+        >>> K.eval(K.gradients(K.sum(K.square(w)), [w])[0])
+        array([2., 4.], dtype=float32)
     """
     single = not isinstance(variables, (list, tuple))
     variables = [variables] if single else list(variables)
@@ -932,11 +1197,47 @@ def gradients(loss, variables):
 
     outs = _numpy_op(args, run, [_shape_of(w) for w in wrt], dtype=np.dtype(dt),
                      name='gradients')
+    for o, w in zip(outs, wrt):
+        _GRADIENT_OF[o.uid] = (_var(loss), w)
     return outs
 
 
+#: uid of a ``gradients`` output -> (loss Variable, the Variable it differentiates
+#: against). ``function`` uses it to run training steps natively (see
+#: ``Function._training_plan``).
+_GRADIENT_OF = {}
+
+
+def _gradient_vars(heads):
+    """The ``gradients`` outputs that the graphs of ``heads`` read."""
+    found, seen, stack = {}, set(), []
+    for v in heads:
+        v = _var(v)
+        if v.uid in _GRADIENT_OF:
+            found[v.uid] = v
+        elif v.is_output:
+            stack.append(v.owner)
+    while stack:
+        f = stack.pop()
+        if f.uid in seen:
+            continue
+        seen.add(f.uid)
+        for i in f.inputs:
+            if i.uid in _GRADIENT_OF:
+                found[i.uid] = i
+            elif i.is_output and i.owner.uid not in seen:
+                stack.append(i.owner)
+    return list(found.values())
+
+
 def stop_gradient(variables):
-    """``C.stop_gradient`` of a tensor or of each tensor of a list."""
+    """``C.stop_gradient`` of a tensor or of each tensor of a list.
+
+    Example:
+        >>> w = K.variable([1.])
+        >>> K.eval(K.gradients(K.sum(w * K.stop_gradient(w)), [w])[0])
+        array([1.], dtype=float32)
+    """
     if isinstance(variables, (list, tuple)):
         return type(variables)(C.stop_gradient(_tensor(v)) for v in variables)
     return C.stop_gradient(_tensor(variables))
@@ -1000,7 +1301,12 @@ def batch_dot(x, y, axes=None):
 
 
 def transpose(x):
-    """Reverse all axes (``C.transpose``)."""
+    """Reverse all axes (``C.transpose``).
+
+    Example:
+        >>> K.int_shape(K.transpose(K.placeholder((None, 3, 4))))
+        (4, 3, None)
+    """
     x = _tensor(x)
     n = _nd(x)
     if n < 2:
@@ -1012,6 +1318,11 @@ def gather(reference, indices):
     """Rows of ``reference`` (axis 0) at ``indices`` (``C.gather``).
 
     Result shape ``indices.shape + reference.shape[1:]``.
+
+    Example:
+        >>> K.eval(K.gather(K.variable([[1., 2.], [3., 4.]]), K.constant([1, 1], dtype='int32')))
+        array([[3., 4.],
+               [3., 4.]], dtype=float32)
     """
     reference = _tensor(reference)
     indices = _tensor(indices, dtype=dtype(reference))
@@ -1031,68 +1342,129 @@ def _reduce(op, x, axis, keepdims):
 
 
 def max(x, axis=None, keepdims=False):
-    """Maximum along ``axis`` (None, int or list) with ``C.reduce_max``."""
+    """Maximum along ``axis`` (None, int or list) with ``C.reduce_max``.
+
+    Example:
+        >>> K.eval(K.max(K.variable([[1., 5.], [3., 2.]]), axis=1))
+        array([5., 3.], dtype=float32)
+    """
     return _reduce(C.reduce_max, x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims=False):
-    """Minimum along ``axis`` with ``C.reduce_min``."""
+    """Minimum along ``axis`` with ``C.reduce_min``.
+
+    Example:
+        >>> K.eval(K.min(K.variable([[1., 5.], [3., 2.]]), axis=1))
+        array([1., 2.], dtype=float32)
+    """
     return _reduce(C.reduce_min, x, axis, keepdims)
 
 
 def sum(x, axis=None, keepdims=False):
-    """Sum along ``axis`` with ``C.reduce_sum``."""
+    """Sum along ``axis`` with ``C.reduce_sum``.
+
+    Example:
+        >>> K.eval(K.sum(K.variable([[1., 5.], [3., 2.]]), axis=0))
+        array([4., 7.], dtype=float32)
+    """
     return _reduce(C.reduce_sum, x, axis, keepdims)
 
 
 def prod(x, axis=None, keepdims=False):
-    """Product along ``axis`` with ``C.reduce_prod``."""
+    """Product along ``axis`` with ``C.reduce_prod``.
+
+    Example:
+        >>> K.eval(K.prod(K.variable([[1., 5.], [3., 2.]]), axis=1))
+        array([5., 6.], dtype=float32)
+    """
     return _reduce(C.reduce_prod, x, axis, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
-    """Mean along ``axis`` with ``C.reduce_mean``."""
+    """Mean along ``axis`` with ``C.reduce_mean``.
+
+    Example:
+        >>> K.eval(K.mean(K.variable([[1., 3.], [5., 7.]]), axis=1, keepdims=True))
+        array([[2.],
+               [6.]], dtype=float32)
+    """
     return _reduce(C.reduce_mean, x, axis, keepdims)
 
 
 def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x)))`` along ``axis`` (``C.reduce_log_sum_exp``, stable)."""
+    """``log(sum(exp(x)))`` along ``axis`` (``C.reduce_log_sum_exp``, stable).
+
+    Example:
+        >>> K.eval(K.logsumexp(K.variable([0., 0.])))  # log(2)
+        array(0.6931472, dtype=float32)
+    """
     return _reduce(C.reduce_log_sum_exp, x, axis, keepdims)
 
 
 def var(x, axis=None, keepdims=False):
-    """Population variance (ddof=0) along ``axis``."""
+    """Population variance (ddof=0) along ``axis``.
+
+    Example:
+        >>> K.eval(K.var(K.variable([1., 3.])))
+        array(1., dtype=float32)
+    """
     x = _tensor(x)
     m = mean(x, axis, keepdims=True)
     return mean(C.square(x - m), axis, keepdims)
 
 
 def std(x, axis=None, keepdims=False):
-    """Population standard deviation along ``axis``."""
+    """Population standard deviation along ``axis``.
+
+    Example:
+        >>> K.eval(K.std(K.variable([1., 3.])))
+        array(1., dtype=float32)
+    """
     return C.sqrt(var(x, axis, keepdims))
 
 
 def any(x, axis=None, keepdims=False):
-    """True (1.0) where any element along ``axis`` is non-zero."""
+    """True (1.0) where any element along ``axis`` is non-zero.
+
+    Example:
+        >>> K.eval(K.any(K.variable([[0., 1.], [0., 0.]]), axis=1))
+        array([1., 0.], dtype=float32)
+    """
     x = _tensor(x)
     return C.greater(max(C.abs(x), axis, keepdims), _like(x, 0))
 
 
 def all(x, axis=None, keepdims=False):
-    """True (1.0) where every element along ``axis`` is non-zero."""
+    """True (1.0) where every element along ``axis`` is non-zero.
+
+    Example:
+        >>> K.eval(K.all(K.variable([[2., 1.], [0., 1.]]), axis=1))
+        array([1., 0.], dtype=float32)
+    """
     x = _tensor(x)
     return C.greater(min(C.abs(x), axis, keepdims), _like(x, 0))
 
 
 def argmax(x, axis=-1):
-    """Index of the maximum along ``axis`` (``C.argmax``; integer values in floatx)."""
+    """Index of the maximum along ``axis`` (``C.argmax``; integer values in floatx).
+
+    Example:
+        >>> K.eval(K.argmax(K.variable([[1., 5.], [3., 2.]])))
+        array([1., 0.], dtype=float32)
+    """
     x = _tensor(x)
     a = _normalize_axis(axis, _nd(x))
     return _drop_axis(C.argmax(x, axis=a), a)
 
 
 def argmin(x, axis=-1):
-    """Index of the minimum along ``axis`` (``C.argmin``; integer values in floatx)."""
+    """Index of the minimum along ``axis`` (``C.argmin``; integer values in floatx).
+
+    Example:
+        >>> K.eval(K.argmin(K.variable([[1., 5.], [3., 2.]])))
+        array([0., 1.], dtype=float32)
+    """
     x = _tensor(x)
     a = _normalize_axis(axis, _nd(x))
     return _drop_axis(C.argmin(x, axis=a), a)
@@ -1145,43 +1517,83 @@ def _cumprod_grad(x, g, a):
 
 
 def cumsum(x, axis=0):
-    """Cumulative sum along ``axis`` (static length)."""
+    """Cumulative sum along ``axis`` (static length).
+
+    Example:
+        >>> K.eval(K.cumsum(K.variable([1., 2., 3.])))
+        array([1., 3., 6.], dtype=float32)
+    """
     return _scan(x, axis, False)
 
 
 def cumprod(x, axis=0):
-    """Cumulative product along ``axis`` (static length)."""
+    """Cumulative product along ``axis`` (static length).
+
+    Example:
+        >>> K.eval(K.cumprod(K.variable([1., 2., 3.])))
+        array([1., 2., 6.], dtype=float32)
+    """
     return _scan(x, axis, True)
 
 
 def square(x):
-    """Elementwise square."""
+    """Elementwise square.
+
+    Example:
+        >>> K.eval(K.square(K.variable([-2., 3.])))
+        array([4., 9.], dtype=float32)
+    """
     return C.square(_tensor(x))
 
 
 def abs(x):
-    """Elementwise absolute value."""
+    """Elementwise absolute value.
+
+    Example:
+        >>> K.eval(K.abs(K.variable([-2., 3.])))
+        array([2., 3.], dtype=float32)
+    """
     return C.abs(_tensor(x))
 
 
 def sqrt(x):
-    """Elementwise square root; negatives are clipped to 0 first."""
+    """Elementwise square root; negatives are clipped to 0 first.
+
+    Example:
+        >>> K.eval(K.sqrt(K.variable([-4., 4.])))
+        array([0., 2.], dtype=float32)
+    """
     x = _tensor(x)
     return C.sqrt(C.element_max(x, _like(x, 0)))
 
 
 def exp(x):
-    """Elementwise exponential."""
+    """Elementwise exponential.
+
+    Example:
+        >>> K.eval(K.exp(K.variable([0.])))
+        array([1.], dtype=float32)
+    """
     return C.exp(_tensor(x))
 
 
 def log(x):
-    """Elementwise natural logarithm."""
+    """Elementwise natural logarithm.
+
+    Example:
+        >>> K.eval(K.log(K.variable([1.])))
+        array([0.], dtype=float32)
+    """
     return C.log(_tensor(x))
 
 
 def round(x):
-    """Round half to even (as numpy)."""
+    """Round half to even (as numpy).
+
+    Example:
+        >>> K.eval(K.round(K.variable([0.5, 1.5, 2.4])))
+        array([0., 2., 2.], dtype=float32)
+    """
     x = _tensor(x)
     r = C.floor(x + _like(x, 0.5))
     tie = C.equal(r - x, _like(x, 0.5))
@@ -1190,19 +1602,34 @@ def round(x):
 
 
 def sign(x):
-    """Elementwise sign: -1, 0 or 1."""
+    """Elementwise sign: -1, 0 or 1.
+
+    Example:
+        >>> K.eval(K.sign(K.variable([-2., 0., 3.])))
+        array([-1.,  0.,  1.], dtype=float32)
+    """
     x = _tensor(x)
     return C.greater(x, _like(x, 0)) - C.less(x, _like(x, 0))
 
 
 def pow(x, a):
-    """Elementwise ``x ** a`` (``C.pow``)."""
+    """Elementwise ``x ** a`` (``C.pow``).
+
+    Example:
+        >>> K.eval(K.pow(K.variable([2., 3.]), 2))
+        array([4., 9.], dtype=float32)
+    """
     x, a = _pair(x, a)
     return C.pow(x, a)
 
 
 def clip(x, min_value, max_value):
-    """Clip to ``[min_value, max_value]`` (``max_value < min_value`` means ``min_value``)."""
+    """Clip to ``[min_value, max_value]`` (``max_value < min_value`` means ``min_value``).
+
+    Example:
+        >>> K.eval(K.clip(K.variable([-2., 0.5, 3.]), 0., 1.))
+        array([0. , 0.5, 1. ], dtype=float32)
+    """
     x = _tensor(x)
     if max_value is None:
         max_value = np.inf
@@ -1217,52 +1644,102 @@ def clip(x, min_value, max_value):
 
 
 def equal(x, y):
-    """Elementwise ``x == y`` (1.0/0.0)."""
+    """Elementwise ``x == y`` (1.0/0.0).
+
+    Example:
+        >>> K.eval(K.equal(K.variable([1., 2.]), 2.))
+        array([0., 1.], dtype=float32)
+    """
     return C.equal(*_pair(x, y))
 
 
 def not_equal(x, y):
-    """Elementwise ``x != y`` (1.0/0.0)."""
+    """Elementwise ``x != y`` (1.0/0.0).
+
+    Example:
+        >>> K.eval(K.not_equal(K.variable([1., 2.]), 2.))
+        array([1., 0.], dtype=float32)
+    """
     return C.not_equal(*_pair(x, y))
 
 
 def greater(x, y):
-    """Elementwise ``x > y`` (1.0/0.0)."""
+    """Elementwise ``x > y`` (1.0/0.0).
+
+    Example:
+        >>> K.eval(K.greater(K.variable([1., 2.]), 1.))
+        array([0., 1.], dtype=float32)
+    """
     return C.greater(*_pair(x, y))
 
 
 def greater_equal(x, y):
-    """Elementwise ``x >= y`` (1.0/0.0)."""
+    """Elementwise ``x >= y`` (1.0/0.0).
+
+    Example:
+        >>> K.eval(K.greater_equal(K.variable([1., 2.]), 1.))
+        array([1., 1.], dtype=float32)
+    """
     return C.greater_equal(*_pair(x, y))
 
 
 def less(x, y):
-    """Elementwise ``x < y`` (1.0/0.0)."""
+    """Elementwise ``x < y`` (1.0/0.0).
+
+    Example:
+        >>> K.eval(K.less(K.variable([1., 2.]), 2.))
+        array([1., 0.], dtype=float32)
+    """
     return C.less(*_pair(x, y))
 
 
 def less_equal(x, y):
-    """Elementwise ``x <= y`` (1.0/0.0)."""
+    """Elementwise ``x <= y`` (1.0/0.0).
+
+    Example:
+        >>> K.eval(K.less_equal(K.variable([1., 3.]), 2.))
+        array([1., 0.], dtype=float32)
+    """
     return C.less_equal(*_pair(x, y))
 
 
 def maximum(x, y):
-    """Elementwise maximum."""
+    """Elementwise maximum.
+
+    Example:
+        >>> K.eval(K.maximum(K.variable([1., 3.]), 2.))
+        array([2., 3.], dtype=float32)
+    """
     return C.element_max(*_pair(x, y))
 
 
 def minimum(x, y):
-    """Elementwise minimum."""
+    """Elementwise minimum.
+
+    Example:
+        >>> K.eval(K.minimum(K.variable([1., 3.]), 2.))
+        array([1., 2.], dtype=float32)
+    """
     return C.element_min(*_pair(x, y))
 
 
 def sin(x):
-    """Elementwise sine."""
+    """Elementwise sine.
+
+    Example:
+        >>> K.eval(K.sin(K.variable([0.])))
+        array([0.], dtype=float32)
+    """
     return C.sin(_tensor(x))
 
 
 def cos(x):
-    """Elementwise cosine."""
+    """Elementwise cosine.
+
+    Example:
+        >>> K.eval(K.cos(K.variable([0.])))
+        array([1.], dtype=float32)
+    """
     return C.cos(_tensor(x))
 
 
@@ -1281,6 +1758,11 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 
     1-D ``mean/var/beta/gamma`` are laid along ``axis``; ``beta``/``gamma``
     may be None.
+
+    Example:
+        >>> x = K.variable([[1., 3.]])
+        >>> K.eval(K.batch_normalization(x, K.constant([1., 1.]), K.constant([4., 4.]), None, None, epsilon=0.))
+        array([[0., 1.]], dtype=float32)
     """
     x = _tensor(x)
     n = _nd(x)
@@ -1300,6 +1782,11 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
 
     Returns:
         ``(normed, mean, var)``; ``mean``/``var`` without the reduced dims.
+
+    Example:
+        >>> y, m, v = K.normalize_batch_in_training(K.variable([[1.], [3.]]), None, None, [0])
+        >>> K.eval(m), K.eval(v)
+        (array([2.], dtype=float32), array([1.], dtype=float32))
     """
     x = _tensor(x)
     n = _nd(x)
@@ -1327,23 +1814,42 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
 # ---------------------------------------------------------------------------
 
 def concatenate(tensors, axis=-1):
-    """Join tensors along ``axis`` (``C.splice``)."""
+    """Join tensors along ``axis`` (``C.splice``).
+
+    Example:
+        >>> K.int_shape(K.concatenate([K.placeholder((None, 2)), K.placeholder((None, 3))]))
+        (None, 5)
+    """
     tensors = [to_dense(t) if is_sparse(t) else _tensor(t) for t in tensors]
     a = _normalize_axis(axis, _nd(tensors[0]))
+    # zero-size parts add nothing (and CNTK cannot compute them)
+    kept = [t for t in tensors if _shape_of(t)[a] != 0]
+    if kept and len(kept) < len(tensors):
+        tensors = kept
     if len(tensors) == 1:
         return tensors[0]
     return C.splice(*tensors, axis=a)
 
 
 def reshape(x, shape):
-    """Reshape to ``shape`` (one ``-1`` allowed; ``None`` means -1)."""
+    """Reshape to ``shape`` (one ``-1`` allowed; ``None`` means -1).
+
+    Example:
+        >>> K.int_shape(K.reshape(K.variable(np.zeros((2, 6))), (3, -1)))
+        (3, 4)
+    """
     x = _tensor(x)
     shape = tuple(-1 if d is None else int(d) for d in shape)
     return C.reshape(x, shape)
 
 
 def permute_dimensions(x, pattern):
-    """Permute axes (``C.transpose``)."""
+    """Permute axes (``C.transpose``).
+
+    Example:
+        >>> K.int_shape(K.permute_dimensions(K.placeholder((None, 3, 4)), (0, 2, 1)))
+        (None, 4, 3)
+    """
     x = _tensor(x)
     pattern = tuple(int(p) for p in pattern)
     if sorted(pattern) != list(range(_nd(x))):
@@ -1355,7 +1861,12 @@ def permute_dimensions(x, pattern):
 
 
 def repeat_elements(x, rep, axis):
-    """Repeat each element ``rep`` times along ``axis`` (``np.repeat``)."""
+    """Repeat each element ``rep`` times along ``axis`` (``np.repeat``).
+
+    Example:
+        >>> K.eval(K.repeat_elements(K.variable([1., 2.]), 2, 0))
+        array([1., 1., 2., 2.], dtype=float32)
+    """
     x = _tensor(x)
     a = _normalize_axis(axis, _nd(x))
     rep = int(rep)
@@ -1369,7 +1880,12 @@ def repeat_elements(x, rep, axis):
 
 
 def repeat(x, n):
-    """``(batch, dim) -> (batch, n, dim)``."""
+    """``(batch, dim) -> (batch, n, dim)``.
+
+    Example:
+        >>> K.int_shape(K.repeat(K.placeholder((None, 4)), 3))
+        (None, 3, 4)
+    """
     x = _tensor(x)
     _check_ndim(_nd(x), (2,), 'repeat', '2-D')
     e = _add_axis(x, 1)
@@ -1380,12 +1896,15 @@ def arange(start, stop=None, step=1, dtype='int32'):
     """``np.arange`` as a 1-D tensor (integer values held in floatx).
 
     Tensor arguments are read at run time by a numpy graph node.
+
+    Example:
+        >>> K.eval(K.arange(1, 7, 2))
+        array([1., 3., 5.], dtype=float32)
     """
     if not builtins.any(_is_cntk(v) for v in (start, stop, step)):
         values = np.arange(start, stop, step).astype(_np_dtype(dtype))
         if values.size == 0:
-            raise ValueError('arange: the range (%r, %r, %r) is empty; CNTK cannot hold '
-                             'zero-size tensors' % (start, stop, step))
+            return _empty((0,), values.dtype)
         return C.constant(values)
     ins = [_tensor(v) for v in (start, stop if stop is not None else start * 0, step)]
     has_stop = stop is not None
@@ -1397,7 +1916,12 @@ def arange(start, stop=None, step=1, dtype='int32'):
 
 
 def tile(x, n):
-    """Tile ``x`` with numpy's ``np.tile`` rules (``n`` int or list)."""
+    """Tile ``x`` with numpy's ``np.tile`` rules (``n`` int or list).
+
+    Example:
+        >>> K.eval(K.tile(K.variable([1., 2.]), 2))
+        array([1., 2., 1., 2.], dtype=float32)
+    """
     x = _tensor(x)
     reps = [int(n)] if isinstance(n, (int, np.integer)) else [int(r) for r in n]
     nd_ = _nd(x)
@@ -1412,17 +1936,32 @@ def tile(x, n):
         if r > 1:
             x = C.splice(*([x] * r), axis=a)
         elif r == 0:
-            x = C.slice(x, a, 0, 0)
+            shp = list(_shape_of(x))
+            shp[a] = 0
+            if builtins.any(d is None for d in shp):
+                raise ValueError('tile: zero repetitions need a static shape on CNTK '
+                                 '(it cannot compute zero-size values), got %r' % (shp,))
+            x = _empty(shp, _var(x).dtype)
     return x
 
 
 def flatten(x):
-    """A 1-D tensor of all elements."""
+    """A 1-D tensor of all elements.
+
+    Example:
+        >>> K.int_shape(K.flatten(K.variable(np.zeros((2, 3)))))
+        (6,)
+    """
     return C.reshape(_tensor(x), (-1,))
 
 
 def batch_flatten(x):
-    """``(batch, ...) -> (batch, prod(rest))``."""
+    """``(batch, ...) -> (batch, prod(rest))``.
+
+    Example:
+        >>> K.int_shape(K.batch_flatten(K.placeholder((None, 2, 3))))
+        (None, 6)
+    """
     x = _tensor(x)
     s = _shape_of(x)
     if len(s) == 1:
@@ -1433,7 +1972,12 @@ def batch_flatten(x):
 
 
 def expand_dims(x, axis=-1):
-    """Insert a unit axis at ``axis`` (-1 appends)."""
+    """Insert a unit axis at ``axis`` (-1 appends).
+
+    Example:
+        >>> K.int_shape(K.expand_dims(K.placeholder((None, 3)), 1))
+        (None, 1, 3)
+    """
     x = _tensor(x)
     n = _nd(x)
     a = axis + n + 1 if axis < 0 else axis
@@ -1443,7 +1987,12 @@ def expand_dims(x, axis=-1):
 
 
 def squeeze(x, axis):
-    """Remove the unit axis ``axis``."""
+    """Remove the unit axis ``axis``.
+
+    Example:
+        >>> K.int_shape(K.squeeze(K.placeholder((None, 1, 3)), 1))
+        (None, 3)
+    """
     x = _tensor(x)
     a = _normalize_axis(axis, _nd(x))
     if _shape_of(x)[a] not in (1, None):
@@ -1460,7 +2009,12 @@ def _pad(x, pairs, value=0.):
 
 
 def temporal_padding(x, padding=(1, 1)):
-    """Zero-pad axis 1 of a 3-D tensor by ``(left, right)``."""
+    """Zero-pad axis 1 of a 3-D tensor by ``(left, right)``.
+
+    Example:
+        >>> K.int_shape(K.temporal_padding(K.placeholder((None, 5, 2)), (1, 2)))
+        (None, 8, 2)
+    """
     x = _tensor(x)
     _check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
     p = _normalize_tuple(padding, 2, 'padding')
@@ -1477,17 +2031,32 @@ def _spatial_padding(x, padding, n, data_format):
 
 
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
-    """Zero-pad rows and columns of a 4-D tensor."""
+    """Zero-pad rows and columns of a 4-D tensor.
+
+    Example:
+        >>> K.int_shape(K.spatial_2d_padding(K.placeholder((None, 4, 4, 3))))
+        (None, 6, 6, 3)
+    """
     return _spatial_padding(x, padding, 2, data_format)
 
 
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
-    """Zero-pad the three spatial axes of a 5-D tensor."""
+    """Zero-pad the three spatial axes of a 5-D tensor.
+
+    Example:
+        >>> K.int_shape(K.spatial_3d_padding(K.placeholder((None, 2, 2, 2, 3))))
+        (None, 4, 4, 4, 3)
+    """
     return _spatial_padding(x, padding, 3, data_format)
 
 
 def stack(x, axis=0):
-    """Stack a list of tensors along a new ``axis``."""
+    """Stack a list of tensors along a new ``axis``.
+
+    Example:
+        >>> K.int_shape(K.stack([K.placeholder((None, 3))] * 2, axis=1))
+        (None, 2, 3)
+    """
     x = [_tensor(t) for t in x]
     n = _nd(x[0])
     a = axis + n + 1 if axis < 0 else axis
@@ -1495,14 +2064,44 @@ def stack(x, axis=0):
     return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
 
 
+def _one_hot(indices, classes):
+    """0/1 of ``indices == class`` with a new last axis of ``classes`` entries.
+
+    Built with ``C.equal`` against a constant range rather than ``C.one_hot``:
+    it has a (zero) gradient, so graphs that differentiate through integer
+    targets held in placeholders do not hit CNTK's one-hot backprop.
+    """
+    ids = _add_axis(indices, _nd(indices))
+    return C.equal(ids, C.constant(np.arange(int(classes), dtype=_var(indices).dtype)))
+
+
 def one_hot(indices, num_classes):
-    """One-hot encoding, class axis last (``C.one_hot``), dtype floatx."""
+    """One-hot encoding of integer ``indices`` with the class axis added last.
+
+    Args:
+        indices: tensor of integer class ids (held as floats on CNTK), any shape.
+        num_classes: int.
+
+    Returns:
+        tensor ``indices.shape + (num_classes,)``, dtype ``floatx()``, 1.0 at
+        the class of each index (``C.equal`` with a constant range).
+
+    Example:
+        >>> K.eval(K.one_hot(K.constant([0, 2], dtype='int32'), 3))
+        array([[1., 0., 0.],
+               [0., 0., 1.]], dtype=float32)
+    """
     indices = _tensor(indices)
-    return C.one_hot(indices, int(num_classes))
+    return _one_hot(indices, int(num_classes))
 
 
 def reverse(x, axes):
-    """Reverse ``x`` along ``axes`` (int or list): a product with a flipped identity."""
+    """Reverse ``x`` along ``axes`` (int or list): a product with a flipped identity.
+
+    Example:
+        >>> K.eval(K.reverse(K.variable([1., 2., 3.]), 0))
+        array([3., 2., 1.], dtype=float32)
+    """
     x = _tensor(x)
     n = _nd(x)
     axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
@@ -1524,7 +2123,12 @@ def reverse(x, axes):
 
 
 def slice(x, start, size):
-    """``x[start:start + size]`` per axis (``size`` -1: to the end)."""
+    """``x[start:start + size]`` per axis (``size`` -1: to the end).
+
+    Example:
+        >>> K.eval(K.slice(K.variable([1., 2., 3., 4.]), (1,), (2,)))
+        array([2., 3.], dtype=float32)
+    """
     x = _tensor(x)
     start, size = list(start), list(size)
     if len(start) != _nd(x) or len(size) != _nd(x):
@@ -1547,6 +2151,10 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
 
     'nearest' repeats pixels; 'bilinear' follows TensorFlow's resize with
     half-pixel centres (interpolation matrices applied with ``C.times``).
+
+    Example:
+        >>> K.int_shape(K.resize_images(K.placeholder((None, 2, 3, 1)), 2, 2, 'channels_last'))
+        (None, 4, 6, 1)
     """
     x = _tensor(x)
     fmt = normalize_data_format(data_format)
@@ -1584,7 +2192,12 @@ def _bilinear_matrix(n_in, n_out):
 
 
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
-    """Nearest upsampling of the three spatial axes by integer factors."""
+    """Nearest upsampling of the three spatial axes by integer factors.
+
+    Example:
+        >>> K.int_shape(K.resize_volumes(K.placeholder((None, 1, 2, 2, 3)), 2, 2, 2, 'channels_last'))
+        (None, 2, 4, 4, 3)
+    """
     x = _tensor(x)
     fmt = normalize_data_format(data_format)
     _check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
@@ -1603,6 +2216,10 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
 
     ``x >= max_value -> max_value``; ``threshold <= x -> x``; else
     ``alpha * (x - threshold)``.
+
+    Example:
+        >>> K.eval(K.relu(K.variable([-1., 0.5, 3.]), alpha=0.1, max_value=2.))
+        array([-0.1,  0.5,  2. ], dtype=float32)
     """
     x = _tensor(x)
     if alpha == 0 and threshold == 0 and max_value is None:
@@ -1615,42 +2232,77 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
 
 
 def elu(x, alpha=1.):
-    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``."""
+    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``.
+
+    Example:
+        >>> K.eval(K.elu(K.variable([0., 2.])))
+        array([0., 2.], dtype=float32)
+    """
     x = _tensor(x)
     neg = (C.exp(C.element_min(x, _like(x, 0))) - _like(x, 1)) * _like(x, alpha)
     return C.element_select(C.greater(x, _like(x, 0)), x, neg)
 
 
 def softmax(x, axis=-1):
-    """Softmax along ``axis`` (``C.softmax``)."""
+    """Softmax along ``axis`` (``C.softmax``).
+
+    Example:
+        >>> K.eval(K.softmax(K.variable([[0., 0.]])))
+        array([[0.5, 0.5]], dtype=float32)
+    """
     x = _tensor(x)
     return C.softmax(x, axis=_normalize_axis(axis, _nd(x)))
 
 
 def softplus(x):
-    """``log(1 + exp(x))``, stable (``C.softplus``)."""
+    """``log(1 + exp(x))``, stable (``C.softplus``).
+
+    Example:
+        >>> K.eval(K.softplus(K.variable([0.])))  # log(2)
+        array([0.6931472], dtype=float32)
+    """
     return C.softplus(_tensor(x))
 
 
 def softsign(x):
-    """``x / (1 + |x|)``."""
+    """``x / (1 + |x|)``.
+
+    Example:
+        >>> K.eval(K.softsign(K.variable([1., -3.])))
+        array([ 0.5 , -0.75], dtype=float32)
+    """
     x = _tensor(x)
     return x / (_like(x, 1) + C.abs(x))
 
 
 def sigmoid(x):
-    """Logistic sigmoid."""
+    """Logistic sigmoid.
+
+    Example:
+        >>> K.eval(K.sigmoid(K.variable([0.])))
+        array([0.5], dtype=float32)
+    """
     return C.sigmoid(_tensor(x))
 
 
 def hard_sigmoid(x):
-    """``clip(0.2 x + 0.5, 0, 1)``."""
+    """``clip(0.2 x + 0.5, 0, 1)``.
+
+    Example:
+        >>> K.eval(K.hard_sigmoid(K.variable([-3., 0., 1.])))
+        array([0. , 0.5, 0.7], dtype=float32)
+    """
     x = _tensor(x)
     return C.clip(x * _like(x, 0.2) + _like(x, 0.5), _like(x, 0), _like(x, 1))
 
 
 def tanh(x):
-    """Hyperbolic tangent."""
+    """Hyperbolic tangent.
+
+    Example:
+        >>> K.eval(K.tanh(K.variable([0.])))
+        array([0.], dtype=float32)
+    """
     return C.tanh(_tensor(x))
 
 
@@ -1659,7 +2311,12 @@ def _log_softmax(x, axis):
 
 
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Categorical cross-entropy along ``axis`` (see docs/semantics.md)."""
+    """Categorical cross-entropy along ``axis`` (see docs/semantics.md).
+
+    Example:
+        >>> K.eval(K.categorical_crossentropy(K.constant([[0., 1.]]), K.constant([[0.5, 0.5]])))  # log(2)
+        array([0.6931472], dtype=float32)
+    """
     target, output = _pair(target, output)
     a = _normalize_axis(axis, _nd(output))
     if from_logits:
@@ -1671,7 +2328,12 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Cross-entropy with integer class ids ``target`` (shape of ``output`` minus ``axis``)."""
+    """Cross-entropy with integer class ids ``target`` (shape of ``output`` minus ``axis``).
+
+    Example:
+        >>> K.eval(K.sparse_categorical_crossentropy(K.constant([1]), K.constant([[0.5, 0.5]])))
+        array([0.6931472], dtype=float32)
+    """
     output = _tensor(output)
     n = _nd(output)
     a = _normalize_axis(axis, n)
@@ -1685,14 +2347,19 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     target = _tensor(target, dtype=dtype(output))
     if _nd(target) == n:
         target = _drop_axis(target, n - 1)
-    oh = C.one_hot(target, classes)
+    oh = _one_hot(target, classes)
     ls = _log_softmax(output, n - 1)
     return -_drop_axis(C.reduce_sum(C.element_select(oh, ls, _like(ls, 0)), axis=n - 1),
                        n - 1)
 
 
 def binary_crossentropy(target, output, from_logits=False):
-    """Elementwise binary cross-entropy (see docs/semantics.md)."""
+    """Elementwise binary cross-entropy (see docs/semantics.md).
+
+    Example:
+        >>> K.eval(K.binary_crossentropy(K.constant([1.]), K.constant([0.5])))
+        array([0.6931472], dtype=float32)
+    """
     target, output = _pair(target, output)
     one = _like(output, 1)
     if from_logits:
@@ -1704,7 +2371,12 @@ def binary_crossentropy(target, output, from_logits=False):
 
 
 def l2_normalize(x, axis=None):
-    """``x / sqrt(max(sum(x**2, axis), 1e-12))``; None normalises over all axes."""
+    """``x / sqrt(max(sum(x**2, axis), 1e-12))``; None normalises over all axes.
+
+    Example:
+        >>> K.eval(K.l2_normalize(K.variable([3., 4.])))
+        array([0.6, 0.8], dtype=float32)
+    """
     x = _tensor(x)
     s = sum(C.square(x), axis, keepdims=True)
     return x / C.sqrt(C.element_max(s, _like(x, 1e-12)))
@@ -1714,13 +2386,17 @@ def in_top_k(predictions, targets, k):
     """True (1.0) where fewer than ``k`` classes score strictly above the target.
 
     Returns a ``(batch,)`` tensor; a non-finite target score gives False.
+
+    Example:
+        >>> K.eval(K.in_top_k(K.variable([[0.1, 0.7, 0.2]]), K.constant([2]), 2))
+        array([1.], dtype=float32)
     """
     predictions = _tensor(predictions)
     classes = _shape_of(predictions)[-1]
     targets = _tensor(targets, dtype=dtype(predictions))
     if _nd(targets) == 2:
         targets = _drop_axis(targets, 1)
-    oh = C.one_hot(targets, classes)
+    oh = _one_hot(targets, classes)
     t = C.reduce_sum(C.element_select(oh, predictions, _like(predictions, 0)), axis=1)
     above = C.reduce_sum(C.greater(predictions, t), axis=1)
     finite = C.equal(t - t, _like(t, 0))
@@ -1736,49 +2412,145 @@ def _seed(seed):
     return int(seed) if seed is not None else int(np.random.randint(1, 10 ** 7))
 
 
-def _static_shape(shape, name):
+def _shape_arg(shape, name):
+    """Normalise a random op's ``shape``.
+
+    Returns ``(static, like)``: ``static`` a tuple of ints when the shape is
+    known while building the graph (numbers, or a tensor without inputs),
+    else None and ``like`` a tensor whose runtime shape is the requested one:
+    the tensor itself when the shape came from ``K.shape(x)``, else a zeros
+    tensor shaped at run time by the shape's value (a numpy graph node).
+    """
+    if isinstance(shape, (tuple, list)) and builtins.any(_is_cntk(d) for d in shape):
+        parts = [C.reshape(_tensor(d), (1,)) if _is_cntk(d) else
+                 C.constant(np.asarray([d], dtype=_np_dtype())) for d in shape]
+        shape = C.splice(*parts, axis=0) if len(parts) > 1 else parts[0]
     if _is_cntk(shape):
-        shape = eval(shape)
-    shape = tuple(int(d) for d in np.asarray(shape).reshape(-1)) \
-        if not isinstance(shape, (tuple, list)) else tuple(shape)
+        v = _var(shape)
+        if v.uid in _SHAPE_SOURCES:
+            return None, _SHAPE_SOURCES[v.uid]
+        if v.is_constant or v.is_parameter or not C.combine([v]).arguments:
+            shape = eval(shape)
+        else:
+            if _nd(shape) != 1 or _shape_of(shape)[0] is None:
+                raise ValueError('%s: a shape tensor must be 1-D of static length, got '
+                                 'shape %r' % (name, int_shape(shape)))
+            rank = _shape_of(shape)[0]
+            like = _numpy_op([shape], lambda s: [np.zeros(tuple(int(d) for d in s.reshape(-1)))],
+                             [(None,) * rank], name='zeros_of_shape')[0]
+            return None, like
+    shape = tuple(np.asarray(shape).reshape(-1)) if not isinstance(shape, (tuple, list)) \
+        else tuple(shape)
     if builtins.any(d is None for d in shape):
-        raise ValueError('%s: shape must be fully known on CNTK, got %r' % (name, shape))
-    return tuple(int(d) for d in shape)
+        raise ValueError('%s: shape %r holds None; give ints or a shape tensor such as '
+                         'K.shape(x)' % (name, shape))
+    return tuple(int(d) for d in shape), None
+
+
+def _like_dtype(like, dtype):
+    target = _np_dtype(dtype)
+    return like if _var(like).dtype == target else C.cast(like, target)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples (``C.random.normal``), new values each evaluation."""
-    shape = _static_shape(shape, 'random_normal')
-    return C.random.normal(shape, dtype=_np_dtype(dtype), mean=mean, scale=stddev,
+    """Samples of a normal distribution, new values at each evaluation.
+
+    Args:
+        shape: tuple of ints, or a 1-D tensor such as ``K.shape(x)`` (read at
+            run time). mean, stddev: floats. dtype: float dtype (``floatx()``).
+        seed: int; the same seed gives the same sequence of draws.
+
+    Returns:
+        tensor of ``shape`` (``C.random.normal``, or ``C.random.normal_like``
+        for a runtime shape).
+
+    Example:
+        >>> K.int_shape(K.random_normal((2, 3), seed=1))
+        (2, 3)
+    """
+    static, like = _shape_arg(shape, 'random_normal')
+    if static is None:
+        return C.random.normal_like(_like_dtype(like, dtype), mean=mean, scale=stddev,
+                                    seed=_seed(seed))
+    return C.random.normal(static, dtype=_np_dtype(dtype), mean=mean, scale=stddev,
                            seed=_seed(seed))
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Uniform samples in [minval, maxval) (``C.random.uniform``)."""
-    shape = _static_shape(shape, 'random_uniform')
-    return C.random.uniform(shape, dtype=_np_dtype(dtype), low=minval, high=maxval,
+    """Samples of a uniform distribution on ``[minval, maxval)``.
+
+    Args:
+        shape: tuple of ints, or a 1-D tensor such as ``K.shape(x)``.
+        minval, maxval: floats. dtype: float dtype. seed: int.
+
+    Returns:
+        tensor of ``shape`` (``C.random.uniform`` / ``uniform_like``), new
+        values at each evaluation.
+
+    Example:
+        >>> x = K.placeholder((None, 4))
+        >>> noisy = x + K.random_uniform(K.shape(x))
+    """
+    static, like = _shape_arg(shape, 'random_uniform')
+    if static is None:
+        return C.random.uniform_like(_like_dtype(like, dtype), low=minval, high=maxval,
+                                     seed=_seed(seed))
+    return C.random.uniform(static, dtype=_np_dtype(dtype), low=minval, high=maxval,
                             seed=_seed(seed))
 
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """1 with probability ``p`` else 0 (``C.random.bernoulli``)."""
-    shape = _static_shape(shape, 'random_binomial')
-    return C.random.bernoulli(shape, dtype=_np_dtype(dtype), mean=p, seed=_seed(seed))
+    """1 with probability ``p``, else 0.
+
+    Args:
+        shape: tuple of ints or a 1-D shape tensor. p: float in [0, 1].
+
+    Returns:
+        tensor of ``shape``, dtype ``floatx()`` (``C.random.bernoulli``).
+
+    Example:
+        >>> K.eval(K.random_binomial((2, 2), p=1.))
+        array([[1., 1.],
+               [1., 1.]], dtype=float32)
+    """
+    static, like = _shape_arg(shape, 'random_binomial')
+    if static is None:
+        return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_seed(seed))
+    return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_seed(seed))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples redrawn until within 2 stddev (numpy graph node)."""
-    shape = _static_shape(shape, 'truncated_normal')
+    """Normal samples, each redrawn until within 2 ``stddev`` of ``mean``.
+
+    CNTK has no truncated normal: a numpy graph node (``UserFunction``)
+    draws from ``RandomState(seed)``, new values at each evaluation.
+
+    Args:
+        shape: tuple of ints or a 1-D shape tensor. mean, stddev: floats.
+
+    Returns:
+        tensor of ``shape``, dtype ``floatx()`` unless ``dtype`` is given.
+
+    Example:
+        >>> v = K.eval(K.truncated_normal((100,), stddev=2., seed=3))
+        >>> bool(abs(v).max() <= 4.)
+        True
+    """
+    static, like = _shape_arg(shape, 'truncated_normal')
     rng = np.random.RandomState(_seed(seed))
 
-    def run(_):
-        out = rng.normal(size=shape)
+    def run(v):
+        out = rng.normal(size=v.shape)
         bad = np.abs(out) > 2
         while bad.any():
             out[bad] = rng.normal(size=int(bad.sum()))
             bad = np.abs(out) > 2
         return [out * stddev + mean]
-    return _numpy_op([], run, [shape], dtype=_np_dtype(dtype), name='truncated_normal')[0]
+    if static is None:
+        return _numpy_op([like], run, [_shape_of(like)], dtype=_np_dtype(dtype),
+                         name='truncated_normal')[0]
+    return _numpy_op([], lambda _: run(np.zeros(static)), [static], dtype=_np_dtype(dtype),
+                     name='truncated_normal')[0]
 
 
 def dropout(x, level, noise_shape=None, seed=None):
@@ -1786,6 +2558,11 @@ def dropout(x, level, noise_shape=None, seed=None):
 
     Raises:
         ValueError: unless ``0 <= level < 1``.
+
+    Example:
+        >>> v = K.eval(K.dropout(K.ones((1000,)), 0.5, seed=1))
+        >>> sorted(set(v.tolist()))  # dropped 0, kept 1 / (1 - 0.5)
+        [0.0, 2.0]
     """
     if level < 0. or level >= 1:
         raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
@@ -1873,6 +2650,10 @@ def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rat
 
     Built on ``C.convolution`` over CNTK's batch axis with explicit padding
     (TensorFlow's 'same' rule).
+
+    Example:
+        >>> K.int_shape(K.conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 8))), padding='causal'))
+        (None, 10, 8)
     """
     return _conv(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
 
@@ -1890,7 +2671,12 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
 
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
-    """3-D convolution; kernel ``(kd, kh, kw, in, out)`` (``C.convolution``)."""
+    """3-D convolution; kernel ``(kd, kh, kw, in, out)`` (``C.convolution``).
+
+    Example:
+        >>> K.int_shape(K.conv3d(K.placeholder((None, 4, 4, 4, 1)), K.variable(np.ones((2, 2, 2, 1, 5)))))
+        (None, 3, 3, 3, 5)
+    """
     return _conv(x, kernel, 3, strides, padding, data_format, dilation_rate, 'conv3d')
 
 
@@ -1917,6 +2703,10 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     """Depthwise 2-D convolution; kernel ``(kh, kw, in, multiplier)``.
 
     Output channel ``c * multiplier + m`` (``C.convolution`` with ``groups=in``).
+
+    Example:
+        >>> K.int_shape(K.depthwise_conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 2)))))
+        (None, 6, 6, 6)
     """
     x, depthwise_kernel = _pair(x, depthwise_kernel)
     fmt = normalize_data_format(data_format)
@@ -1944,14 +2734,24 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
 
 def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
                      data_format=None, dilation_rate=1):
-    """Depthwise 1-D convolution then pointwise ``(1, in * multiplier, out)``."""
+    """Depthwise 1-D convolution then pointwise ``(1, in * multiplier, out)``.
+
+    Example:
+        >>> K.int_shape(K.separable_conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 2))), K.variable(np.ones((1, 6, 4)))))
+        (None, 8, 4)
+    """
     return _separable(x, depthwise_kernel, pointwise_kernel, 1, strides, padding,
                       data_format, dilation_rate, 'separable_conv1d')
 
 
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
-    """Depthwise 2-D convolution then pointwise ``(1, 1, in * multiplier, out)``."""
+    """Depthwise 2-D convolution then pointwise ``(1, 1, in * multiplier, out)``.
+
+    Example:
+        >>> K.int_shape(K.separable_conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 1))), K.variable(np.ones((1, 1, 3, 4))), padding='same'))
+        (None, 8, 8, 4)
+    """
     return _separable(x, depthwise_kernel, pointwise_kernel, 2, strides, padding,
                       data_format, dilation_rate, 'separable_conv2d')
 
@@ -2024,6 +2824,10 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 
     Raises:
         ValueError: when ``output_shape`` is incompatible with the input.
+
+    Example:
+        >>> K.int_shape(K.conv2d_transpose(K.placeholder((None, 4, 4, 3)), K.variable(np.ones((3, 3, 2, 3))), (None, 8, 8, 2), (2, 2), 'same'))
+        (None, 8, 8, 2)
     """
     return _conv_transpose(x, kernel, output_shape, 2, strides, padding, data_format,
                            dilation_rate, 'conv2d_transpose')
@@ -2031,7 +2835,12 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 
 def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
                      data_format=None):
-    """Transposed 3-D convolution; kernel ``(kd, kh, kw, out, in)``."""
+    """Transposed 3-D convolution; kernel ``(kd, kh, kw, out, in)``.
+
+    Example:
+        >>> K.int_shape(K.conv3d_transpose(K.placeholder((None, 2, 2, 2, 3)), K.variable(np.ones((2, 2, 2, 4, 3))), (None, 4, 4, 4, 4), (2, 2, 2), 'same'))
+        (None, 4, 4, 4, 4)
+    """
     return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
                            (1, 1, 1), 'conv3d_transpose')
 
@@ -2069,18 +2878,33 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
 
 
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
-    """2-D max/avg pooling (``C.pooling``); 'same' average divides by real cells."""
+    """2-D max/avg pooling (``C.pooling``); 'same' average divides by real cells.
+
+    Example:
+        >>> K.int_shape(K.pool2d(K.placeholder((None, 8, 8, 3)), (2, 2), strides=(2, 2)))
+        (None, 4, 4, 3)
+    """
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
 
 
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
-    """3-D max/avg pooling (``C.pooling``)."""
+    """3-D max/avg pooling (``C.pooling``).
+
+    Example:
+        >>> K.int_shape(K.pool3d(K.placeholder((None, 4, 4, 4, 3)), (2, 2, 2), strides=(2, 2, 2), pool_mode='avg'))
+        (None, 2, 2, 2, 3)
+    """
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
 
 
 def bias_add(x, bias, data_format=None):
-    """Add ``bias`` (1-D of the channel size, or rank ``ndim(x) - 1``)."""
+    """Add ``bias`` (1-D of the channel size, or rank ``ndim(x) - 1``).
+
+    Example:
+        >>> K.eval(K.bias_add(K.variable([[1., 2.]]), K.variable([10., 20.])))
+        array([[11., 22.]], dtype=float32)
+    """
     x, bias = _pair(x, bias)
     fmt = normalize_data_format(data_format)
     n, bn = _nd(x), _nd(bias)
@@ -2095,7 +2919,12 @@ def bias_add(x, bias, data_format=None):
 
 
 def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
-    """Unshared-weight 1-D convolution; kernel ``(out_steps, k * in, filters)``."""
+    """Unshared-weight 1-D convolution; kernel ``(out_steps, k * in, filters)``.
+
+    Example:
+        >>> K.int_shape(K.local_conv1d(K.placeholder((None, 5, 2)), K.variable(np.ones((4, 4, 3))), (2,), (1,)))
+        (None, 4, 3)
+    """
     inputs, kernel = _pair(inputs, kernel)
     fmt = normalize_data_format(data_format)
     k = _normalize_tuple(kernel_size, 1, 'kernel_size')[0]
@@ -2116,6 +2945,10 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 
     Patches flatten as ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)``
     for channels_first; output in the data format.
+
+    Example:
+        >>> K.int_shape(K.local_conv2d(K.placeholder((None, 3, 3, 2)), K.variable(np.ones((4, 8, 5))), (2, 2), (1, 1), (2, 2)))
+        (None, 2, 2, 5)
     """
     inputs, kernel = _pair(inputs, kernel)
     fmt = normalize_data_format(data_format)
@@ -2145,38 +2978,54 @@ def _mask_like(m, target):
     return C.reshape(m, (1,) * (n - 1), begin_axis=1, end_axis=1) if n > 1 else m
 
 
-def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
-        constants=None, unroll=False, input_length=None):
-    """Iterate ``step_function`` over axis 1 of ``inputs``.
+def _to_seq(x, like=None):
+    """A static ``(T, ...)`` tensor as a CNTK sequence of its ``T`` slices.
 
-    The loop is unrolled into the CNTK graph (the time length must be
-    static). ``step_function(x_t, states + constants) -> (output_t,
-    new_states)``. With ``mask (batch, time)``, masked steps keep the
-    previous states and repeat the previous output (zeros before the first
-    step). ``go_backwards`` walks time in reverse; ``outputs`` is in walking
-    order, so variable-length (masked) sequences work both ways.
-
-    Returns:
-        ``(last_output, outputs (batch, time, ...), new_states)``.
-
-    Raises:
-        ValueError: for inputs of rank < 3 or a free time dimension.
+    The slices travel on a sequence axis (``C.to_sequence``) with a batch
+    axis of one, so ``T`` may be unknown (a free dimension); each element
+    keeps the static shape ``x.shape[1:]``, which the K ops inside a loop
+    body see as usual. With ``like`` (another such sequence of the same
+    length) the result shares its sequence axis (``C.to_sequence_like``).
     """
-    inputs = _tensor(inputs)
-    if _nd(inputs) < 3:
-        raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
-                         % _nd(inputs))
-    steps = _shape_of(inputs)[1]
-    if steps is None:
-        raise ValueError('rnn: the time dimension must be static on CNTK (the loop is '
-                         'unrolled into the graph); give the input a fixed length and '
-                         'mask shorter sequences')
-    constants = list(constants or [])
-    states = [_tensor(s) for s in initial_states]
-    if mask is not None:
-        mask = _tensor(mask, dtype=dtype(inputs))
-        if _nd(mask) == 3:
-            mask = _drop_axis(mask, 2)
+    b = C.to_batch(_add_axis(x, 0))
+    return C.to_sequence(b) if like is None else C.to_sequence_like(b, like)
+
+
+def _seq_last(s):
+    """The last element of a sequence made by ``_to_seq``, as a static tensor."""
+    return _drop_axis(C.unpack_batch(C.sequence.last(s)), 0)
+
+
+def _seq_all(s):
+    """Every element of a sequence made by ``_to_seq``, stacked: ``(T, ...)``."""
+    return _drop_axis(C.unpack_batch(C.sequence.unpack(s, 0., no_mask_output=True)), 0)
+
+
+def _seq_start(init, seq):
+    """``init`` (no dynamic axes) repeated at every step of ``seq``."""
+    return C.sequence.broadcast_as(C.to_batch(_add_axis(_tensor(init), 0)), seq)
+
+
+def _seq_previous(init, seq):
+    """A recurrence slot: ``(placeholder, prev)`` where ``prev`` is ``init``
+    at the first step of ``seq`` and the placeholder's value one step back
+    afterwards (``C.sequence.past_value``). Bind the placeholder with
+    ``replace_placeholders`` once the new value is built."""
+    init = _tensor(init)
+    ph = C.placeholder(shape=_var(init).shape, dynamic_axes=_var(seq).dynamic_axes)
+    prev = C.element_select(C.sequence.is_first(seq), _seq_start(init, seq),
+                            C.sequence.past_value(ph))
+    return ph, prev
+
+
+def _as_tensor_list(states):
+    if isinstance(states, (list, tuple)):
+        return [_tensor(s) for s in states]
+    return [_tensor(states)]
+
+
+def _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, steps):
+    """The loop written out step by step (static time length)."""
     order = range(steps - 1, -1, -1) if go_backwards else range(steps)
     outputs = []
     prev = None
@@ -2184,8 +3033,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         x_t = _drop_axis(C.slice(inputs, 1, t, t + 1), 1)
         out, new_states = step_function(x_t, states + constants)
         out = _tensor(out)
-        new_states = [_tensor(s) for s in (new_states if isinstance(new_states, (list, tuple))
-                                           else [new_states])]
+        new_states = _as_tensor_list(new_states)
         if mask is not None:
             m = _drop_axis(C.slice(mask, 1, t, t + 1), 1)
             if prev is None:
@@ -2200,11 +3048,113 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     return prev, stacked, states
 
 
+def _rnn_loop(step_function, inputs, states, constants, mask, go_backwards):
+    """The loop as a CNTK recurrence over a sequence axis (any time length).
+
+    Time moves to a CNTK sequence axis (``_to_seq``); each state is a
+    ``C.sequence.past_value`` recurrence started from its initial value;
+    ``step_function`` is called once, on the per-step tensors. CNTK unrolls
+    it at run time for the fed length and back-propagates through time.
+    """
+    if go_backwards:
+        inputs = reverse(inputs, 1)
+        mask = reverse(mask, 1) if mask is not None else None
+    nd_ = _nd(inputs)
+    perm = (1, 0) + tuple(range(2, nd_))
+    xs = _to_seq(C.transpose(inputs, perm))
+    slots = [_seq_previous(s, xs) for s in states]
+    prevs = [p for _, p in slots]
+    out, new_states = step_function(xs, prevs + constants)
+    out = _tensor(out)
+    new_states = _as_tensor_list(new_states)
+    if len(new_states) != len(states):
+        raise ValueError('rnn: step_function returned %d states, expected %d'
+                         % (len(new_states), len(states)))
+    binding = {}
+    if mask is not None:
+        ms = _to_seq(C.transpose(mask, (1, 0)), like=xs)
+        out_ph = C.placeholder(shape=_var(out).shape, dynamic_axes=_var(xs).dynamic_axes)
+        # past_value starts from zeros: the output repeated before the first kept step
+        out = C.element_select(_mask_like(ms, out), out, C.sequence.past_value(out_ph))
+        new_states = [C.element_select(_mask_like(ms, ns), ns, pv)
+                      for ns, pv in zip(new_states, prevs)]
+        binding[out_ph] = _var(out)
+    for (ph, _), ns in zip(slots, new_states):
+        binding[ph] = _var(ns)
+    if binding:
+        C.combine([_var(out)] + [_var(ns) for ns in new_states]).replace_placeholders(binding)
+    outputs = _seq_all(out)
+    outputs = C.transpose(outputs, (1, 0) + tuple(range(2, _nd(outputs))))
+    return _seq_last(out), outputs, [_seq_last(ns) for ns in new_states]
+
+
+def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
+        constants=None, unroll=False, input_length=None):
+    """Iterate ``step_function`` over the time axis (axis 1) of ``inputs``.
+
+    ``step_function(x_t, states + constants) -> (output_t, new_states)`` is
+    written with K ops; ``x_t`` is ``inputs[:, t]`` and each state keeps its
+    initial value's shape. With ``mask (batch, time)`` (bool or 0/1), a
+    masked step keeps the previous states and repeats the previous output
+    (zeros before the first kept step). ``go_backwards`` walks time in
+    reverse and ``outputs`` is in walking order.
+
+    A static time length is unrolled into the graph; an unknown one (``None``)
+    runs as a CNTK recurrence over a sequence axis (``C.to_sequence`` and
+    ``C.sequence.past_value``), so any length may be fed and gradients flow
+    through time either way. With ``unroll=True`` and an int
+    ``input_length``, an unknown time axis is taken to have that length.
+
+    Args:
+        inputs: ``(batch, time, ...)`` tensor. initial_states: list of
+            ``(batch, ...)`` tensors. mask: ``(batch, time)`` or
+            ``(batch, time, 1)``. constants: list of tensors passed to every step.
+
+    Returns:
+        ``(last_output (batch, ...), outputs (batch, time, ...), new_states)``.
+
+    Raises:
+        ValueError: for inputs of rank < 3 or when ``step_function`` returns a
+            different number of states.
+
+    Example:
+        >>> x = K.placeholder((None, None, 3)); h0 = K.placeholder((None, 3))
+        >>> step = lambda x_t, s: (x_t + s[0], [x_t + s[0]])
+        >>> last, outs, states = K.rnn(step, x, [h0])   # running sums
+        >>> K.int_shape(outs)
+        (None, None, 3)
+    """
+    inputs = _tensor(inputs)
+    if _nd(inputs) < 3:
+        raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
+                         % _nd(inputs))
+    constants = [_tensor(c) for c in (constants or [])]
+    states = [_tensor(s) for s in initial_states]
+    if mask is not None:
+        mask = _tensor(mask, dtype=dtype(inputs))
+        if _nd(mask) == 3:
+            mask = _drop_axis(mask, 2)
+    steps = _shape_of(inputs)[1]
+    if steps is None and unroll and isinstance(input_length, (int, np.integer)):
+        steps = int(input_length)
+        inputs = C.reshape(inputs, (steps,), begin_axis=1, end_axis=2)
+        if mask is not None and _shape_of(mask)[1] is None:
+            mask = C.reshape(mask, (steps,), begin_axis=1, end_axis=2)
+    if steps is None:
+        return _rnn_loop(step_function, inputs, states, constants, mask, go_backwards)
+    return _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, steps)
+
+
 def switch(condition, then_expression, else_expression):
     """Elementwise (or scalar) choice with ``C.element_select``.
 
     ``condition`` may have lower rank than the expressions (trailing axes
     are added); the expressions may be callables.
+
+    Example:
+        >>> x = K.variable([-1., 2.])
+        >>> K.eval(K.switch(K.greater(x, 0.), x, K.zeros_like(x)))
+        array([0., 2.], dtype=float32)
     """
     if callable(then_expression) and not _is_cntk(then_expression):
         then_expression = then_expression()
@@ -2223,6 +3173,10 @@ def in_train_phase(x, alt, training=None):
 
     ``training`` None means ``learning_phase()``; 0/1 choose statically;
     a tensor chooses at run time. ``x``/``alt`` may be callables.
+
+    Example:
+        >>> K.eval(K.in_train_phase(K.constant(1.), K.constant(0.), training=1))
+        array(1., dtype=float32)
     """
     if training is None:
         training = learning_phase()
@@ -2233,7 +3187,12 @@ def in_train_phase(x, alt, training=None):
 
 
 def in_test_phase(x, alt, training=None):
-    """``x`` in the test phase, ``alt`` otherwise."""
+    """``x`` in the test phase, ``alt`` otherwise.
+
+    Example:
+        >>> K.eval(K.in_test_phase(K.constant(1.), K.constant(0.), training=0))
+        array(1., dtype=float32)
+    """
     return in_train_phase(alt, x, training=training)
 
 
@@ -2242,19 +3201,36 @@ def map_fn(fn, elems, name=None, dtype=None):
 
     The slices travel on CNTK's batch axis (``C.to_batch``), so ``fn`` sees
     one element (``elems.shape[1:]``) and the length may be unknown.
+
+    Example:
+        >>> K.eval(K.map_fn(lambda row: K.sum(row), K.variable([[1., 2.], [3., 4.]])))
+        array([3., 7.], dtype=float32)
     """
     elems = _tensor(elems)
     y = fn(_per_sample(elems))
     return _unbatch(_tensor(y), elems)
 
 
-def _fold(fn, elems, initializer, reverse):
+def _fold(fn, elems, initializer, backwards):
     elems = _tensor(elems)
     n = _shape_of(elems)[0]
     if n is None:
-        raise ValueError('foldl/foldr: axis 0 of elems must be static on CNTK (the loop is '
-                         'unrolled into the graph)')
-    idx = list(range(n))[::-1] if reverse else list(range(n))
+        # unknown length: a CNTK recurrence over a sequence axis
+        if backwards:
+            elems = reverse(elems, 0)
+        xs = _to_seq(elems)
+        if initializer is None:
+            ph = C.placeholder(shape=_var(xs).shape, dynamic_axes=_var(xs).dynamic_axes)
+            acc = C.element_select(C.sequence.is_first(xs), xs,
+                                   _tensor(fn(C.sequence.past_value(ph), xs)))
+        else:
+            ph, prev = _seq_previous(initializer, xs)
+            acc = _tensor(fn(prev, xs))
+        C.combine([_var(acc)]).replace_placeholders({ph: _var(acc)})
+        return _seq_last(acc)
+    if n == 0 and initializer is None:
+        raise ValueError('foldl/foldr: elems is empty and no initializer was given')
+    idx = list(range(n))[::-1] if backwards else list(range(n))
     items = [_drop_axis(C.slice(elems, 0, i, i + 1), 0) for i in idx]
     if initializer is None:
         acc, items = items[0], items[1:]
@@ -2262,16 +3238,26 @@ def _fold(fn, elems, initializer, reverse):
         acc = _tensor(initializer)
     for it in items:
         acc = fn(acc, it)
-    return acc
+    return _tensor(acc)
 
 
 def foldl(fn, elems, initializer=None, name=None):
-    """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``."""
+    """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``.
+
+    Example:
+        >>> K.eval(K.foldl(lambda acc, x: acc * 10. + x, K.variable([1., 2., 3.])))
+        array(123., dtype=float32)
+    """
     return _fold(fn, elems, initializer, False)
 
 
 def foldr(fn, elems, initializer=None, name=None):
-    """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``."""
+    """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``.
+
+    Example:
+        >>> K.eval(K.foldr(lambda acc, x: acc * 10. + x, K.variable([1., 2., 3.])))
+        array(321., dtype=float32)
+    """
     return _fold(fn, elems, initializer, True)
 
 
@@ -2284,6 +3270,11 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 
     CNTK has no integer sparse tensor; the result pairs the dense labels with
     their lengths (``is_sparse`` True, ``to_dense`` zeroes entries past each length).
+
+    Example:
+        >>> sp = K.ctc_label_dense_to_sparse(K.constant([[1, 2], [3, 0]]), K.constant([2, 1]))
+        >>> K.is_sparse(sp), K.eval(K.to_dense(sp)).tolist()
+        (True, [[1.0, 2.0], [3.0, 0.0]])
     """
     labels = _tensor(labels)
     lengths = _tensor(label_lengths, dtype=dtype(labels))
@@ -2367,6 +3358,11 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     ``y_pred (batch, T, C)`` softmax outputs; ``logits = log(y_pred + eps)``
     renormalised by log-softmax in the graph; the CTC forward-backward runs
     in a numpy graph node that also supplies the gradient.
+
+    Example:
+        >>> y = K.constant(np.full((1, 4, 3), 1. / 3))
+        >>> K.int_shape(K.ctc_batch_cost(K.constant([[0, 1]]), y, K.constant([[4]]), K.constant([[2]])))
+        (1, 1)
     """
     y_pred = _tensor(y_pred)
     logits = C.log(y_pred + _like(y_pred, epsilon()))
@@ -2451,6 +3447,12 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 
     Raises:
         ValueError: for ``top_paths`` outside ``1..beam_width``.
+
+    Example:
+        >>> y = K.constant(np.eye(3)[[0, 0, 2, 1]][None] * 0.9 + 0.05)
+        >>> (dec,), logp = K.ctc_decode(y, K.constant([4]))
+        >>> K.eval(dec)
+        array([[0., 1.]], dtype=float32)
     """
     if greedy:
         top_paths = 1
@@ -2487,7 +3489,12 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 # ---------------------------------------------------------------------------
 
 def print_tensor(x, message=''):
-    """Return ``x``; printing ``message`` and its value whenever it is evaluated."""
+    """Return ``x``; printing ``message`` and its value whenever it is evaluated.
+
+    Example:
+        >>> y = K.print_tensor(K.variable([1.]), 'y =')
+        >>> _ = K.eval(y * 2)  # prints: y = [1.]
+    """
     x = _tensor(x)
 
     def show(value):
@@ -2498,23 +3505,45 @@ def print_tensor(x, message=''):
 
 @contextlib.contextmanager
 def name_scope(name):
-    """Context manager for API compatibility (CNTK has no name scopes)."""
+    """Context manager for API compatibility (CNTK has no name scopes).
+
+    Example:
+        >>> with K.name_scope('block1'):
+        ...     y = K.variable(1.) * 2
+    """
     yield name
 
 
 @contextlib.contextmanager
 def control_dependencies(control_inputs):
-    """Context manager for API compatibility; CNTK runs every node a fetch needs."""
+    """Context manager for API compatibility; CNTK runs every node a fetch needs.
+
+    Example:
+        >>> with K.control_dependencies([]):
+        ...     y = K.variable(1.) + 1
+    """
     yield
 
 
 def symbolic(func):
-    """Decorator: returns ``func`` unchanged (CNTK is always symbolic)."""
+    """Decorator: returns ``func`` unchanged (CNTK is always symbolic).
+
+    Example:
+        >>> @K.symbolic
+        ... def double(x):
+        ...     return x * 2
+    """
     return func
 
 
 def eager(func):
-    """Decorator: returns ``func`` unchanged (CNTK has no eager mode)."""
+    """Decorator: returns ``func`` unchanged (CNTK has no eager mode).
+
+    Example:
+        >>> @K.eager
+        ... def double(x):
+        ...     return x * 2
+    """
     return func
 
 
@@ -2523,6 +3552,10 @@ def pattern_broadcast(x, broadcastable):
 
     Raises:
         ValueError: when the pattern length differs from ``ndim(x)``.
+
+    Example:
+        >>> x = K.placeholder((None, 1)); K.pattern_broadcast(x, [False, True]) is x
+        True
     """
     if len(broadcastable) != ndim(x):
         raise ValueError('pattern_broadcast: pattern of length %d for a tensor of rank %d'
@@ -2547,12 +3580,22 @@ _SESSION = _Session()
 
 
 def get_session():
-    """The session-like object (CNTK has no sessions)."""
+    """The session-like object (CNTK has no sessions).
+
+    Example:
+        >>> x = K.placeholder((2,))
+        >>> K.get_session().run(x * 2, feed_dict={x: np.ones(2)})
+        array([2., 2.], dtype=float32)
+    """
     return _SESSION
 
 
 def set_session(session):
-    """Replace the session-like object; it must offer ``run(fetches, feed_dict)``."""
+    """Replace the session-like object; it must offer ``run(fetches, feed_dict)``.
+
+    Example:
+        >>> K.set_session(K.get_session())
+    """
     global _SESSION
     if not hasattr(session, 'run'):
         raise ValueError('set_session: expected an object with a run method, got %r'

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build a CPython 3.6 virtual environment in which the CNTK 2.7 backend runs.
+# Build a CPython 3.6 virtual environment in which the CNTK 2.7 backend runs
+# (with scikit-learn for the digits example and the CNTK benchmark).
 #
 # Usage:  tools/setup_cntk_env.sh [VENV_DIR]
 #   VENV_DIR defaults to $KERAS_BACKEND_CNTK_VENV, else /opt/cntk-venv.
@@ -22,8 +23,11 @@ VENV="${1:-${KERAS_BACKEND_CNTK_VENV:-/opt/cntk-venv}}"
 WHEELS="${KERAS_BACKEND_CNTK_WHEELS:-/opt/cntk-wheels}"
 HOST_PYTHON="${HOST_PYTHON:-python3}"
 
+# scikit-learn (and its joblib/threadpoolctl) gives examples/digits.py and
+# benchmarks/cntk_benchmark.py their data; 0.24.2 is its last cp36 wheel.
 PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
-      'importlib-metadata<5' 'zipp<3.7' 'typing-extensions<4.2')
+      'importlib-metadata<5' 'zipp<3.7' 'typing-extensions<4.2'
+      scikit-learn==0.24.2 'joblib<1.2' 'threadpoolctl<3.2')
 
 # 1. The CPython 3.6 interpreter.
 PY36="${PYTHON36:-}"
@@ -107,6 +111,9 @@ import cntk as C
 x = C.input_variable((3,))
 assert np.allclose(C.reduce_sum(x * 2).eval({x: np.ones((2, 3), 'float32')}), 6)
 print('cntk', C.__version__, 'works')
+from sklearn.datasets import load_digits
+assert load_digits().images.shape == (1797, 8, 8)
+print('scikit-learn digits available')
 PYEOF
 
 echo "CNTK interpreter: $VENV/bin/python"
