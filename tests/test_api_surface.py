@@ -1,0 +1,85 @@
+"""Every adapter offers the whole API, the legacy aliases and documented functions."""
+import inspect
+import warnings
+
+import numpy as np
+
+from keras_backend import common
+import reference as R
+from helpers import randn
+
+
+def test_all_api_names_present(K):
+    assert common.missing_api_names(K) == []
+
+
+def test_api_names_match_api_md():
+    assert len(common.API_NAMES) == 163
+    assert len(set(common.API_NAMES)) == 163
+
+
+def test_public_functions_have_docstrings(K):
+    missing = []
+    for name in common.API_NAMES:
+        fn = getattr(K, name, None)
+        if fn is None:
+            continue
+        doc = inspect.getdoc(fn)
+        if not doc or not doc.strip():
+            missing.append(name)
+    assert missing == []
+
+
+def _call_warns(fn, *args, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        out = fn(*args, **kwargs)
+    assert any(issubclass(w.category, DeprecationWarning) for w in caught), fn.__name__
+    return out
+
+
+def test_legacy_aliases_work_and_warn(K):
+    aliases = common.legacy_aliases(K)
+    assert sorted(aliases) == ['asymmetric_temporal_padding', 'deconv2d', 'lesser',
+                               'lesser_equal']
+    a = np.array([[1., 2., 3.]], np.float32)
+    b = np.array([[2., 2., 2.]], np.float32)
+    out = _call_warns(aliases['lesser'], K.variable(a), K.variable(b))
+    np.testing.assert_array_equal(np.asarray(K.eval(out)).astype(bool), a < b)
+    out = _call_warns(aliases['lesser_equal'], K.variable(a), K.variable(b))
+    np.testing.assert_array_equal(np.asarray(K.eval(out)).astype(bool), a <= b)
+    x = randn(2, 3, 4)
+    out = _call_warns(aliases['asymmetric_temporal_padding'], K.variable(x), 2, 1)
+    np.testing.assert_allclose(K.eval(out), R.temporal_padding(x, (2, 1)))
+    xt = randn(2, 3, 4, 3, seed=1)
+    kt = randn(3, 3, 2, 3, seed=2)
+    out = _call_warns(aliases['deconv2d'], K.variable(xt), K.variable(kt), (2, 6, 8, 2),
+                      strides=(2, 2), border_mode='same', dim_ordering='tf')
+    np.testing.assert_allclose(K.eval(out),
+                               R.conv2d_transpose(xt, kt, (2, 6, 8, 2), (2, 2), 'same'),
+                               atol=1e-5, rtol=1e-5)
+    xt_cf = np.ascontiguousarray(np.moveaxis(xt, -1, 1))
+    out = _call_warns(aliases['deconv2d'], K.variable(xt_cf), K.variable(kt), (2, 2, 6, 8),
+                      strides=(2, 2), border_mode='same', dim_ordering='th')
+    np.testing.assert_allclose(K.eval(out),
+                               R.conv2d_transpose(xt_cf, kt, (2, 2, 6, 8), (2, 2), 'same',
+                                                  'channels_first'), atol=1e-5, rtol=1e-5)
+
+
+def test_signatures_accept_keyword_names(K):
+    """Spot-check the API.md keyword names (callers use them by name)."""
+    x = K.variable(randn(2, 3))
+    K.eval(K.sum(x, axis=1, keepdims=True))
+    K.eval(K.relu(x, alpha=0.1, max_value=2., threshold=0.))
+    K.eval(K.softmax(x, axis=-1))
+    K.eval(K.batch_dot(x, x, axes=1))
+    K.eval(K.random_normal(shape=(2,), mean=0., stddev=1., dtype=None, seed=None))
+    K.eval(K.random_uniform(shape=(2,), minval=0., maxval=1., dtype=None, seed=None))
+    K.eval(K.random_binomial(shape=(2,), p=0.5, dtype=None, seed=None))
+    K.eval(K.truncated_normal(shape=(2,), mean=0., stddev=1., dtype=None, seed=None))
+    K.eval(K.dropout(x, level=0.5, noise_shape=None, seed=None))
+    K.eval(K.arange(start=0, stop=3, step=1, dtype='int32'))
+    K.eval(K.zeros_like(x, dtype=None, name=None))
+    K.eval(K.size(x, name=None))
+    K.eval(K.map_fn(lambda e: e * 2., x, name=None, dtype=None))
+    K.eval(K.foldl(lambda a, e: a + e, x, initializer=None, name=None))

@@ -1,0 +1,88 @@
+"""Random ops: statistics on ~10^4 samples, ranges, dtypes, dropout scaling."""
+import numpy as np
+import pytest
+
+from helpers import eval_sym
+
+SHAPE = (100, 100)
+
+
+def test_random_normal(K):
+    x = K.random_normal(SHAPE, mean=1.5, stddev=2., seed=1)
+    assert K.int_shape(x) == SHAPE
+    assert K.dtype(x) == K.floatx()
+    v = K.eval(x)
+    assert v.dtype == np.float32 and v.shape == SHAPE
+    assert abs(v.mean() - 1.5) < 0.08
+    assert abs(v.std() - 2.) < 0.08
+    v64 = K.eval(K.random_normal((10,), dtype='float64'))
+    assert v64.dtype == np.float64
+
+
+def test_random_uniform(K):
+    v = K.eval(K.random_uniform(SHAPE, minval=-1., maxval=3., seed=2))
+    assert v.shape == SHAPE and v.dtype == np.float32
+    assert v.min() >= -1. and v.max() < 3.
+    assert abs(v.mean() - 1.) < 0.06
+    assert abs(v.std() - 4. / np.sqrt(12.)) < 0.05
+    # roughly uniform: each quarter of the range holds about a quarter of the samples
+    hist = np.histogram(v, bins=4, range=(-1., 3.))[0] / float(v.size)
+    assert np.all(np.abs(hist - 0.25) < 0.03)
+
+
+def test_random_binomial(K):
+    v = K.eval(K.random_binomial(SHAPE, p=0.3, seed=3))
+    assert v.shape == SHAPE and v.dtype == np.float32
+    assert set(np.unique(v)).issubset({0., 1.})
+    assert abs(v.mean() - 0.3) < 0.03   # 1 with probability p
+    assert K.eval(K.random_binomial((50,), p=0.)).sum() == 0.
+    assert K.eval(K.random_binomial((50,), p=1.)).sum() == 50.
+
+
+def test_truncated_normal(K):
+    v = K.eval(K.truncated_normal(SHAPE, mean=-1., stddev=0.5, seed=4))
+    assert v.shape == SHAPE and v.dtype == np.float32
+    assert v.min() >= -1. - 2 * 0.5 - 1e-6 and v.max() <= -1. + 2 * 0.5 + 1e-6
+    assert abs(v.mean() + 1.) < 0.03
+    # std of a normal truncated at 2 sigma: 0.8796 sigma
+    assert abs(v.std() - 0.8796 * 0.5) < 0.03
+
+
+def test_random_with_symbolic_shape_inside_function(K):
+    """Random ops built from a placeholder's runtime shape draw new values per call."""
+    (a,) = eval_sym(K, lambda p: p + K.random_uniform(K.shape(p)), [np.zeros((50, 40), np.float32)])
+    (b,) = eval_sym(K, lambda p: p + K.random_uniform(K.shape(p)), [np.zeros((50, 40), np.float32)])
+    assert a.shape == (50, 40)
+    assert 0. <= a.min() and a.max() < 1.
+    assert not np.allclose(a, b)
+
+
+def test_dropout_scaling_and_rate(K):
+    x = np.ones(SHAPE, np.float32) * 2.
+    v = K.eval(K.dropout(K.variable(x), 0.25, seed=5))
+    assert v.shape == SHAPE
+    vals = set(np.unique(v))
+    assert vals.issubset({0., np.float32(2. / 0.75)})
+    assert abs(np.mean(v == 0.) - 0.25) < 0.03
+    assert abs(v.mean() - 2.) < 0.1   # inverted dropout keeps the mean
+
+
+def test_dropout_noise_shape(K):
+    x = np.ones((200, 30), np.float32)
+    v = K.eval(K.dropout(K.variable(x), 0.5, noise_shape=(200, 1), seed=6))
+    # whole rows are kept or dropped together
+    assert np.all((v == 0.).all(axis=1) | (v == 2.).all(axis=1))
+    assert 0.3 < np.mean(v[:, 0] == 0.) < 0.7
+
+
+def test_dropout_level_out_of_range(K):
+    x = K.variable(np.ones((3, 3), np.float32))
+    for level in (1., 1.5, -0.1):
+        with pytest.raises(ValueError):
+            K.dropout(x, level)
+
+
+def test_dropout_symbolic(K):
+    (v,) = eval_sym(K, lambda p: K.dropout(p, 0.5), [np.ones(SHAPE, np.float32)])
+    assert set(np.unique(v)).issubset({0., 2.})
+    assert abs(np.mean(v == 0.) - 0.5) < 0.03

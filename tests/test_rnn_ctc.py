@@ -1,0 +1,210 @@
+"""rnn, switch, map_fn/foldl/foldr and CTC against the reference."""
+import numpy as np
+import pytest
+
+import reference as R
+from helpers import (assert_dtype, bind, randn, rng, run_cases, select, spec, spec_names)
+
+# ---------------------------------------------------------------------------
+# rnn
+# ---------------------------------------------------------------------------
+
+XS = randn(2, 5, 3)
+H0 = randn(2, 4, seed=1) * 0.5
+CST = randn(2, 4, seed=2) * 0.3
+W = randn(3, 4, seed=3) * 0.5
+U = randn(4, 4, seed=4) * 0.5
+MASK = np.array([[True, True, False, True, False], [False, True, True, True, True]])
+
+
+def np_step(x_t, states):
+    h, s, c = states
+    h_new = np.tanh(x_t.dot(W) + h.dot(U) + c)
+    return h_new * 2. - s[:, :1], [h_new, s + x_t]
+
+
+def k_step(K):
+    Wk, Uk = K.constant(W), K.constant(U)
+
+    def step(x_t, states):
+        h, s, c = states
+        h_new = K.tanh(K.dot(x_t, Wk) + K.dot(h, Uk) + c)
+        return h_new * 2. - s[:, :1], [h_new, s + x_t]
+    return step
+
+
+def rnn_spec(name, go_backwards=False, mask=None, unroll=False):
+    S0 = np.zeros((2, 3), dtype=np.float32)
+    last, outs, states = R.rnn(np_step, XS, [H0, S0], go_backwards=go_backwards, mask=mask,
+                               constants=[CST])
+    inputs = [XS, H0, S0, CST] + ([mask] if mask is not None else [])
+
+    def fn(K, x, h0, s0, c, m=None):
+        last_k, outs_k, states_k = K.rnn(k_step(K), x, [h0, s0], go_backwards=go_backwards,
+                                         mask=m, constants=[c], unroll=unroll,
+                                         input_length=5 if unroll else None)
+        return [last_k, outs_k] + list(states_k)
+    return spec(name, fn, inputs, [last, outs] + states,
+                none_in=tuple(range(len(inputs))), none_out=(0,))
+
+
+def step_plain(K):
+    def step(x_t, states):
+        return x_t * 2. + states[0], [states[0] + x_t]
+    return step
+
+
+SPECS = [
+    rnn_spec('rnn'),
+    rnn_spec('rnn:backwards', go_backwards=True),
+    rnn_spec('rnn:mask', mask=MASK),
+    rnn_spec('rnn:mask_backwards', go_backwards=True, mask=MASK),
+    rnn_spec('rnn:unroll', unroll=True),
+    rnn_spec('rnn:unroll_mask_backwards', go_backwards=True, mask=MASK, unroll=True),
+]
+
+# ---------------------------------------------------------------------------
+# switch / map_fn / foldl / foldr
+# ---------------------------------------------------------------------------
+
+SX = randn(3, 4, seed=5)
+SY = randn(3, 4, seed=6)
+SX3 = randn(3, 2, 4, seed=7)
+
+SPECS += [
+    spec('switch', lambda K, x, y: K.switch(K.greater(K.sum(x), 0.), x * 2., y - 1.),
+         [np.abs(SX), SY], R.switch(True, np.abs(SX) * 2., SY - 1.), none_in=(0, 1)),
+    spec('switch:false', lambda K, x, y: K.switch(K.greater(K.sum(x), 0.), x * 2., y - 1.),
+         [-np.abs(SX), SY], R.switch(False, -np.abs(SX) * 2., SY - 1.), none_in=(0, 1)),
+    spec('switch:elementwise', lambda K, x, y: K.switch(K.greater(x, 0.), x, y), [SX, SY],
+         R.switch(SX > 0, SX, SY), none_in=(0, 1)),
+    spec('switch:lower_rank', lambda K, x, y: K.switch(K.greater(K.sum(x, axis=[1, 2]), 0.), x, y),
+         [SX3, SX3 * -3.], R.switch(SX3.sum(axis=(1, 2)) > 0, SX3, SX3 * -3.), none_in=(0, 1)),
+    spec('switch:callables',
+         lambda K, x: K.switch(K.less(K.sum(x), 0.), lambda: x * 3., lambda: x + 1.),
+         [SX], R.switch(SX.sum() < 0, SX * 3., SX + 1.)),
+    spec('map_fn', lambda K, x: K.map_fn(lambda e: K.square(e) * 2. + e, x), [SX],
+         R.map_fn(lambda e: e * e * 2. + e, SX)),
+    spec('map_fn:3d', lambda K, x: K.map_fn(lambda e: K.sum(e, axis=0), x), [SX3],
+         R.map_fn(lambda e: e.sum(axis=0), SX3)),
+    spec('foldl', lambda K, x: K.foldl(lambda a, e: a * 0.5 + e, x), [SX],
+         R.foldl(lambda a, e: a * 0.5 + e, R.f64(SX)), none_out=()),
+    spec('foldl:init',
+         lambda K, x: K.foldl(lambda a, e: a * 0.5 + e * e, x, K.constant(np.ones(4))), [SX],
+         R.foldl(lambda a, e: a * 0.5 + e * e, R.f64(SX), np.ones(4)), none_out=()),
+    spec('foldr', lambda K, x: K.foldr(lambda a, e: a * 0.5 + e, x), [SX],
+         R.foldr(lambda a, e: a * 0.5 + e, R.f64(SX)), none_out=()),
+    spec('foldr:init',
+         lambda K, x: K.foldr(lambda a, e: a * 0.5 - e, x, K.constant(np.ones(4) * 2.)), [SX],
+         R.foldr(lambda a, e: a * 0.5 - e, R.f64(SX), np.ones(4) * 2.), none_out=()),
+]
+
+# ---------------------------------------------------------------------------
+# CTC (blank = last class)
+# ---------------------------------------------------------------------------
+
+CTC_Y = R.softmax(randn(3, 6, 4, seed=8)).astype(np.float32)
+CTC_LABELS = np.array([[0, 1, 2], [1, 1, 0], [2, 0, 0]], dtype=np.int32)
+CTC_IL = np.array([[6], [5], [3]], dtype=np.int32)
+CTC_LL = np.array([[3], [2], [1]], dtype=np.int32)
+CTC_LABELS_REP = np.array([[1, 1, 2], [0, 0, 0], [2, 2, 2]], dtype=np.int32)
+CTC_LL_REP = np.array([[3], [2], [3]], dtype=np.int32)
+
+# greedy: clear best paths (no argmax ties); lengths cut the sequences
+GREEDY_BEST = [[0, 0, 3, 0, 1, 1], [3, 2, 2, 3, 3, 1], [1, 3, 2, 2, 0, 0]]
+GREEDY_Y = np.full((3, 6, 4), 0.05, dtype=np.float32)
+for _b in range(3):
+    for _t in range(6):
+        GREEDY_Y[_b, _t, GREEDY_BEST[_b][_t]] = 0.85
+GREEDY_Y[0, 2] = [0.1, 0.2, 0.3, 0.4]
+GREEDY_IL = np.array([6, 5, 4], dtype=np.int32)
+
+# beam: T <= 4, 3 classes: at most 15 labellings, far fewer than beam_width,
+# so the beam search is exact; the top probabilities are well separated.
+BEAM_Y = R.softmax(rng(0).standard_normal((2, 4, 3)) * 1.5).astype(np.float32)
+BEAM_IL = np.array([4, 3], dtype=np.int32)
+# a blank-separated repeat (0, blank, 0) is the best labelling: merge_repeated matters
+MERGE_Y = np.array([[[0.8, 0.1, 0.1], [0.1, 0.1, 0.8], [0.8, 0.1, 0.1]],
+                    [[0.1, 0.7, 0.2], [0.1, 0.2, 0.7], [0.6, 0.2, 0.2]]], dtype=np.float32)
+MERGE_IL = np.array([3, 3], dtype=np.int32)
+
+
+def _decode_spec(name, y, il, greedy, top_paths, merge_repeated):
+    if greedy:
+        dec, lp = R.ctc_greedy_decode(y, il)
+    else:
+        dec, lp = R.ctc_beam_decode(y, il, top_paths, merge_repeated)
+
+    def fn(K, yy, ll):
+        d, p = K.ctc_decode(yy, ll, greedy=greedy, beam_width=100, top_paths=top_paths,
+                            merge_repeated=merge_repeated)
+        assert isinstance(d, list) and len(d) == top_paths
+        return list(d) + [p]
+    n = len(dec)
+    return spec(name, fn, [y, il], list(dec) + [lp], none_in=(0, 1),
+                none_out=[(0, 1)] * n + [(0,)], free_out=[(1,)] * n + [()],
+                dtype=['int64'] * n + [None], atol=1e-4, rtol=1e-5)
+
+
+SPECS += [
+    spec('ctc_batch_cost', lambda K, t, y, il, ll: K.ctc_batch_cost(t, y, il, ll),
+         [CTC_LABELS, CTC_Y, CTC_IL, CTC_LL], R.ctc_batch_cost(CTC_LABELS, CTC_Y, CTC_IL, CTC_LL),
+         none_in=(0, 1, 2, 3), atol=1e-4),
+    spec('ctc_batch_cost:repeats', lambda K, t, y, il, ll: K.ctc_batch_cost(t, y, il, ll),
+         [CTC_LABELS_REP, CTC_Y, CTC_IL + [[0], [1], [3]], CTC_LL_REP],
+         R.ctc_batch_cost(CTC_LABELS_REP, CTC_Y, CTC_IL + [[0], [1], [3]], CTC_LL_REP),
+         none_in=(0, 1, 2, 3), atol=1e-4),
+    _decode_spec('ctc_decode', GREEDY_Y, GREEDY_IL, True, 1, False),
+    _decode_spec('ctc_decode:beam', BEAM_Y, BEAM_IL, False, 1, False),
+    _decode_spec('ctc_decode:beam_top3', BEAM_Y, BEAM_IL, False, 3, False),
+    _decode_spec('ctc_decode:beam_no_merge', MERGE_Y, MERGE_IL, False, 2, False),
+    _decode_spec('ctc_decode:beam_merge', MERGE_Y, MERGE_IL, False, 1, True),
+]
+
+NAMES = spec_names(SPECS)
+
+
+@pytest.mark.parametrize('name', NAMES)
+def test_eager(K, name):
+    run_cases(K, bind(K, select(SPECS, name), symbolic=False))
+
+
+@pytest.mark.parametrize('names', [('rnn',), tuple(n for n in NAMES if n != 'rnn')],
+                         ids=['rnn', 'control_ctc'])
+def test_symbolic_grouped(K, names):
+    specs = [s for n in names for s in select(SPECS, n)]
+    run_cases(K, bind(K, specs, eager=False))
+
+
+def test_rnn_plain_step_last_output(K):
+    """A step whose output is the running sum: last_output = sum over time."""
+    last, outs, states = K.rnn(step_plain(K), K.variable(XS), [K.zeros((2, 3))])
+    np.testing.assert_allclose(K.eval(last), R.f64(XS).sum(axis=1) + XS[:, -1], atol=1e-5)
+    assert K.int_shape(outs) == (2, 5, 3)
+    assert isinstance(states, (list, tuple)) and len(states) == 1
+
+
+def test_ctc_decode_returns_list_and_pads_with_minus_one(K):
+    (dec,), lp = K.ctc_decode(K.variable(GREEDY_Y), K.constant(GREEDY_IL, dtype='int32'))
+    dec = K.eval(dec)
+    want = R.ctc_greedy_decode(GREEDY_Y, GREEDY_IL)[0][0]
+    np.testing.assert_array_equal(dec, want)
+    assert (want == -1).any()  # the expectation does exercise the padding
+    assert_dtype(K, dec.dtype, 'int64', 'decoded')
+    assert K.int_shape(lp) == (3, 1)
+
+
+def test_ctc_label_dense_to_sparse(K):
+    labels = np.array([[1, 2, 3, 4], [2, 5, 0, 0], [3, 0, 0, 0]], dtype=np.int32)
+    lengths = np.array([4, 2, 1], dtype=np.int32)
+    sp = K.ctc_label_dense_to_sparse(K.constant(labels, dtype='int32'),
+                                     K.constant(lengths, dtype='int32'))
+    assert K.is_sparse(sp)
+    dense = K.eval(K.to_dense(sp))
+    np.testing.assert_array_equal(dense, R.ctc_label_dense_to_sparse(labels, lengths))
+    labels2 = labels + 1
+    sp2 = K.ctc_label_dense_to_sparse(K.constant(labels2, dtype='int32'),
+                                      K.constant(np.array([1, 3, 0], dtype=np.int32),
+                                                 dtype='int32'))
+    np.testing.assert_array_equal(K.eval(K.to_dense(sp2)),
+                                  R.ctc_label_dense_to_sparse(labels2, [1, 3, 0]))
