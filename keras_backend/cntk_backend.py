@@ -8,7 +8,13 @@ Every tensor is a CNTK ``Variable`` or ``Function`` whose axes are all
 numbers map one to one onto CNTK axes and ``int_shape`` reports the free
 dimension as ``None``. Operations that CNTK only runs per sample
 (convolution, pooling, per-sample matrix products) move the leading axis
-onto CNTK's batch axis with ``C.to_batch`` and back with ``C.unpack_batch``.
+onto CNTK's batch axis with ``C.to_batch`` and back with ``C.unpack_batch``;
+layout round trips between such ops (a transpose back and forth, or an
+unpack and re-pack, with only elementwise ops in between) are cancelled when
+the graph is built (``_transpose``, ``_per_sample``), so a channels_last
+conv -> bias -> relu -> pool chain costs what the channels_first one does.
+Placeholders do not ask CNTK for their own gradient (``gradients`` with
+respect to one differentiates a clone that does).
 
 CNTK has float tensors only: integer and boolean results (``argmax``,
 comparisons, ``cast(x, 'int32')``, ``arange``, ``shape``, decoded CTC
@@ -39,6 +45,9 @@ try:
         warnings.simplefilter('ignore')
         import cntk as C
         from cntk.ops.functions import UserFunction as _UserFunction
+        from cntk.internal import sanitize_var_map as _sanitize_var_map
+        from cntk.internal import _value_as_sequence_or_array as _value_as_array
+        from cntk.cntk_py import Function as _CFunction
 except ImportError as e:  # pragma: no cover - depends on the interpreter
     raise common.engine_import_error(
         'CNTK', 'cntk', 'cntk', e,
@@ -51,6 +60,15 @@ _INT_DTYPES = ('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', '
 
 def backend():
     """Return the name of this backend: ``'cntk'``.
+
+    Args:
+        none.
+
+    Returns:
+        the string ``'cntk'``.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.backend()
@@ -141,17 +159,141 @@ def _drop_axes(x, axes):
 
 
 def _per_sample(x):
-    """Move the leading axis onto CNTK's batch axis."""
-    return C.to_batch(x)
+    """Move the leading axis onto CNTK's batch axis.
+
+    When ``x`` was unpacked from the batch axis by ``_unbatch`` (possibly
+    followed by elementwise ops, see ``_rebuild``), the batched tensor is
+    reused instead of round-tripping through a ``to_batch`` node.
+    """
+    y = _rebuild(x, _ndim_static(x), _batched_leaf, _batched_side)
+    return y if y is not None else C.to_batch(x)
 
 
 def _unbatch(y, like):
     """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim."""
+    batched = y
     y = C.unpack_batch(y)
     n = _shape_of(like)[0] if _is_cntk(like) else like
     if n is not None:
         y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
+    _UNBATCHED[_var(y).uid] = (_var(batched), _var(y))
     return y
+
+
+def _transpose(x, perm):
+    """``C.transpose(x, perm)``, cancelling earlier transposes where it can.
+
+    When ``x`` is a transpose made here (possibly followed by elementwise ops,
+    see ``_rebuild``), the permutations are composed instead of stacking a
+    second ``TransposeAxes`` node: a channels_last convolution followed by
+    ``bias_add``, an activation and pooling then runs in channels_first from
+    end to end, with no layout round trip in between.
+    """
+    perm = tuple(int(p) for p in perm)
+    if perm == tuple(range(len(perm))):
+        return x
+    y = _rebuild(x, len(perm), lambda v: _transposed_leaf(v, perm),
+                 lambda v, n: _transposed_side(v, n, perm))
+    if y is None:
+        y = C.transpose(x, perm)
+    _TRANSPOSED[_var(y).uid] = (_var(x), perm, _var(y))
+    return y
+
+
+#: uid of an ``_unbatch`` result -> (the batched Variable, the result); uid of a
+#: ``_transpose`` result -> (its input, perm, the result). Read by ``_rebuild``
+#: (the results are kept so that their uids stay unique while they are listed).
+_UNBATCHED = {}
+_TRANSPOSED = {}
+
+#: elementwise CNTK ops that ``_rebuild`` may re-create in another layout
+_UNARY = {'ReLU': C.relu, 'Tanh': C.tanh, 'StableSigmoid': C.sigmoid, 'Exp': C.exp,
+          'Log': C.log, 'Abs': C.abs, 'Negate': C.negate, 'Sqrt': C.sqrt,
+          'Softplus': C.softplus}
+_BINARY = {'Plus': C.plus, 'Minus': C.minus, 'ElementTimes': C.element_times}
+
+
+def _ndim_static(x):
+    return len(_var(x).shape)
+
+
+def _rebuild(x, n, leaf, side, depth=6):
+    """``x`` re-created in another layout, or None when it cannot be.
+
+    Walks up through elementwise ops (``_UNARY``, ``_BINARY``) from ``x``
+    (rank ``n``) to a ``leaf`` (``leaf(v)`` gives the leaf in the new layout
+    or None) and re-creates those ops on it; a binary op's other operand must
+    be ``side``-able: a parameter or constant (``side(v, n)`` lays it out, it
+    may broadcast) or a chain with a leaf itself. Elementwise results do not
+    depend on the layout, so the values are identical.
+    """
+    v = _var(x)
+    found = leaf(v)
+    if found is not None or depth == 0 or not v.is_output:
+        return found
+    f = v.owner
+    op = f.op_name
+    if op in _UNARY and len(v.shape) == n:
+        inner = _rebuild(f.inputs[0], n, leaf, side, depth - 1)
+        return None if inner is None else _UNARY[op](inner)
+    if op in _BINARY and len(v.shape) == n:
+        fixed = [_input_free(i) for i in f.inputs]
+        if builtins.all(fixed):
+            return None
+        parts = []
+        for i, fx in zip(f.inputs, fixed):
+            if fx:
+                r = side(i, n)
+            elif len(i.shape) == n:
+                r = _rebuild(i, n, leaf, side, depth - 1)
+            else:
+                r = None
+            if r is None:
+                return None
+            parts.append(r)
+        return _BINARY[op](parts[0], parts[1])
+    return None
+
+
+def _input_free(v):
+    """True when ``v`` (a Variable) has a static shape and reads no input."""
+    if v.is_parameter or v.is_constant:
+        return True
+    if not v.is_output or builtins.any(d < 0 for d in v.shape) or v.dynamic_axes:
+        return False
+    return not C.as_composite(v.owner).arguments
+
+
+def _transposed_leaf(v, perm):
+    entry = _TRANSPOSED.get(v.uid)
+    if entry is None or len(entry[1]) != len(perm):
+        return None
+    src, inner, _ = entry
+    total = tuple(inner[p] for p in perm)
+    return src if total == tuple(range(len(total))) else C.transpose(src, total)
+
+
+def _transposed_side(v, n, perm):
+    """A constant/parameter operand laid out by ``perm`` (broadcast dims kept)."""
+    if builtins.any(d < 0 for d in v.shape) or len(v.shape) > n:
+        return None
+    full = C.reshape(v, (1,) * (n - len(v.shape)) + tuple(v.shape)) \
+        if len(v.shape) < n else v
+    return C.transpose(full, perm)
+
+
+def _batched_leaf(v):
+    entry = _UNBATCHED.get(v.uid)
+    return None if entry is None else entry[0]
+
+
+def _batched_side(v, n):
+    """A constant/parameter operand with the leading (batch) axis removed."""
+    if len(v.shape) < n:
+        return v
+    if v.shape[0] == 1:
+        return _drop_axis(v, 0)
+    return None
 
 
 def _empty(shape, dtype):
@@ -196,13 +338,15 @@ class _NumpyOp(_UserFunction):
     ``grad_fn(input_values, output_values, root_gradient) -> gradient of input 0``.
     """
 
-    def __init__(self, inputs, fn, out_shapes, dtype, grad_fn=None, name='numpy_op'):
+    def __init__(self, inputs, fn, out_shapes, dtype, grad_fn=None, name='numpy_op',
+                 aliased=False):
         self._fn = fn
         self._out_shapes = out_shapes
         self._dtype = np.dtype(dtype)
         self._grad_fn = grad_fn
         # keep the aliasing Functions alive: CNTK only holds weak references
-        self._keep = [_input_like(i) for i in inputs]
+        # (a clone's inputs are the clones of the aliases already)
+        self._keep = list(inputs) if aliased else [_input_like(i) for i in inputs]
         super(_NumpyOp, self).__init__([_var(i) for i in self._keep], name=name)
 
     def forward(self, arguments, outputs=None, device=None, outputs_to_retain=None):
@@ -241,7 +385,7 @@ class _NumpyOp(_UserFunction):
 
     def clone(self, cloned_inputs):
         return _NumpyOp(cloned_inputs, self._fn, self._out_shapes, self._dtype,
-                        self._grad_fn, self.name)
+                        self._grad_fn, self.name, aliased=True)
 
 
 def _numpy_op(inputs, fn, out_shapes, dtype=None, grad_fn=None, name='numpy_op'):
@@ -257,9 +401,9 @@ def _numpy_op(inputs, fn, out_shapes, dtype=None, grad_fn=None, name='numpy_op')
 class _PassThrough(_UserFunction):
     """Identity node calling ``callback(value)`` in its forward pass."""
 
-    def __init__(self, x, callback, name='print_tensor'):
+    def __init__(self, x, callback, name='print_tensor', aliased=False):
         self._callback = callback
-        self._keep = [_input_like(x)]
+        self._keep = [x if aliased else _input_like(x)]
         super(_PassThrough, self).__init__([_var(self._keep[0])], name=name)
 
     def forward(self, argument, device=None, outputs_to_retain=None):
@@ -274,7 +418,7 @@ class _PassThrough(_UserFunction):
         return [C.output_variable(i.shape, i.dtype, i.dynamic_axes)]
 
     def clone(self, cloned_inputs):
-        return _PassThrough(cloned_inputs[0], self._callback, self.name)
+        return _PassThrough(cloned_inputs[0], self._callback, self.name, aliased=True)
 
 
 # ---------------------------------------------------------------------------
@@ -297,6 +441,15 @@ def learning_phase():
     ``function`` whose graph uses the placeholder but does not list it as an
     input feeds 0.
 
+    Args:
+        none.
+
+    Returns:
+        a scalar float32 CNTK input Variable, or the int 0/1 after ``set_learning_phase``.
+
+    Raises:
+        nothing.
+
     Example:
         >>> f = K.function([x, K.learning_phase()], [K.in_train_phase(x * 2, x)])
         >>> f([np.ones((1, 2)), 1])[0]
@@ -313,6 +466,12 @@ def set_learning_phase(value):
     Raises:
         ValueError: unless ``value`` is 0 or 1.
 
+    Args:
+        value: 0 (test) or 1 (train).
+
+    Returns:
+        None.
+
     Example:
         >>> K.set_learning_phase(1); K.learning_phase()
         1
@@ -326,6 +485,15 @@ def set_learning_phase(value):
 @contextlib.contextmanager
 def learning_phase_scope(value):
     """Context manager setting the learning phase to ``value`` (0/1) for a block.
+
+    Args:
+        value: 0 or 1, in force inside the ``with`` block.
+
+    Returns:
+        a context manager; the previous phase comes back on exit.
+
+    Raises:
+        ValueError: unless ``value`` is 0 or 1.
 
     Example:
         >>> with K.learning_phase_scope(1):
@@ -347,6 +515,15 @@ def clear_session():
 
     CNTK keeps no global graph, so nothing else needs to be dropped.
 
+    Args:
+        none.
+
+    Returns:
+        None.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.clear_session(); K.get_uid('dense')
         1
@@ -354,12 +531,23 @@ def clear_session():
     global _LEARNING_PHASE_PLACEHOLDER, _LEARNING_PHASE
     reset_uids()
     _SHAPE_SOURCES.clear()
+    _UNBATCHED.clear()
+    _TRANSPOSED.clear()
     _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
     _LEARNING_PHASE = None
 
 
 def manual_variable_initialization(value):
     """Store the flag; CNTK variables are always initialised at creation.
+
+    Args:
+        value: bool, stored only.
+
+    Returns:
+        None.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.manual_variable_initialization(False)
@@ -392,6 +580,15 @@ class _SparseLabels(object):
 def is_sparse(tensor):
     """True for a sparse CNTK input and for ``ctc_label_dense_to_sparse`` results.
 
+    Args:
+        tensor: anything.
+
+    Returns:
+        bool.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.is_sparse(K.placeholder((None, 5), sparse=True))
         True
@@ -407,6 +604,17 @@ def to_dense(tensor):
     A sparse placeholder (one-hot rows, CNTK's CSR input) is densified with
     ``C.times`` by the identity matrix and its batch axis made static; CTC
     sparse labels give ``(batch, max_len)`` labels with zeros past each length.
+
+    Args:
+        tensor: a sparse placeholder ``(batch, dim)``, a ``ctc_label_dense_to_sparse`` result,
+            or any dense tensor.
+
+    Returns:
+        a dense tensor: ``(batch, dim)`` for a sparse input, ``(batch, max_len)`` for CTC
+        labels, else ``tensor`` itself.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.to_dense(K.ctc_label_dense_to_sparse(labels, lengths)))
@@ -438,6 +646,9 @@ def variable(value, dtype=None, name=None, constraint=None):
     Returns:
         a CNTK Parameter; ``is_variable`` is True for it.
 
+    Raises:
+        ValueError: when ``dtype`` cannot be interpreted.
+
     Example:
         >>> v = K.variable(np.ones((2, 3))); K.int_shape(v)
         (2, 3)
@@ -458,6 +669,15 @@ def variable(value, dtype=None, name=None, constraint=None):
 def is_variable(x):
     """True for CNTK parameters (what ``variable`` returns).
 
+    Args:
+        x: anything.
+
+    Returns:
+        bool.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.is_variable(K.variable(1.)), K.is_variable(K.constant(1.))
         (True, False)
@@ -467,6 +687,16 @@ def is_variable(x):
 
 def constant(value, dtype=None, shape=None, name=None):
     """A CNTK constant; with ``shape``, a scalar ``value`` fills that shape.
+
+    Args:
+        value: number, list or numpy array. dtype: Keras dtype (float; integer dtypes are held
+            as ``floatx()``). shape: optional tuple of ints. name: optional.
+
+    Returns:
+        a CNTK Constant of ``shape`` (or of ``value``'s shape).
+
+    Raises:
+        ValueError: when a non-scalar ``value`` cannot be reshaped to ``shape``.
 
     Example:
         >>> K.eval(K.constant(2., shape=(2,)))
@@ -486,6 +716,15 @@ def constant(value, dtype=None, shape=None, name=None):
 def is_tensor(x):
     """True for any CNTK tensor (Variable or Function).
 
+    Args:
+        x: anything.
+
+    Returns:
+        bool.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.is_tensor(K.variable(1.)), K.is_tensor(np.ones(2))
         (True, False)
@@ -498,6 +737,12 @@ def is_keras_tensor(x):
 
     Raises:
         ValueError: when ``x`` is not a CNTK tensor.
+
+    Args:
+        x: a CNTK tensor.
+
+    Returns:
+        bool.
 
     Example:
         >>> K.is_keras_tensor(K.placeholder((2,)) * 2), K.is_keras_tensor(K.variable(1.))
@@ -531,6 +776,9 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     Raises:
         ValueError: when neither ``shape`` nor ``ndim`` is given.
 
+    Returns:
+        a CNTK input Variable of ``shape`` (dtype float32/float64).
+
     Example:
         >>> K.int_shape(K.placeholder((None, 3)))
         (None, 3)
@@ -547,13 +795,26 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
                              'with known dims, got %r' % (shape,))
         x = C.input_variable(shape[1:], dtype=dt, is_sparse=True, name=name or '')
     else:
+        # needs_gradient=False: CNTK would otherwise compute the input's
+        # gradient in every backward pass (for a convolution, a second full
+        # convolution); ``gradients`` with respect to a placeholder
+        # differentiates a clone whose inputs ask for it.
         x = C.input_variable(_cntk_shape(shape), dtype=dt, dynamic_axes=[],
-                             needs_gradient=True, name=name or '')
+                             needs_gradient=False, name=name or '')
     return x
 
 
 def is_placeholder(x):
     """True only for placeholders (CNTK input variables).
+
+    Args:
+        x: anything.
+
+    Returns:
+        bool (False for the learning phase).
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.is_placeholder(K.placeholder((2,))), K.is_placeholder(K.variable(1.))
@@ -564,6 +825,15 @@ def is_placeholder(x):
 
 def int_shape(x):
     """Static shape: tuple of ints, None for free (batch) dims.
+
+    Args:
+        x: tensor, or a numpy value.
+
+    Returns:
+        tuple of ints and None.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.int_shape(K.placeholder((None, 4)))
@@ -581,6 +851,15 @@ def int_shape(x):
 def get_variable_shape(x):
     """Same as ``int_shape``.
 
+    Args:
+        x: tensor or variable.
+
+    Returns:
+        tuple of ints and None.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.get_variable_shape(K.variable(np.zeros((2, 3))))
         (2, 3)
@@ -591,6 +870,15 @@ def get_variable_shape(x):
 def ndim(x):
     """Rank of ``x`` (int).
 
+    Args:
+        x: tensor or numpy value.
+
+    Returns:
+        int.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.ndim(K.placeholder((None, 3, 2)))
         3
@@ -600,6 +888,15 @@ def ndim(x):
 
 def dtype(x):
     """dtype name of ``x`` ('float32' or 'float64' on CNTK).
+
+    Args:
+        x: tensor or numpy value.
+
+    Returns:
+        str such as ``'float32'``.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.dtype(K.variable(1.))
@@ -615,6 +912,15 @@ def dtype(x):
 def count_params(x):
     """Number of scalars in ``x`` (product of its static shape).
 
+    Args:
+        x: a tensor with a fully static shape (usually a variable).
+
+    Returns:
+        int.
+
+    Raises:
+        TypeError: when a dim is None.
+
     Example:
         >>> K.count_params(K.variable(np.zeros((2, 3))))
         6
@@ -627,6 +933,16 @@ def shape(x):
 
     Static shapes give a constant; shapes with free dims read the value at
     run time through a numpy graph node.
+
+    Args:
+        x: tensor of rank n.
+
+    Returns:
+        1-D tensor ``(n,)`` in ``floatx()``: a constant when the shape is static, else a numpy
+        node (UserFunction).
+
+    Raises:
+        nothing.
 
     Example:
         >>> x = K.placeholder((None, 3))
@@ -648,6 +964,15 @@ _SHAPE_SOURCES = {}
 
 def size(x, name=None):
     """Number of elements of ``x`` as a scalar tensor.
+
+    Args:
+        x: tensor. name: ignored.
+
+    Returns:
+        scalar tensor in ``floatx()``.
+
+    Raises:
+        nothing.
 
     Example:
         >>> x = K.placeholder((None, 3))
@@ -708,6 +1033,15 @@ def _evaluate(tensors, feed=None):
 def eval(x):
     """Value of a tensor with no inputs, as a numpy array.
 
+    Args:
+        x: tensor without placeholders (or a numpy value).
+
+    Returns:
+        numpy array of ``x``'s shape and dtype.
+
+    Raises:
+        ValueError (from CNTK): when ``x`` depends on a placeholder.
+
     Example:
         >>> K.eval(K.variable([1., 2.]) * 2)
         array([2., 4.], dtype=float32)
@@ -722,6 +1056,15 @@ def eval(x):
 def get_value(x):
     """Value of a variable as a numpy array.
 
+    Args:
+        x: a variable (any tensor without inputs works).
+
+    Returns:
+        numpy array.
+
+    Raises:
+        as ``eval``.
+
     Example:
         >>> K.get_value(K.variable([1., 2.]))
         array([1., 2.], dtype=float32)
@@ -731,6 +1074,15 @@ def get_value(x):
 
 def batch_get_value(ops):
     """Values of a list of tensors (list of numpy arrays).
+
+    Args:
+        ops: list of tensors without placeholders.
+
+    Returns:
+        list of numpy arrays (evaluated in one CNTK pass).
+
+    Raises:
+        as ``eval``.
 
     Example:
         >>> K.batch_get_value([K.variable(1.), K.variable([2.])])
@@ -744,6 +1096,12 @@ def set_value(x, value):
 
     Raises:
         ValueError: when ``x`` is not a variable or the shapes differ.
+
+    Args:
+        x: a variable. value: numpy value of ``x``'s shape.
+
+    Returns:
+        None.
 
     Example:
         >>> v = K.variable([1., 2.]); K.set_value(v, [3., 4.]); K.get_value(v)
@@ -761,6 +1119,15 @@ def set_value(x, value):
 
 def batch_set_value(tuples):
     """``set_value`` for each ``(variable, value)`` pair (all checked first).
+
+    Args:
+        tuples: iterable of ``(variable, numpy value)``.
+
+    Returns:
+        None (nothing is written when a pair is invalid).
+
+    Raises:
+        ValueError: for a non-variable or a shape mismatch.
 
     Example:
         >>> v = K.variable([1.]); K.batch_set_value([(v, [5.])]); K.get_value(v)
@@ -780,6 +1147,15 @@ def batch_set_value(tuples):
 def zeros(shape, dtype=None, name=None):
     """A variable of zeros.
 
+    Args:
+        shape: int or tuple of ints. dtype: Keras dtype. name: optional.
+
+    Returns:
+        a variable of ``shape``.
+
+    Raises:
+        ValueError: for a bad dtype.
+
     Example:
         >>> K.eval(K.zeros((2,)))
         array([0., 0.], dtype=float32)
@@ -791,6 +1167,15 @@ def zeros(shape, dtype=None, name=None):
 def ones(shape, dtype=None, name=None):
     """A variable of ones.
 
+    Args:
+        shape: int or tuple of ints. dtype: Keras dtype. name: optional.
+
+    Returns:
+        a variable of ``shape``.
+
+    Raises:
+        ValueError: for a bad dtype.
+
     Example:
         >>> K.eval(K.ones((2,)))
         array([1., 1.], dtype=float32)
@@ -801,6 +1186,15 @@ def ones(shape, dtype=None, name=None):
 
 def eye(size, dtype=None, name=None):
     """An identity-matrix variable; ``size`` int or ``(rows, cols)``.
+
+    Args:
+        size: int n or ``(rows, cols)``. dtype, name: as ``variable``.
+
+    Returns:
+        a variable ``(n, n)`` or ``(rows, cols)``.
+
+    Raises:
+        ValueError: for a size tuple that is not a pair.
 
     Example:
         >>> K.eval(K.eye((2, 3)))
@@ -817,6 +1211,15 @@ def eye(size, dtype=None, name=None):
 def zeros_like(x, dtype=None, name=None):
     """Zeros with the shape of ``x``.
 
+    Args:
+        x: tensor. dtype: optional target dtype. name: ignored.
+
+    Returns:
+        a tensor of ``x``'s shape (``C.zeros_like``).
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.eval(K.zeros_like(K.variable([1., 2.])))
         array([0., 0.], dtype=float32)
@@ -827,6 +1230,15 @@ def zeros_like(x, dtype=None, name=None):
 
 def ones_like(x, dtype=None, name=None):
     """Ones with the shape of ``x``.
+
+    Args:
+        x: tensor. dtype: optional target dtype. name: ignored.
+
+    Returns:
+        a tensor of ``x``'s shape (``C.ones_like``).
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.eval(K.ones_like(K.variable([1., 2.])))
@@ -839,6 +1251,15 @@ def ones_like(x, dtype=None, name=None):
 def identity(x, name=None):
     """A copy of ``x`` (``C.alias``... computed as ``x + 0``).
 
+    Args:
+        x: tensor. name: optional.
+
+    Returns:
+        a new tensor equal to ``x``.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.eval(K.identity(K.variable([1., 2.])))
         array([1., 2.], dtype=float32)
@@ -850,6 +1271,16 @@ def identity(x, name=None):
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     """A variable drawn from U(low, high) (numpy RandomState(seed)).
 
+    Args:
+        shape: tuple of ints. low, high: bounds. dtype, name: as ``variable``. seed: int or
+            None.
+
+    Returns:
+        a variable of ``shape``.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.int_shape(K.random_uniform_variable((2, 3), 0., 1., seed=1))
         (2, 3)
@@ -860,6 +1291,16 @@ def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
     """A variable drawn from N(mean, scale**2) (numpy RandomState(seed)).
+
+    Args:
+        shape: tuple of ints. mean, scale: mean and standard deviation. dtype, name: as
+            ``variable``. seed: int or None.
+
+    Returns:
+        a variable of ``shape``.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.int_shape(K.random_normal_variable((2, 3), 0., 1., seed=1))
@@ -874,6 +1315,15 @@ def cast(x, dtype):
 
     Float dtypes use ``C.cast``; integer dtypes truncate toward zero and bool
     gives 0/1, both kept in ``floatx()`` (CNTK has float tensors only).
+
+    Args:
+        x: tensor. dtype: Keras dtype name ('float32', 'int32', 'bool', ...).
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when ``dtype`` cannot be interpreted.
 
     Example:
         >>> K.eval(K.cast(K.variable([-1.5, 2.7]), 'int32'))
@@ -899,6 +1349,15 @@ def cast(x, dtype):
 def update(x, new_x):
     """An update ``x <- new_x`` (a ``C.assign`` node) for ``function(updates=...)``.
 
+    Args:
+        x: a variable. new_x: tensor or numpy value of ``x``'s shape.
+
+    Returns:
+        the ``C.assign`` Function.
+
+    Raises:
+        ValueError: when ``x`` is not a variable.
+
     Example:
         >>> v = K.variable([1.]); K.function([], [], updates=[K.update(v, [3.])])([])
         >>> K.get_value(v)
@@ -913,6 +1372,15 @@ def update(x, new_x):
 def update_add(x, increment):
     """An update ``x <- x + increment``.
 
+    Args:
+        x: a variable. increment: tensor or value broadcastable to ``x``.
+
+    Returns:
+        the ``C.assign`` Function.
+
+    Raises:
+        as ``update``.
+
     Example:
         >>> v = K.variable([1.]); K.function([], [], updates=[K.update_add(v, 2.)])([])
         >>> K.get_value(v)
@@ -925,6 +1393,15 @@ def update_add(x, increment):
 def update_sub(x, decrement):
     """An update ``x <- x - decrement``.
 
+    Args:
+        x: a variable. decrement: tensor or value broadcastable to ``x``.
+
+    Returns:
+        the ``C.assign`` Function.
+
+    Raises:
+        as ``update``.
+
     Example:
         >>> v = K.variable([1.]); K.function([], [], updates=[K.update_sub(v, 2.)])([])
         >>> K.get_value(v)
@@ -936,6 +1413,15 @@ def update_sub(x, decrement):
 
 def moving_average_update(x, value, momentum):
     """An update ``x <- x * momentum + value * (1 - momentum)``.
+
+    Args:
+        x: a variable. value: tensor of ``x``'s shape. momentum: float.
+
+    Returns:
+        the ``C.assign`` Function.
+
+    Raises:
+        as ``update``.
 
     Example:
         >>> v = K.variable([1.])
@@ -963,7 +1449,30 @@ class Function(object):
 
     Calling it with one numpy array per input returns the outputs; the
     ``C.assign`` updates run in the same pass and write after every output
-    has read the old values.
+    has read the old values. A training step (updates built from one loss's
+    ``gradients``) runs as one CNTK forward pass, one backward pass and a
+    ``C.universal`` learner (see ``_training_plan``).
+
+    Args:
+        inputs: list of placeholders (the learning phase may be one).
+        outputs: a tensor or a list/tuple of tensors.
+        updates: list of ``K.update`` results or ``(variable, value)`` pairs.
+        name: optional, stored.
+
+    Returns:
+        calling it returns a numpy array per output (a list, or one array
+        when ``outputs`` was a single tensor).
+
+    Raises:
+        ValueError: at construction for a non-placeholder input or a bad
+            update; at call time when the inputs are not a list/tuple of the
+            right length.
+
+    Example:
+        >>> x = K.placeholder((None, 2)); v = K.variable([1., 1.])
+        >>> f = K.function([x], [K.sum(x * v)], updates=[K.update_add(v, [1., 1.])])
+        >>> f([np.ones((1, 2))])
+        [array(2., dtype=float32)]
     """
 
     def __init__(self, inputs, outputs, updates=None, name=None):
@@ -1000,6 +1509,8 @@ class Function(object):
                 heads = heads + [loss]
             self._graph = C.combine(heads)
             self._train['loss'] = [o for o in self._graph.outputs if o.uid == loss.uid][0]
+            self._train['keep'] = set([self._train['loss']])
+            self._train['args'] = self._graph.arguments
             return
         heads += [_var(u) for u in self.updates]
         self._graph = C.combine(heads) if heads else None
@@ -1068,14 +1579,31 @@ class Function(object):
         self._heads = self._graph.outputs
 
     def _train_step(self, feed):
-        """Forward, backward and learner update (see ``_training_plan``)."""
+        """Forward, backward and learner update (see ``_training_plan``).
+
+        Calls CNTK's ``_forward``/``_backward`` directly with prepared maps
+        (what ``Function.forward``/``backward`` do after re-sanitising their
+        arguments on every call); the root gradient of a static-shaped loss
+        is made once.
+        """
         plan = self._train
         loss = plan['loss']
-        state, res = self._graph.forward(feed, self._heads, keep_for_backward=set([loss]),
-                                         as_numpy=True)
-        root = {loss: np.ones_like(res[loss])}
-        grads = self._graph.backward(state, root, plan['params'], as_numpy=False)
-        C.cntk_py.Learner._update(plan['learner'], dict((p, g.data) for p, g in grads.items()),
+        graph = self._graph
+        dev = C.DeviceDescriptor.use_default_device()
+        in_map = _sanitize_var_map(plan['args'], feed, None, dev) if feed else {}
+        out_map = dict.fromkeys(self._heads)
+        state = _CFunction._forward(graph, in_map, out_map, dev, plan['keep'])
+        res = dict((k, _value_as_array(v, k)) for k, v in out_map.items())
+        root = plan.get('root')
+        if root is None:
+            root = _sanitize_var_map(graph.outputs, {loss: np.ones_like(res[loss])}, None,
+                                     state.device())
+            if builtins.all(d >= 0 for d in loss.shape):
+                plan['root'] = root
+        grads = dict.fromkeys(plan['params'])
+        _CFunction._backward(graph, state, root, grads)
+        C.cntk_py.Learner._update(plan['learner'],
+                                  dict((p, C.cntk_py.Value.data(g)) for p, g in grads.items()),
                                   1, False)
         return res
 
@@ -1173,18 +1701,30 @@ def gradients(loss, variables):
     wrt = [_var(v) for v in variables]
     loss_uids = set(p.uid for p in loss_f.parameters) | set(a.uid for a in args)
     dt = _var(loss).dtype
+    wrt_uids = set(w.uid for w in wrt)
+    grad_f, grad_args, grad_wrt = loss_f, args, dict((w.uid, w) for w in wrt)
+    if builtins.any(a.uid in wrt_uids and not a.needs_gradient for a in args):
+        # inputs are built without gradients: differentiate a clone whose
+        # inputs (all of them, so that each keeps a known counterpart) do
+        fresh = [C.input_variable(a.shape, dtype=a.dtype, dynamic_axes=a.dynamic_axes,
+                                  needs_gradient=a.uid in wrt_uids, name=a.name)
+                 for a in args]
+        grad_f = loss_f.clone(C.CloneMethod.share, dict(zip(args, fresh)))
+        grad_args = fresh
+        grad_wrt.update((a.uid, f) for a, f in zip(args, fresh) if a.uid in wrt_uids)
 
     def run(*values):
         used = [w for w in wrt if w.uid in loss_uids]
         grads = {}
         if used:
-            feed = dict(zip(args, values[:len(args)]))
-            g = loss_f.grad(feed, wrt=used, as_numpy=True) if feed else \
-                loss_f.grad({}, wrt=used, as_numpy=True)
+            feed = dict(zip(grad_args, values[:len(args)]))
+            targets = [grad_wrt[w.uid] for w in used]
+            g = grad_f.grad(feed, wrt=targets, as_numpy=True) if feed else \
+                grad_f.grad({}, wrt=targets, as_numpy=True)
             if not isinstance(g, dict):
-                g = {used[0]: g}
-            for w in used:
-                grads[w.uid] = g[w]
+                g = {targets[0]: g}
+            for w, t in zip(used, targets):
+                grads[w.uid] = g[t]
         out = []
         for w, v in zip(wrt, variables):
             if w.uid in grads:
@@ -1233,6 +1773,15 @@ def _gradient_vars(heads):
 def stop_gradient(variables):
     """``C.stop_gradient`` of a tensor or of each tensor of a list.
 
+    Args:
+        variables: a tensor, or a list/tuple of tensors.
+
+    Returns:
+        the same structure of tensors; values unchanged, no gradient.
+
+    Raises:
+        nothing.
+
     Example:
         >>> w = K.variable([1.])
         >>> K.eval(K.gradients(K.sum(w * K.stop_gradient(w)), [w])[0])
@@ -1252,6 +1801,15 @@ def dot(x, y):
 
     Uses ``C.times``; an N-D ``y`` has its contracted axis moved first.
     Result shape ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``.
+
+    Args:
+        x: tensor ``(..., k)``. y: tensor ``(k,)``, ``(k, m)`` or ``(..., k, m)``.
+
+    Returns:
+        a tensor ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``, common dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.int_shape(K.dot(K.placeholder((None, 4)), K.variable(np.ones((4, 5)))))
@@ -1276,6 +1834,16 @@ def batch_dot(x, y, axes=None):
     Axes follow ``common._batch_dot_axes``; the result shape is
     ``common._batch_dot_output_shape``. Each sample is a ``C.times`` on
     CNTK's batch axis (``C.to_batch``).
+
+    Args:
+        x, y: tensors of rank >= 2 with the same batch size. axes: None, an int or a pair of
+            ints (see ``common._batch_dot_axes``).
+
+    Returns:
+        a tensor of ``common._batch_dot_output_shape``.
+
+    Raises:
+        ValueError: for a rank below 2 or axes touching the batch axis.
 
     Example:
         >>> K.int_shape(K.batch_dot(K.placeholder((None, 3, 4)), K.placeholder((None, 4, 5))))
@@ -1303,6 +1871,15 @@ def batch_dot(x, y, axes=None):
 def transpose(x):
     """Reverse all axes (``C.transpose``).
 
+    Args:
+        x: tensor of any rank.
+
+    Returns:
+        a tensor with the axes reversed.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.int_shape(K.transpose(K.placeholder((None, 3, 4))))
         (4, 3, None)
@@ -1318,6 +1895,15 @@ def gather(reference, indices):
     """Rows of ``reference`` (axis 0) at ``indices`` (``C.gather``).
 
     Result shape ``indices.shape + reference.shape[1:]``.
+
+    Args:
+        reference: tensor ``(n, ...)``. indices: int-valued tensor or array of any shape.
+
+    Returns:
+        a tensor ``indices.shape + reference.shape[1:]``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.gather(K.variable([[1., 2.], [3., 4.]]), K.constant([1, 1], dtype='int32')))
@@ -1344,6 +1930,16 @@ def _reduce(op, x, axis, keepdims):
 def max(x, axis=None, keepdims=False):
     """Maximum along ``axis`` (None, int or list) with ``C.reduce_max``.
 
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.max(K.variable([[1., 5.], [3., 2.]]), axis=1))
         array([5., 3.], dtype=float32)
@@ -1353,6 +1949,16 @@ def max(x, axis=None, keepdims=False):
 
 def min(x, axis=None, keepdims=False):
     """Minimum along ``axis`` with ``C.reduce_min``.
+
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.min(K.variable([[1., 5.], [3., 2.]]), axis=1))
@@ -1364,6 +1970,16 @@ def min(x, axis=None, keepdims=False):
 def sum(x, axis=None, keepdims=False):
     """Sum along ``axis`` with ``C.reduce_sum``.
 
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.sum(K.variable([[1., 5.], [3., 2.]]), axis=0))
         array([4., 7.], dtype=float32)
@@ -1374,6 +1990,16 @@ def sum(x, axis=None, keepdims=False):
 def prod(x, axis=None, keepdims=False):
     """Product along ``axis`` with ``C.reduce_prod``.
 
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.prod(K.variable([[1., 5.], [3., 2.]]), axis=1))
         array([5., 6.], dtype=float32)
@@ -1383,6 +2009,16 @@ def prod(x, axis=None, keepdims=False):
 
 def mean(x, axis=None, keepdims=False):
     """Mean along ``axis`` with ``C.reduce_mean``.
+
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.mean(K.variable([[1., 3.], [5., 7.]]), axis=1, keepdims=True))
@@ -1395,6 +2031,16 @@ def mean(x, axis=None, keepdims=False):
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` along ``axis`` (``C.reduce_log_sum_exp``, stable).
 
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.logsumexp(K.variable([0., 0.])))  # log(2)
         array(0.6931472, dtype=float32)
@@ -1404,6 +2050,16 @@ def logsumexp(x, axis=None, keepdims=False):
 
 def var(x, axis=None, keepdims=False):
     """Population variance (ddof=0) along ``axis``.
+
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.var(K.variable([1., 3.])))
@@ -1417,6 +2073,16 @@ def var(x, axis=None, keepdims=False):
 def std(x, axis=None, keepdims=False):
     """Population standard deviation along ``axis``.
 
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        a tensor: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.std(K.variable([1., 3.])))
         array(1., dtype=float32)
@@ -1426,6 +2092,16 @@ def std(x, axis=None, keepdims=False):
 
 def any(x, axis=None, keepdims=False):
     """True (1.0) where any element along ``axis`` is non-zero.
+
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        1.0/0.0 in ``floatx()``: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.any(K.variable([[0., 1.], [0., 0.]]), axis=1))
@@ -1438,6 +2114,16 @@ def any(x, axis=None, keepdims=False):
 def all(x, axis=None, keepdims=False):
     """True (1.0) where every element along ``axis`` is non-zero.
 
+    Args:
+        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
+            from the end). keepdims: keep reduced axes as size 1.
+
+    Returns:
+        1.0/0.0 in ``floatx()``: ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.all(K.variable([[2., 1.], [0., 1.]]), axis=1))
         array([1., 0.], dtype=float32)
@@ -1448,6 +2134,15 @@ def all(x, axis=None, keepdims=False):
 
 def argmax(x, axis=-1):
     """Index of the maximum along ``axis`` (``C.argmax``; integer values in floatx).
+
+    Args:
+        x: tensor. axis: int.
+
+    Returns:
+        ``x``'s shape without ``axis``; integer indices held in ``floatx()``.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.argmax(K.variable([[1., 5.], [3., 2.]])))
@@ -1460,6 +2155,15 @@ def argmax(x, axis=-1):
 
 def argmin(x, axis=-1):
     """Index of the minimum along ``axis`` (``C.argmin``; integer values in floatx).
+
+    Args:
+        x: tensor. axis: int.
+
+    Returns:
+        ``x``'s shape without ``axis``; integer indices held in ``floatx()``.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.argmin(K.variable([[1., 5.], [3., 2.]])))
@@ -1519,6 +2223,15 @@ def _cumprod_grad(x, g, a):
 def cumsum(x, axis=0):
     """Cumulative sum along ``axis`` (static length).
 
+    Args:
+        x: tensor. axis: int.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.cumsum(K.variable([1., 2., 3.])))
         array([1., 3., 6.], dtype=float32)
@@ -1528,6 +2241,15 @@ def cumsum(x, axis=0):
 
 def cumprod(x, axis=0):
     """Cumulative product along ``axis`` (static length).
+
+    Args:
+        x: tensor. axis: int.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.cumprod(K.variable([1., 2., 3.])))
@@ -1539,6 +2261,15 @@ def cumprod(x, axis=0):
 def square(x):
     """Elementwise square.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.square(K.variable([-2., 3.])))
         array([4., 9.], dtype=float32)
@@ -1549,6 +2280,15 @@ def square(x):
 def abs(x):
     """Elementwise absolute value.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.abs(K.variable([-2., 3.])))
         array([2., 3.], dtype=float32)
@@ -1558,6 +2298,15 @@ def abs(x):
 
 def sqrt(x):
     """Elementwise square root; negatives are clipped to 0 first.
+
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.sqrt(K.variable([-4., 4.])))
@@ -1570,6 +2319,15 @@ def sqrt(x):
 def exp(x):
     """Elementwise exponential.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.exp(K.variable([0.])))
         array([1.], dtype=float32)
@@ -1580,6 +2338,15 @@ def exp(x):
 def log(x):
     """Elementwise natural logarithm.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.log(K.variable([1.])))
         array([0.], dtype=float32)
@@ -1589,6 +2356,15 @@ def log(x):
 
 def round(x):
     """Round half to even (as numpy).
+
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.round(K.variable([0.5, 1.5, 2.4])))
@@ -1604,6 +2380,15 @@ def round(x):
 def sign(x):
     """Elementwise sign: -1, 0 or 1.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.sign(K.variable([-2., 0., 3.])))
         array([-1.,  0.,  1.], dtype=float32)
@@ -1615,6 +2400,15 @@ def sign(x):
 def pow(x, a):
     """Elementwise ``x ** a`` (``C.pow``).
 
+    Args:
+        x: tensor. a: number (the exponent).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.pow(K.variable([2., 3.]), 2))
         array([4., 9.], dtype=float32)
@@ -1625,6 +2419,15 @@ def pow(x, a):
 
 def clip(x, min_value, max_value):
     """Clip to ``[min_value, max_value]`` (``max_value < min_value`` means ``min_value``).
+
+    Args:
+        x: tensor. min_value, max_value: numbers or tensors (None: unbounded).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.clip(K.variable([-2., 0.5, 3.]), 0., 1.))
@@ -1646,6 +2449,15 @@ def clip(x, min_value, max_value):
 def equal(x, y):
     """Elementwise ``x == y`` (1.0/0.0).
 
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.equal(K.variable([1., 2.]), 2.))
         array([0., 1.], dtype=float32)
@@ -1655,6 +2467,15 @@ def equal(x, y):
 
 def not_equal(x, y):
     """Elementwise ``x != y`` (1.0/0.0).
+
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.not_equal(K.variable([1., 2.]), 2.))
@@ -1666,6 +2487,15 @@ def not_equal(x, y):
 def greater(x, y):
     """Elementwise ``x > y`` (1.0/0.0).
 
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.greater(K.variable([1., 2.]), 1.))
         array([0., 1.], dtype=float32)
@@ -1675,6 +2505,15 @@ def greater(x, y):
 
 def greater_equal(x, y):
     """Elementwise ``x >= y`` (1.0/0.0).
+
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.greater_equal(K.variable([1., 2.]), 1.))
@@ -1686,6 +2525,15 @@ def greater_equal(x, y):
 def less(x, y):
     """Elementwise ``x < y`` (1.0/0.0).
 
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.less(K.variable([1., 2.]), 2.))
         array([1., 0.], dtype=float32)
@@ -1695,6 +2543,15 @@ def less(x, y):
 
 def less_equal(x, y):
     """Elementwise ``x <= y`` (1.0/0.0).
+
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.less_equal(K.variable([1., 3.]), 2.))
@@ -1706,6 +2563,15 @@ def less_equal(x, y):
 def maximum(x, y):
     """Elementwise maximum.
 
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        a tensor of the broadcast shape, in the wider dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.maximum(K.variable([1., 3.]), 2.))
         array([2., 3.], dtype=float32)
@@ -1715,6 +2581,15 @@ def maximum(x, y):
 
 def minimum(x, y):
     """Elementwise minimum.
+
+    Args:
+        x, y: tensors or numbers that broadcast against each other.
+
+    Returns:
+        a tensor of the broadcast shape, in the wider dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.minimum(K.variable([1., 3.]), 2.))
@@ -1726,6 +2601,15 @@ def minimum(x, y):
 def sin(x):
     """Elementwise sine.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.sin(K.variable([0.])))
         array([0.], dtype=float32)
@@ -1735,6 +2619,15 @@ def sin(x):
 
 def cos(x):
     """Elementwise cosine.
+
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.cos(K.variable([0.])))
@@ -1759,6 +2652,16 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     1-D ``mean/var/beta/gamma`` are laid along ``axis``; ``beta``/``gamma``
     may be None.
 
+    Args:
+        x: tensor. mean, var: tensors broadcastable to ``x`` (1-D ones lie along ``axis``).
+            beta, gamma: the same, or None. axis: int. epsilon: float.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> x = K.variable([[1., 3.]])
         >>> K.eval(K.batch_normalization(x, K.constant([1., 1.]), K.constant([4., 4.]), None, None, epsilon=0.))
@@ -1782,6 +2685,12 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
 
     Returns:
         ``(normed, mean, var)``; ``mean``/``var`` without the reduced dims.
+
+    Args:
+        x: tensor. gamma, beta: tensors or None. reduction_axes: list of ints. epsilon: float.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> y, m, v = K.normalize_batch_in_training(K.variable([[1.], [3.]]), None, None, [0])
@@ -1816,6 +2725,16 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
 def concatenate(tensors, axis=-1):
     """Join tensors along ``axis`` (``C.splice``).
 
+    Args:
+        tensors: list of tensors equal in shape except along ``axis``. axis: int.
+
+    Returns:
+        a tensor whose ``axis`` is the sum of the inputs'.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``. CNTK raises ValueError for
+        mismatched shapes.
+
     Example:
         >>> K.int_shape(K.concatenate([K.placeholder((None, 2)), K.placeholder((None, 3))]))
         (None, 5)
@@ -1834,6 +2753,15 @@ def concatenate(tensors, axis=-1):
 def reshape(x, shape):
     """Reshape to ``shape`` (one ``-1`` allowed; ``None`` means -1).
 
+    Args:
+        x: tensor. shape: tuple of ints (one may be -1).
+
+    Returns:
+        a tensor of ``shape``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.int_shape(K.reshape(K.variable(np.zeros((2, 6))), (3, -1)))
         (3, 4)
@@ -1845,6 +2773,15 @@ def reshape(x, shape):
 
 def permute_dimensions(x, pattern):
     """Permute axes (``C.transpose``).
+
+    Args:
+        x: tensor of rank n. pattern: a permutation of ``range(n)``.
+
+    Returns:
+        a tensor with axes in ``pattern`` order.
+
+    Raises:
+        ValueError: when ``pattern`` is not a permutation of the axes.
 
     Example:
         >>> K.int_shape(K.permute_dimensions(K.placeholder((None, 3, 4)), (0, 2, 1)))
@@ -1862,6 +2799,15 @@ def permute_dimensions(x, pattern):
 
 def repeat_elements(x, rep, axis):
     """Repeat each element ``rep`` times along ``axis`` (``np.repeat``).
+
+    Args:
+        x: tensor. rep: int >= 1. axis: int.
+
+    Returns:
+        ``x`` with ``axis`` ``rep`` times longer.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.repeat_elements(K.variable([1., 2.]), 2, 0))
@@ -1882,6 +2828,15 @@ def repeat_elements(x, rep, axis):
 def repeat(x, n):
     """``(batch, dim) -> (batch, n, dim)``.
 
+    Args:
+        x: 2-D tensor ``(batch, dim)``. n: int.
+
+    Returns:
+        ``(batch, n, dim)``.
+
+    Raises:
+        ValueError: when ``x`` is not 2-D.
+
     Example:
         >>> K.int_shape(K.repeat(K.placeholder((None, 4)), 3))
         (None, 3, 4)
@@ -1896,6 +2851,15 @@ def arange(start, stop=None, step=1, dtype='int32'):
     """``np.arange`` as a 1-D tensor (integer values held in floatx).
 
     Tensor arguments are read at run time by a numpy graph node.
+
+    Args:
+        start, stop, step: numbers (numpy rules). dtype: Keras dtype.
+
+    Returns:
+        1-D constant; integer dtypes held in ``floatx()``.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.eval(K.arange(1, 7, 2))
@@ -1917,6 +2881,15 @@ def arange(start, stop=None, step=1, dtype='int32'):
 
 def tile(x, n):
     """Tile ``x`` with numpy's ``np.tile`` rules (``n`` int or list).
+
+    Args:
+        x: tensor. n: int or list of ints (numpy ``np.tile`` rules).
+
+    Returns:
+        the tiled tensor.
+
+    Raises:
+        ValueError: for a negative repeat count, or zero repeats of a tensor with free dims.
 
     Example:
         >>> K.eval(K.tile(K.variable([1., 2.]), 2))
@@ -1948,6 +2921,15 @@ def tile(x, n):
 def flatten(x):
     """A 1-D tensor of all elements.
 
+    Args:
+        x: tensor.
+
+    Returns:
+        1-D tensor of all elements.
+
+    Raises:
+        nothing.
+
     Example:
         >>> K.int_shape(K.flatten(K.variable(np.zeros((2, 3)))))
         (6,)
@@ -1957,6 +2939,15 @@ def flatten(x):
 
 def batch_flatten(x):
     """``(batch, ...) -> (batch, prod(rest))``.
+
+    Args:
+        x: tensor ``(batch, ...)``.
+
+    Returns:
+        ``(batch, prod(rest))``.
+
+    Raises:
+        nothing.
 
     Example:
         >>> K.int_shape(K.batch_flatten(K.placeholder((None, 2, 3))))
@@ -1974,6 +2965,15 @@ def batch_flatten(x):
 def expand_dims(x, axis=-1):
     """Insert a unit axis at ``axis`` (-1 appends).
 
+    Args:
+        x: tensor of rank n. axis: int in ``[-n-1, n]``.
+
+    Returns:
+        a tensor of rank n + 1.
+
+    Raises:
+        ValueError: for an axis out of range.
+
     Example:
         >>> K.int_shape(K.expand_dims(K.placeholder((None, 3)), 1))
         (None, 1, 3)
@@ -1988,6 +2988,15 @@ def expand_dims(x, axis=-1):
 
 def squeeze(x, axis):
     """Remove the unit axis ``axis``.
+
+    Args:
+        x: tensor. axis: int (a size-1 axis).
+
+    Returns:
+        a tensor of rank n - 1.
+
+    Raises:
+        ValueError: for an axis out of range or of size other than 1.
 
     Example:
         >>> K.int_shape(K.squeeze(K.placeholder((None, 1, 3)), 1))
@@ -2011,6 +3020,15 @@ def _pad(x, pairs, value=0.):
 def temporal_padding(x, padding=(1, 1)):
     """Zero-pad axis 1 of a 3-D tensor by ``(left, right)``.
 
+    Args:
+        x: 3-D tensor. padding: pair of ints.
+
+    Returns:
+        ``(batch, steps + left + right, dim)``.
+
+    Raises:
+        ValueError: for a non-3-D ``x`` or a bad padding pair.
+
     Example:
         >>> K.int_shape(K.temporal_padding(K.placeholder((None, 5, 2)), (1, 2)))
         (None, 8, 2)
@@ -2033,6 +3051,15 @@ def _spatial_padding(x, padding, n, data_format):
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     """Zero-pad rows and columns of a 4-D tensor.
 
+    Args:
+        x: 4-D tensor. padding: two pairs of ints. data_format: optional.
+
+    Returns:
+        the padded 4-D tensor.
+
+    Raises:
+        ValueError: for a bad rank, padding or data_format.
+
     Example:
         >>> K.int_shape(K.spatial_2d_padding(K.placeholder((None, 4, 4, 3))))
         (None, 6, 6, 3)
@@ -2043,6 +3070,15 @@ def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     """Zero-pad the three spatial axes of a 5-D tensor.
 
+    Args:
+        x: 5-D tensor. padding: three pairs of ints. data_format: optional.
+
+    Returns:
+        the padded 5-D tensor.
+
+    Raises:
+        ValueError: for a bad rank, padding or data_format.
+
     Example:
         >>> K.int_shape(K.spatial_3d_padding(K.placeholder((None, 2, 2, 2, 3))))
         (None, 4, 4, 4, 3)
@@ -2052,6 +3088,15 @@ def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
 
 def stack(x, axis=0):
     """Stack a list of tensors along a new ``axis``.
+
+    Args:
+        x: list of tensors of one shape. axis: int.
+
+    Returns:
+        a tensor with a new axis of ``len(x)``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for mismatched shapes).
 
     Example:
         >>> K.int_shape(K.stack([K.placeholder((None, 3))] * 2, axis=1))
@@ -2086,6 +3131,9 @@ def one_hot(indices, num_classes):
         tensor ``indices.shape + (num_classes,)``, dtype ``floatx()``, 1.0 at
         the class of each index (``C.equal`` with a constant range).
 
+    Raises:
+        nothing of its own.
+
     Example:
         >>> K.eval(K.one_hot(K.constant([0, 2], dtype='int32'), 3))
         array([[1., 0., 0.],
@@ -2097,6 +3145,15 @@ def one_hot(indices, num_classes):
 
 def reverse(x, axes):
     """Reverse ``x`` along ``axes`` (int or list): a product with a flipped identity.
+
+    Args:
+        x: tensor. axes: int or list of ints.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.reverse(K.variable([1., 2., 3.]), 0))
@@ -2125,6 +3182,15 @@ def reverse(x, axes):
 def slice(x, start, size):
     """``x[start:start + size]`` per axis (``size`` -1: to the end).
 
+    Args:
+        x: tensor. start, size: lists of ints, one per axis (size -1 = to the end).
+
+    Returns:
+        a tensor of shape ``size`` (with -1 resolved).
+
+    Raises:
+        ValueError: when ``start``/``size`` do not match the rank.
+
     Example:
         >>> K.eval(K.slice(K.variable([1., 2., 3., 4.]), (1,), (2,)))
         array([2., 3.], dtype=float32)
@@ -2151,6 +3217,16 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
 
     'nearest' repeats pixels; 'bilinear' follows TensorFlow's resize with
     half-pixel centres (interpolation matrices applied with ``C.times``).
+
+    Args:
+        x: 4-D tensor. height_factor, width_factor: ints. data_format:
+            'channels_first'/'channels_last'. interpolation: 'nearest' or 'bilinear'.
+
+    Returns:
+        a 4-D tensor with the spatial sizes multiplied.
+
+    Raises:
+        ValueError: for a bad rank, factor, data_format or interpolation.
 
     Example:
         >>> K.int_shape(K.resize_images(K.placeholder((None, 2, 3, 1)), 2, 2, 'channels_last'))
@@ -2194,6 +3270,16 @@ def _bilinear_matrix(n_in, n_out):
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """Nearest upsampling of the three spatial axes by integer factors.
 
+    Args:
+        x: 5-D tensor. depth_factor, height_factor, width_factor: ints. data_format: as
+            ``resize_images``.
+
+    Returns:
+        a 5-D tensor with the spatial sizes multiplied.
+
+    Raises:
+        ValueError: for a bad rank or data_format.
+
     Example:
         >>> K.int_shape(K.resize_volumes(K.placeholder((None, 1, 2, 2, 3)), 2, 2, 2, 'channels_last'))
         (None, 2, 4, 4, 3)
@@ -2217,6 +3303,15 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     ``x >= max_value -> max_value``; ``threshold <= x -> x``; else
     ``alpha * (x - threshold)``.
 
+    Args:
+        x: tensor. alpha: negative slope. max_value: optional cap. threshold: float.
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.relu(K.variable([-1., 0.5, 3.]), alpha=0.1, max_value=2.))
         array([-0.1,  0.5,  2. ], dtype=float32)
@@ -2234,6 +3329,15 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
 def elu(x, alpha=1.):
     """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``.
 
+    Args:
+        x: tensor. alpha: float, scale of the negative part.
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.elu(K.variable([0., 2.])))
         array([0., 2.], dtype=float32)
@@ -2246,6 +3350,15 @@ def elu(x, alpha=1.):
 def softmax(x, axis=-1):
     """Softmax along ``axis`` (``C.softmax``).
 
+    Args:
+        x: tensor. axis: int.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.softmax(K.variable([[0., 0.]])))
         array([[0.5, 0.5]], dtype=float32)
@@ -2257,6 +3370,15 @@ def softmax(x, axis=-1):
 def softplus(x):
     """``log(1 + exp(x))``, stable (``C.softplus``).
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.softplus(K.variable([0.])))  # log(2)
         array([0.6931472], dtype=float32)
@@ -2266,6 +3388,15 @@ def softplus(x):
 
 def softsign(x):
     """``x / (1 + |x|)``.
+
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.softsign(K.variable([1., -3.])))
@@ -2278,6 +3409,15 @@ def softsign(x):
 def sigmoid(x):
     """Logistic sigmoid.
 
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.sigmoid(K.variable([0.])))
         array([0.5], dtype=float32)
@@ -2287,6 +3427,15 @@ def sigmoid(x):
 
 def hard_sigmoid(x):
     """``clip(0.2 x + 0.5, 0, 1)``.
+
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.hard_sigmoid(K.variable([-3., 0., 1.])))
@@ -2298,6 +3447,15 @@ def hard_sigmoid(x):
 
 def tanh(x):
     """Hyperbolic tangent.
+
+    Args:
+        x: tensor of any shape (numbers and numpy values become constants).
+
+    Returns:
+        a tensor with ``x``'s shape and dtype.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.tanh(K.variable([0.])))
@@ -2312,6 +3470,16 @@ def _log_softmax(x, axis):
 
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Categorical cross-entropy along ``axis`` (see docs/semantics.md).
+
+    Args:
+        target: tensor, a distribution along ``axis``. output: tensor of ``target``'s shape
+            (probabilities, or logits with ``from_logits``). axis: int.
+
+    Returns:
+        ``output``'s shape without ``axis``.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.categorical_crossentropy(K.constant([[0., 1.]]), K.constant([[0.5, 0.5]])))  # log(2)
@@ -2329,6 +3497,16 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy with integer class ids ``target`` (shape of ``output`` minus ``axis``).
+
+    Args:
+        target: integer class ids, ``output``'s shape minus ``axis``. output: probabilities or
+            logits. axis: int.
+
+    Returns:
+        ``target``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
 
     Example:
         >>> K.eval(K.sparse_categorical_crossentropy(K.constant([1]), K.constant([[0.5, 0.5]])))
@@ -2356,6 +3534,15 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 def binary_crossentropy(target, output, from_logits=False):
     """Elementwise binary cross-entropy (see docs/semantics.md).
 
+    Args:
+        target, output: tensors of one shape (probabilities, or logits with ``from_logits``).
+
+    Returns:
+        the same shape.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.binary_crossentropy(K.constant([1.]), K.constant([0.5])))
         array([0.6931472], dtype=float32)
@@ -2373,6 +3560,15 @@ def binary_crossentropy(target, output, from_logits=False):
 def l2_normalize(x, axis=None):
     """``x / sqrt(max(sum(x**2, axis), 1e-12))``; None normalises over all axes.
 
+    Args:
+        x: tensor. axis: None, int or list of ints.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: when an axis is out of range for ``x``.
+
     Example:
         >>> K.eval(K.l2_normalize(K.variable([3., 4.])))
         array([0.6, 0.8], dtype=float32)
@@ -2386,6 +3582,16 @@ def in_top_k(predictions, targets, k):
     """True (1.0) where fewer than ``k`` classes score strictly above the target.
 
     Returns a ``(batch,)`` tensor; a non-finite target score gives False.
+
+    Args:
+        predictions: 2-D ``(batch, classes)``. targets: int ids ``(batch,)`` or ``(batch, 1)``.
+            k: int.
+
+    Returns:
+        ``(batch,)`` of 1.0/0.0 in ``floatx()``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.in_top_k(K.variable([[0.1, 0.7, 0.2]]), K.constant([2]), 2))
@@ -2464,6 +3670,9 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         tensor of ``shape`` (``C.random.normal``, or ``C.random.normal_like``
         for a runtime shape).
 
+    Raises:
+        ValueError: for a shape that is not ints or a shape tensor.
+
     Example:
         >>> K.int_shape(K.random_normal((2, 3), seed=1))
         (2, 3)
@@ -2487,6 +3696,9 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         tensor of ``shape`` (``C.random.uniform`` / ``uniform_like``), new
         values at each evaluation.
 
+    Raises:
+        ValueError: for a shape that is not ints or a shape tensor.
+
     Example:
         >>> x = K.placeholder((None, 4))
         >>> noisy = x + K.random_uniform(K.shape(x))
@@ -2507,6 +3719,9 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
 
     Returns:
         tensor of ``shape``, dtype ``floatx()`` (``C.random.bernoulli``).
+
+    Raises:
+        ValueError: for a shape that is not ints or a shape tensor.
 
     Example:
         >>> K.eval(K.random_binomial((2, 2), p=1.))
@@ -2530,6 +3745,9 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
     Returns:
         tensor of ``shape``, dtype ``floatx()`` unless ``dtype`` is given.
+
+    Raises:
+        ValueError: for a shape that is not ints or a shape tensor.
 
     Example:
         >>> v = K.eval(K.truncated_normal((100,), stddev=2., seed=3))
@@ -2558,6 +3776,13 @@ def dropout(x, level, noise_shape=None, seed=None):
 
     Raises:
         ValueError: unless ``0 <= level < 1``.
+
+    Args:
+        x: tensor. level: drop probability in [0, 1). noise_shape: optional shape broadcastable
+            to ``x``'s. seed: int or None.
+
+    Returns:
+        a tensor of ``x``'s shape: zeros, and kept values divided by ``1 - level``.
 
     Example:
         >>> v = K.eval(K.dropout(K.ones((1000,)), 0.5, seed=1))
@@ -2588,13 +3813,13 @@ def dropout(x, level, noise_shape=None, seed=None):
 def _to_cf(x, fmt):
     """Return ``x`` channels_first."""
     if fmt == 'channels_last':
-        return C.transpose(x, _to_channels_first_perm(_nd(x)))
+        return _transpose(x, _to_channels_first_perm(_nd(x)))
     return x
 
 
 def _from_cf(x, fmt):
     if fmt == 'channels_last':
-        return C.transpose(x, _to_channels_last_perm(_nd(x)))
+        return _transpose(x, _to_channels_last_perm(_nd(x)))
     return x
 
 
@@ -2617,9 +3842,14 @@ def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
         w_cntk = _dilate_kernel(w_cntk, nsp, dilation)
         dilation = (1,) * nsp
     x0 = x_cf
-    x_cf = _pad(x_cf, [(0, 0), (0, 0)] + pads)
+    kernel = _shape_of(w_cntk)[2:]
+    # CNTK's own padding centres an odd kernel: at stride 1 that is exactly
+    # the symmetric padding asked for, without a separate Pad node
+    auto = [s == 1 and k % 2 == 1 and p == ((k - 1) // 2, (k - 1) // 2) and p != (0, 0)
+            for p, k, s in zip(pads, kernel, strides)]
+    x_cf = _pad(x_cf, [(0, 0), (0, 0)] + [(0, 0) if a else p for a, p in zip(auto, pads)])
     xb = _per_sample(x_cf)
-    kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] * (nsp + 1),
+    kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] + auto,
               dilation=(1,) + tuple(dilation))
     if groups > 1:
         kw['groups'] = groups
@@ -2651,6 +3881,17 @@ def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rat
     Built on ``C.convolution`` over CNTK's batch axis with explicit padding
     (TensorFlow's 'same' rule).
 
+    Args:
+        x: 3-D ``(batch, steps, in)`` (channels_last). kernel: ``(k, in, out)``. strides,
+            dilation_rate: int. padding: 'valid', 'same' or 'causal'.
+
+    Returns:
+        3-D ``(batch, new_steps, out)`` in the data format.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes.
+
     Example:
         >>> K.int_shape(K.conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 8))), padding='causal'))
         (None, 10, 8)
@@ -2662,6 +3903,17 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
     """2-D convolution; kernel ``(kh, kw, in, out)`` (``C.convolution``).
 
+    Args:
+        x: 4-D in the data format. kernel: ``(kh, kw, in, out)``. strides, dilation_rate: int or
+            pair. padding: 'valid' or 'same'. data_format: optional.
+
+    Returns:
+        4-D in the data format, ``out`` channels.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes.
+
     Example:
         >>> K.int_shape(K.conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 4))), padding='same'))
         (None, 8, 8, 4)
@@ -2672,6 +3924,17 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
     """3-D convolution; kernel ``(kd, kh, kw, in, out)`` (``C.convolution``).
+
+    Args:
+        x: 5-D in the data format. kernel: ``(kd, kh, kw, in, out)``. strides, dilation_rate:
+            int or triple. padding: 'valid' or 'same'. data_format: optional.
+
+    Returns:
+        5-D in the data format, ``out`` channels.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes.
 
     Example:
         >>> K.int_shape(K.conv3d(K.placeholder((None, 4, 4, 4, 1)), K.variable(np.ones((2, 2, 2, 1, 5)))))
@@ -2703,6 +3966,17 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     """Depthwise 2-D convolution; kernel ``(kh, kw, in, multiplier)``.
 
     Output channel ``c * multiplier + m`` (``C.convolution`` with ``groups=in``).
+
+    Args:
+        x: 4-D in the data format. depthwise_kernel: ``(kh, kw, in, mult)``. strides, padding,
+            data_format, dilation_rate: as ``conv2d``.
+
+    Returns:
+        4-D with ``in * mult`` channels.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes.
 
     Example:
         >>> K.int_shape(K.depthwise_conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 2)))))
@@ -2736,6 +4010,17 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
                      data_format=None, dilation_rate=1):
     """Depthwise 1-D convolution then pointwise ``(1, in * multiplier, out)``.
 
+    Args:
+        x: 3-D. depthwise_kernel: ``(k, in, mult)``. pointwise_kernel: ``(1, in * mult, out)``.
+            other arguments as ``conv1d``.
+
+    Returns:
+        3-D with ``out`` channels.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes.
+
     Example:
         >>> K.int_shape(K.separable_conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 2))), K.variable(np.ones((1, 6, 4)))))
         (None, 8, 4)
@@ -2747,6 +4032,17 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
     """Depthwise 2-D convolution then pointwise ``(1, 1, in * multiplier, out)``.
+
+    Args:
+        x: 4-D. depthwise_kernel: ``(kh, kw, in, mult)``. pointwise_kernel: ``(1, 1, in * mult,
+            out)``. other arguments as ``conv2d``.
+
+    Returns:
+        4-D with ``out`` channels.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes.
 
     Example:
         >>> K.int_shape(K.separable_conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 1))), K.variable(np.ones((1, 1, 3, 4))), padding='same'))
@@ -2825,6 +4121,14 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
     Raises:
         ValueError: when ``output_shape`` is incompatible with the input.
 
+    Args:
+        x: 4-D. kernel: ``(kh, kw, out, in)``. output_shape: full output shape in the data
+            format (batch may be None). strides, padding, data_format, dilation_rate: as
+            ``conv2d``.
+
+    Returns:
+        a 4-D tensor of ``output_shape``.
+
     Example:
         >>> K.int_shape(K.conv2d_transpose(K.placeholder((None, 4, 4, 3)), K.variable(np.ones((3, 3, 2, 3))), (None, 8, 8, 2), (2, 2), 'same'))
         (None, 8, 8, 2)
@@ -2836,6 +4140,18 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
                      data_format=None):
     """Transposed 3-D convolution; kernel ``(kd, kh, kw, out, in)``.
+
+    Args:
+        x: 5-D. kernel: ``(kd, kh, kw, out, in)``. output_shape: full output shape in the data
+            format. strides, padding, data_format: as ``conv3d``.
+
+    Returns:
+        a 5-D tensor of ``output_shape``.
+
+    Raises:
+        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
+        rank, or 'same' padding with unknown spatial sizes. Also when ``output_shape`` does not
+        fit the input.
 
     Example:
         >>> K.int_shape(K.conv3d_transpose(K.placeholder((None, 2, 2, 2, 3)), K.variable(np.ones((2, 2, 2, 4, 3))), (None, 4, 4, 4, 4), (2, 2, 2), 'same'))
@@ -2880,6 +4196,16 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
     """2-D max/avg pooling (``C.pooling``); 'same' average divides by real cells.
 
+    Args:
+        x: 4-D in the data format. pool_size, strides: int or pair. padding: 'valid' or 'same'.
+            data_format: optional. pool_mode: 'max' or 'avg'.
+
+    Returns:
+        4-D in the data format, channels unchanged.
+
+    Raises:
+        ValueError: for a bad rank, padding, pool_mode, data_format or tuple.
+
     Example:
         >>> K.int_shape(K.pool2d(K.placeholder((None, 8, 8, 3)), (2, 2), strides=(2, 2)))
         (None, 4, 4, 3)
@@ -2891,6 +4217,16 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
     """3-D max/avg pooling (``C.pooling``).
 
+    Args:
+        x: 5-D in the data format. pool_size, strides: int or triple. padding, data_format,
+            pool_mode: as ``pool2d``.
+
+    Returns:
+        5-D in the data format.
+
+    Raises:
+        ValueError: for a bad rank, padding, pool_mode, data_format or tuple.
+
     Example:
         >>> K.int_shape(K.pool3d(K.placeholder((None, 4, 4, 4, 3)), (2, 2, 2), strides=(2, 2, 2), pool_mode='avg'))
         (None, 2, 2, 2, 3)
@@ -2900,6 +4236,15 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
 
 def bias_add(x, bias, data_format=None):
     """Add ``bias`` (1-D of the channel size, or rank ``ndim(x) - 1``).
+
+    Args:
+        x: tensor. bias: 1-D (channels) or of rank ``ndim(x) - 1``. data_format: optional.
+
+    Returns:
+        a tensor of ``x``'s shape.
+
+    Raises:
+        ValueError: for a bias of another rank or a bad data_format.
 
     Example:
         >>> K.eval(K.bias_add(K.variable([[1., 2.]]), K.variable([10., 20.])))
@@ -2920,6 +4265,16 @@ def bias_add(x, bias, data_format=None):
 
 def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     """Unshared-weight 1-D convolution; kernel ``(out_steps, k * in, filters)``.
+
+    Args:
+        inputs: 3-D ``(batch, steps, in)``. kernel: ``(out_steps, k * in, filters)``.
+            kernel_size, strides: 1-tuples. data_format: optional.
+
+    Returns:
+        ``(batch, out_steps, filters)``.
+
+    Raises:
+        ValueError: for a bad tuple or data_format.
 
     Example:
         >>> K.int_shape(K.local_conv1d(K.placeholder((None, 5, 2)), K.variable(np.ones((4, 4, 3))), (2,), (1,)))
@@ -2945,6 +4300,16 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 
     Patches flatten as ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)``
     for channels_first; output in the data format.
+
+    Args:
+        inputs: 4-D in the data format. kernel: ``(rows * cols, kh * kw * in, filters)``.
+            kernel_size, strides: pairs. output_shape: ``(rows, cols)``. data_format: optional.
+
+    Returns:
+        4-D in the data format, ``filters`` channels.
+
+    Raises:
+        ValueError: for a bad tuple or data_format.
 
     Example:
         >>> K.int_shape(K.local_conv2d(K.placeholder((None, 3, 3, 2)), K.variable(np.ones((4, 8, 5))), (2, 2), (1, 1), (2, 2)))
@@ -3151,6 +4516,16 @@ def switch(condition, then_expression, else_expression):
     ``condition`` may have lower rank than the expressions (trailing axes
     are added); the expressions may be callables.
 
+    Args:
+        condition: scalar, or elementwise tensor of rank <= the expressions'. then_expression,
+            else_expression: tensors or callables returning them.
+
+    Returns:
+        a tensor of the expressions' shape (``C.element_select``).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> x = K.variable([-1., 2.])
         >>> K.eval(K.switch(K.greater(x, 0.), x, K.zeros_like(x)))
@@ -3174,6 +4549,15 @@ def in_train_phase(x, alt, training=None):
     ``training`` None means ``learning_phase()``; 0/1 choose statically;
     a tensor chooses at run time. ``x``/``alt`` may be callables.
 
+    Args:
+        x, alt: tensors or callables. training: None (the learning phase), 0/1 or a tensor.
+
+    Returns:
+        ``x`` in training, else ``alt``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.in_train_phase(K.constant(1.), K.constant(0.), training=1))
         array(1., dtype=float32)
@@ -3189,6 +4573,15 @@ def in_train_phase(x, alt, training=None):
 def in_test_phase(x, alt, training=None):
     """``x`` in the test phase, ``alt`` otherwise.
 
+    Args:
+        x, alt: tensors or callables. training: as ``in_train_phase``.
+
+    Returns:
+        ``x`` in test, else ``alt``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.in_test_phase(K.constant(1.), K.constant(0.), training=0))
         array(1., dtype=float32)
@@ -3201,6 +4594,16 @@ def map_fn(fn, elems, name=None, dtype=None):
 
     The slices travel on CNTK's batch axis (``C.to_batch``), so ``fn`` sees
     one element (``elems.shape[1:]``) and the length may be unknown.
+
+    Args:
+        fn: callable on one slice ``elems[i]``. elems: tensor ``(n, ...)``. name, dtype:
+            ignored.
+
+    Returns:
+        a tensor ``(n,) + fn(slice).shape``.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.map_fn(lambda row: K.sum(row), K.variable([[1., 2.], [3., 4.]])))
@@ -3244,6 +4647,16 @@ def _fold(fn, elems, initializer, backwards):
 def foldl(fn, elems, initializer=None, name=None):
     """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``.
 
+    Args:
+        fn: callable ``fn(acc, x)``. elems: tensor ``(n, ...)``. initializer: tensor or None
+            (``elems[0]``). name: ignored.
+
+    Returns:
+        the final accumulator.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
+
     Example:
         >>> K.eval(K.foldl(lambda acc, x: acc * 10. + x, K.variable([1., 2., 3.])))
         array(123., dtype=float32)
@@ -3253,6 +4666,16 @@ def foldl(fn, elems, initializer=None, name=None):
 
 def foldr(fn, elems, initializer=None, name=None):
     """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``.
+
+    Args:
+        fn: callable ``fn(acc, x)``. elems: tensor ``(n, ...)``. initializer: tensor or None
+            (``elems[-1]``). name: ignored.
+
+    Returns:
+        the final accumulator.
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> K.eval(K.foldr(lambda acc, x: acc * 10. + x, K.variable([1., 2., 3.])))
@@ -3270,6 +4693,15 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 
     CNTK has no integer sparse tensor; the result pairs the dense labels with
     their lengths (``is_sparse`` True, ``to_dense`` zeroes entries past each length).
+
+    Args:
+        labels: ``(batch, max_len)`` int ids. label_lengths: ``(batch,)``.
+
+    Returns:
+        a sparse-labels object (``is_sparse`` is True; ``to_dense`` gives the labels).
+
+    Raises:
+        nothing.
 
     Example:
         >>> sp = K.ctc_label_dense_to_sparse(K.constant([[1, 2], [3, 0]]), K.constant([2, 1]))
@@ -3358,6 +4790,16 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     ``y_pred (batch, T, C)`` softmax outputs; ``logits = log(y_pred + eps)``
     renormalised by log-softmax in the graph; the CTC forward-backward runs
     in a numpy graph node that also supplies the gradient.
+
+    Args:
+        y_true: ``(batch, max_len)`` label ids. y_pred: ``(batch, T, C)`` softmax outputs (blank
+            = C - 1). input_length, label_length: ``(batch, 1)``.
+
+    Returns:
+        ``(batch, 1)`` negative log likelihood (a numpy UserFunction node with a gradient).
+
+    Raises:
+        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
     Example:
         >>> y = K.constant(np.full((1, 4, 3), 1. / 3))
@@ -3491,6 +4933,15 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 def print_tensor(x, message=''):
     """Return ``x``; printing ``message`` and its value whenever it is evaluated.
 
+    Args:
+        x: tensor. message: str printed before the value.
+
+    Returns:
+        ``x`` through an identity UserFunction that prints on evaluation.
+
+    Raises:
+        nothing.
+
     Example:
         >>> y = K.print_tensor(K.variable([1.]), 'y =')
         >>> _ = K.eval(y * 2)  # prints: y = [1.]
@@ -3507,6 +4958,15 @@ def print_tensor(x, message=''):
 def name_scope(name):
     """Context manager for API compatibility (CNTK has no name scopes).
 
+    Args:
+        name: str.
+
+    Returns:
+        a context manager that does nothing on CNTK.
+
+    Raises:
+        nothing.
+
     Example:
         >>> with K.name_scope('block1'):
         ...     y = K.variable(1.) * 2
@@ -3518,6 +4978,15 @@ def name_scope(name):
 def control_dependencies(control_inputs):
     """Context manager for API compatibility; CNTK runs every node a fetch needs.
 
+    Args:
+        control_inputs: list of tensors (ignored).
+
+    Returns:
+        a context manager that does nothing on CNTK.
+
+    Raises:
+        nothing.
+
     Example:
         >>> with K.control_dependencies([]):
         ...     y = K.variable(1.) + 1
@@ -3527,6 +4996,15 @@ def control_dependencies(control_inputs):
 
 def symbolic(func):
     """Decorator: returns ``func`` unchanged (CNTK is always symbolic).
+
+    Args:
+        func: a function.
+
+    Returns:
+        ``func`` unchanged.
+
+    Raises:
+        nothing.
 
     Example:
         >>> @K.symbolic
@@ -3538,6 +5016,15 @@ def symbolic(func):
 
 def eager(func):
     """Decorator: returns ``func`` unchanged (CNTK has no eager mode).
+
+    Args:
+        func: a function.
+
+    Returns:
+        ``func`` unchanged.
+
+    Raises:
+        nothing.
 
     Example:
         >>> @K.eager
@@ -3552,6 +5039,12 @@ def pattern_broadcast(x, broadcastable):
 
     Raises:
         ValueError: when the pattern length differs from ``ndim(x)``.
+
+    Args:
+        x: tensor. broadcastable: sequence of bools, one per axis.
+
+    Returns:
+        ``x`` unchanged.
 
     Example:
         >>> x = K.placeholder((None, 1)); K.pattern_broadcast(x, [False, True]) is x
@@ -3582,6 +5075,15 @@ _SESSION = _Session()
 def get_session():
     """The session-like object (CNTK has no sessions).
 
+    Args:
+        none.
+
+    Returns:
+        a session-like object with ``run(fetches, feed_dict=None)``.
+
+    Raises:
+        nothing.
+
     Example:
         >>> x = K.placeholder((2,))
         >>> K.get_session().run(x * 2, feed_dict={x: np.ones(2)})
@@ -3592,6 +5094,12 @@ def get_session():
 
 def set_session(session):
     """Replace the session-like object; it must offer ``run(fetches, feed_dict)``.
+
+    Args:
+        session: an object with a ``run`` method.
+
+    Returns:
+        None.
 
     Example:
         >>> K.set_session(K.get_session())
