@@ -431,7 +431,6 @@ def _new_learning_phase():
 
 
 _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
-_LEARNING_PHASE = None  # None: the placeholder; 0/1: fixed by set_learning_phase
 
 
 def learning_phase():
@@ -455,59 +454,10 @@ def learning_phase():
         >>> f([np.ones((1, 2)), 1])[0]
         array([[2., 2.]], dtype=float32)
     """
-    if _LEARNING_PHASE is not None:
-        return _LEARNING_PHASE
+    fixed = common._fixed_learning_phase()
+    if fixed is not None:
+        return fixed
     return _LEARNING_PHASE_PLACEHOLDER
-
-
-def set_learning_phase(value):
-    """Fix the learning phase to 0 (test) or 1 (train).
-
-    Raises:
-        ValueError: unless ``value`` is 0 or 1.
-
-    Args:
-        value: 0 (test) or 1 (train).
-
-    Returns:
-        None.
-
-    Example:
-        >>> K.set_learning_phase(1); K.learning_phase()
-        1
-    """
-    global _LEARNING_PHASE
-    if value not in (0, 1) or isinstance(value, float) and value not in (0.0, 1.0):
-        raise ValueError('set_learning_phase: expected 0 or 1, got %r' % (value,))
-    _LEARNING_PHASE = int(value)
-
-
-@contextlib.contextmanager
-def learning_phase_scope(value):
-    """Context manager setting the learning phase to ``value`` (0/1) for a block.
-
-    Args:
-        value: 0 or 1, in force inside the ``with`` block.
-
-    Returns:
-        a context manager; the previous phase comes back on exit.
-
-    Raises:
-        ValueError: unless ``value`` is 0 or 1.
-
-    Example:
-        >>> with K.learning_phase_scope(1):
-        ...     y = K.in_train_phase(a, b)   # a
-    """
-    global _LEARNING_PHASE
-    if value not in (0, 1):
-        raise ValueError('learning_phase_scope: expected 0 or 1, got %r' % (value,))
-    saved = _LEARNING_PHASE
-    _LEARNING_PHASE = int(value)
-    try:
-        yield
-    finally:
-        _LEARNING_PHASE = saved
 
 
 def clear_session():
@@ -528,35 +478,14 @@ def clear_session():
         >>> K.clear_session(); K.get_uid('dense')
         1
     """
-    global _LEARNING_PHASE_PLACEHOLDER, _LEARNING_PHASE
-    reset_uids()
+    global _LEARNING_PHASE_PLACEHOLDER
+    common._reset_session_state()
     _SHAPE_SOURCES.clear()
     _UNBATCHED.clear()
     _TRANSPOSED.clear()
     _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
-    _LEARNING_PHASE = None
 
 
-def manual_variable_initialization(value):
-    """Store the flag; CNTK variables are always initialised at creation.
-
-    Args:
-        value: bool, stored only.
-
-    Returns:
-        None.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.manual_variable_initialization(False)
-    """
-    global _MANUAL_VAR_INIT
-    _MANUAL_VAR_INIT = bool(value)
-
-
-_MANUAL_VAR_INIT = False
 
 
 # ---------------------------------------------------------------------------

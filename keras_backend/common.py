@@ -12,6 +12,7 @@ not re-exported but are shared) instead of re-writing them.
 Everything here must stay importable on CPython 3.6 (CNTK 2.7) and must not
 import an engine.
 """
+import contextlib
 import functools
 import getpass
 import json
@@ -25,6 +26,7 @@ __all__ = [
     'epsilon', 'set_epsilon', 'floatx', 'set_floatx', 'cast_to_floatx',
     'image_data_format', 'set_image_data_format', 'normalize_data_format',
     'image_dim_ordering', 'set_image_dim_ordering', 'get_uid', 'reset_uids',
+    'set_learning_phase', 'learning_phase_scope', 'manual_variable_initialization',
 ]
 
 _FLOATX = 'float32'
@@ -239,6 +241,92 @@ def reset_uids():
         1
     """
     _UIDS.clear()
+
+
+# ---------------------------------------------------------------------------
+# Learning phase fixed by the user, and the manual-initialisation flag
+# ---------------------------------------------------------------------------
+
+_FIXED_LEARNING_PHASE = None     # None: each adapter's symbolic learning phase
+_MANUAL_VARIABLE_INITIALIZATION = False
+
+
+def _check_learning_phase(value, name):
+    if isinstance(value, str) or value not in (0, 1):
+        raise ValueError('%s: expected 0 (test) or 1 (train), got %r' % (name, value))
+    return int(value)
+
+
+def _fixed_learning_phase():
+    """The int fixed by ``set_learning_phase``/``learning_phase_scope``, or None."""
+    return _FIXED_LEARNING_PHASE
+
+
+def set_learning_phase(value):
+    """Fix the learning phase: ``learning_phase()`` returns this Python int.
+
+    Args:
+        value: 0 (test) or 1 (train); True/False are taken as 1/0.
+
+    Raises:
+        ValueError: for any other value (nothing is changed then).
+
+    Example:
+        >>> K.set_learning_phase(1); K.learning_phase()
+        1
+    """
+    global _FIXED_LEARNING_PHASE
+    _FIXED_LEARNING_PHASE = _check_learning_phase(value, 'set_learning_phase')
+
+
+@contextlib.contextmanager
+def learning_phase_scope(value):
+    """Context manager fixing the learning phase to ``value`` inside its block.
+
+    Args:
+        value: 0 (test) or 1 (train).
+
+    Yields:
+        the int value; the previous setting (fixed or symbolic) returns on exit.
+
+    Raises:
+        ValueError: unless ``value`` is 0 or 1.
+
+    Example:
+        >>> with K.learning_phase_scope(1):
+        ...     y = K.in_train_phase(a, b)   # a
+    """
+    global _FIXED_LEARNING_PHASE
+    value = _check_learning_phase(value, 'learning_phase_scope')
+    saved = _FIXED_LEARNING_PHASE
+    _FIXED_LEARNING_PHASE = value
+    try:
+        yield value
+    finally:
+        _FIXED_LEARNING_PHASE = saved
+
+
+def manual_variable_initialization(value):
+    """Store Keras' manual-initialisation flag.
+
+    The engines here initialise every variable when it is created, so the flag
+    changes nothing else; it is kept so Keras code that sets it still runs.
+
+    Args:
+        value: bool.
+
+    Example:
+        >>> K.manual_variable_initialization(False)
+    """
+    global _MANUAL_VARIABLE_INITIALIZATION
+    _MANUAL_VARIABLE_INITIALIZATION = bool(value)
+
+
+def _reset_session_state():
+    """The engine-neutral part of ``clear_session``: uids and the fixed learning phase."""
+    global _FIXED_LEARNING_PHASE
+    reset_uids()
+    _FIXED_LEARNING_PHASE = None
 
 
 # ---------------------------------------------------------------------------

@@ -97,10 +97,8 @@ class _State(object):
     """Module-level state; ``clear_session`` resets it."""
     wrapped = None            # tf.compat.v1.wrap_function holding the graph
     learning_phase_tensor = None
-    learning_phase_value = None   # int fixed by set_learning_phase, or None
     eval_cache = {}
     session = None
-    manual_init = False
 
 
 def _wrapped():
@@ -346,27 +344,11 @@ def clear_session():
     Example:
         >>> K.clear_session()
     """
-    common.reset_uids()
+    common._reset_session_state()
     _State.wrapped = None
     _State.learning_phase_tensor = None
-    _State.learning_phase_value = None
     _State.eval_cache = {}
     _State.session = None
-
-
-def manual_variable_initialization(value):
-    """Store the manual-initialisation flag.
-
-    On this backend variables are eager and always initialised at creation;
-    the flag is kept for API compatibility only.
-
-    Args:
-        value: bool.
-
-    Example:
-        >>> K.manual_variable_initialization(False)
-    """
-    _State.manual_init = bool(value)
 
 
 def learning_phase():
@@ -384,60 +366,14 @@ def learning_phase():
         >>> f = K.function([x, lp], [K.in_train_phase(x * 2, x)])
         >>> f([np.ones(3), 1])
     """
-    if _State.learning_phase_value is not None:
-        return _State.learning_phase_value
+    fixed = common._fixed_learning_phase()
+    if fixed is not None:
+        return fixed
     if _State.learning_phase_tensor is None:
         with _graph().as_default():
             _State.learning_phase_tensor = tf.compat.v1.placeholder_with_default(
                 False, shape=(), name='keras_learning_phase')
     return _State.learning_phase_tensor
-
-
-def _check_phase(value, name='value'):
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if value not in (0, 1):
-        raise ValueError('%s: expected 0 (test) or 1 (train), got %r' % (name, value))
-    return int(value)
-
-
-def set_learning_phase(value):
-    """Fix the learning phase to a Python int.
-
-    Args:
-        value: 0 (test) or 1 (train).
-
-    Raises:
-        ValueError: for any other value.
-
-    Example:
-        >>> K.set_learning_phase(1); K.learning_phase()
-        1
-    """
-    _State.learning_phase_value = _check_phase(value)
-
-
-@contextlib.contextmanager
-def learning_phase_scope(value):
-    """Context manager fixing the learning phase to ``value`` inside the block.
-
-    Args:
-        value: 0 (test) or 1 (train).
-
-    Raises:
-        ValueError: for any other value.
-
-    Example:
-        >>> with K.learning_phase_scope(1):
-        ...     y = K.dropout(x, 0.5)
-    """
-    value = _check_phase(value)
-    saved = _State.learning_phase_value
-    _State.learning_phase_value = value
-    try:
-        yield value
-    finally:
-        _State.learning_phase_value = saved
 
 
 class _Session(object):
@@ -2902,8 +2838,9 @@ def switch(condition, then_expression, else_expression):
 
 def _phase_for(*exprs):
     """The learning phase to use when ``training`` is None."""
-    if _State.learning_phase_value is not None:
-        return _State.learning_phase_value
+    fixed = common._fixed_learning_phase()
+    if fixed is not None:
+        return fixed
     if _in_our_graph() or py_any(_is_symbolic(e) for e in exprs):
         return learning_phase()
     # Eager values (or a graph that is not ours): the test phase.
