@@ -13,7 +13,6 @@ Everything here must stay importable on CPython 3.6 (CNTK 2.7) and must not
 import an engine.
 """
 import contextlib
-import functools
 import getpass
 import json
 import os
@@ -710,16 +709,6 @@ def _padding_amounts(length, kernel, stride, dilation, padding):
     return _same_padding(length, kernel, stride, dilation)
 
 
-def _deconv_output_length(length, kernel, padding, stride, dilation=1):
-    """Default output length of a transposed conv along one axis (None stays None)."""
-    if length is None:
-        return None
-    dk = (kernel - 1) * dilation + 1
-    if padding == 'same':
-        return length * stride
-    return length * stride + max(dk - stride, 0)
-
-
 def _deconv_crop(out_length, in_length, kernel, stride, padding, dilation=1):
     """For a transposed conv built as the gradient of a conv: (before, after)
     padding of the forward conv whose input length is ``out_length`` and
@@ -852,15 +841,3 @@ def legacy_aliases(module):
     return {'lesser': lesser, 'lesser_equal': lesser_equal,
             'asymmetric_temporal_padding': asymmetric_temporal_padding,
             'deconv2d': deconv2d}
-
-
-def _memoize(fn):
-    """Cache a zero-argument function's result (used for lazy engine setup)."""
-    cache = []
-
-    @functools.wraps(fn)
-    def wrapper():
-        if not cache:
-            cache.append(fn())
-        return cache[0]
-    return wrapper
