@@ -67,9 +67,12 @@ def raw_pytensor_build(name):
         def step(x_t, h):
             return pt.tanh(pt.dot(x_t, wx) + pt.dot(h, wh) + bh)
         h0 = pt.zeros((x.shape[0], 32), dtype='float32')
-        hs, _ = pytensor.scan(step, sequences=[x.dimshuffle(1, 0, 2)], outputs_info=[h0])
+        hs = pytensor.scan(step, sequences=[x.dimshuffle(1, 0, 2)], outputs_info=[h0],
+                           return_updates=False)
         logits = pt.dot(hs[-1], w) + b
     probs = pt.special.softmax(logits, axis=-1)
+    # Keras' categorical crossentropy, as the model computes it: renormalise, clip, log.
+    probs = probs / pt.sum(probs, axis=-1, keepdims=True)
     loss = -pt.mean(pt.sum(y * pt.log(pt.clip(probs, 1e-7, 1 - 1e-7)), axis=-1))
     grads = pytensor.grad(loss, params)
     mode = pytensor.compile.mode.Mode(linker='cvm', optimizer='fast_run')
