@@ -18,6 +18,14 @@ flags, ``function`` compiles PyTensor graphs with the C ``cvm`` linker and the
 When the user has not set ``floatX`` in the flags, the engine's ``floatX`` is
 set to ``'float32'`` at import so that Python float constants do not upcast
 float32 tensors.
+
+Original Theano (1.0.5): its tensor types hold broadcastable flags but no
+sizes, so ``int_shape`` runs the engine's per-op ``infer_shape`` from the
+known sizes of placeholders, variables and constants; ``function``, ``eval``,
+``gradients`` and scan steps rebuild elementwise ops so that axes of static
+size 1 broadcast (as they do with PyTensor's static shapes); variables'
+size-1 axes are broadcastable; without ``blas.ldflags`` batched products
+avoid Theano's BLAS-only ``BatchedDot``.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -98,6 +106,10 @@ if ENGINE == 'theano':
         return T.TensorType(dtype, tuple(d == 1 for d in shape))(name)
 
     def _shared(value, name=None):
+        # Size-1 axes broadcast, as PyTensor's static shape makes them do.
+        if isinstance(value, np.ndarray):
+            return th.shared(value, name=name, strict=False,
+                             broadcastable=tuple(d == 1 for d in value.shape))
         return th.shared(value, name=name, strict=False)
 
     def _specify_shape(x, shape):
@@ -110,8 +122,84 @@ if ENGINE == 'theano':
         return T.patternbroadcast(x, pattern)
 
     def _scan(fn, **kwargs):
-        outputs, _updates = th.scan(fn, **kwargs)
+        outputs, _updates = th.scan(_th_scan_body(fn, kwargs), **kwargs)
         return outputs
+
+    def _th_scan_body(fn, kwargs):
+        """Wrap a scan step: its inner inputs get the static shapes of their
+        outer tensors, and its outputs the broadcast fix (``_fix_broadcast``)."""
+        def as_list(v):
+            if v is None:
+                return []
+            return list(v) if isinstance(v, (list, tuple)) else [v]
+        seqs = as_list(kwargs.get('sequences'))
+        infos = [o for o in as_list(kwargs.get('outputs_info')) if o is not None]
+        consts = as_list(kwargs.get('non_sequences'))
+        shapes = None
+        if not _bany(isinstance(v, dict) for v in seqs + infos):
+            shapes = ([int_shape(v)[1:] for v in seqs] + [int_shape(v) for v in infos] +
+                      [int_shape(v) if _is_engine_var(v) else None for v in consts])
+
+        def body(*args):
+            if shapes is not None and len(shapes) == len(args):
+                for a, shp in zip(args, shapes):
+                    if shp is not None and _is_engine_var(a) and not is_sparse(a) \
+                            and getattr(a, 'ndim', None) == len(shp) \
+                            and not isinstance(a, (_SharedVariable, _Constant)):
+                        a._keras_shape = tuple(shp)
+            out = fn(*args)
+            if isinstance(out, (list, tuple)):
+                return type(out)(_fix_broadcast(list(out)))
+            if _is_engine_var(out):
+                return _fix_broadcast([out])[0]
+            return out
+        return body
+
+    def _fix_broadcast(outs):
+        """Rebuild the graph of ``outs`` so that elementwise ops see every axis
+        whose static size is 1 as broadcastable.
+
+        Theano tensor types know sizes only through broadcastable flags, so
+        e.g. ``h - s[:, :1]`` compiles as a same-shape elementwise op and
+        fails at run time; PyTensor (static shapes) broadcasts it.  The
+        outputs keep their original types."""
+        targets = [o for o in outs if _is_engine_var(o)]
+        if not targets:
+            return outs
+        mapping = {}
+        for node in th.gof.graph.io_toposort(th.gof.graph.inputs(targets), targets):
+            new_ins = [mapping.get(i, i) for i in node.inputs]
+            if isinstance(node.op, T.Elemwise) and len(node.inputs) > 1:
+                for k, (old, new) in enumerate(zip(node.inputs, new_ins)):
+                    static = _th_static_shape(old)
+                    if static is None or len(static) != new.ndim:
+                        continue
+                    pattern = tuple(b or d == 1 for b, d in zip(new.broadcastable, static))
+                    if pattern != tuple(new.broadcastable):
+                        new_ins[k] = T.patternbroadcast(new, pattern)
+            if _ball(n is o for n, o in zip(new_ins, node.inputs)):
+                continue
+            try:
+                new_node = node.clone_with_new_inputs(new_ins, strict=False)
+            except Exception:  # the op insists on its input types: keep them
+                new_ins = [T.patternbroadcast(n, o.broadcastable)
+                           if n.broadcastable != o.broadcastable else n
+                           for n, o in zip(new_ins, node.inputs)]
+                new_node = node.clone_with_new_inputs(new_ins, strict=True)
+            for old_out, new_out in zip(node.outputs, new_node.outputs):
+                static = getattr(old_out.tag, _TH_TAG, None)
+                if static is not None:
+                    setattr(new_out.tag, _TH_TAG, static)
+                mapping[old_out] = new_out
+        result = []
+        for o in outs:
+            n = mapping.get(o, o) if _is_engine_var(o) else o
+            if n is not o and n.broadcastable != o.broadcastable:
+                n = T.patternbroadcast(n, o.broadcastable)
+            if n is not o and hasattr(o, '_keras_shape'):
+                n._keras_shape = o._keras_shape
+            result.append(n)
+        return result
 
     def _softmax(x, axis):
         e = T.exp(x - T.max(x, axis=axis, keepdims=True))
@@ -124,15 +212,255 @@ if ENGINE == 'theano':
 
     def _random_draw(kind, seed, size, dtype, **params):
         srng = _RandomStreams(seed=seed)
+        kw = {}
+        if _is_engine_var(size):
+            # Theano finds the rank of a symbolic size vector only through a
+            # few ops (not e.g. a cast of ``x.shape``): give it explicitly.
+            size = T.cast(size, 'int64')
+            length = _th_static_shape(size)
+            if length is not None and length[0] is not None:
+                kw['ndim'] = int(length[0])
         if kind == 'normal':
-            return srng.normal(size=size, avg=params['loc'], std=params['scale'], dtype=dtype)
-        return srng.uniform(size=size, low=params['low'], high=params['high'], dtype=dtype)
+            return srng.normal(size=size, avg=params['loc'], std=params['scale'],
+                               dtype=dtype, **kw)
+        return srng.uniform(size=size, low=params['low'], high=params['high'],
+                            dtype=dtype, **kw)
+
+    _HAS_BLAS = bool(str(th.config.blas.ldflags).strip())
 
     def _batched_dot(a, b):
-        return T.batched_dot(a, b)
+        """(B, n, k) x (B, k, m) -> (B, n, m)."""
+        if _HAS_BLAS:
+            return T.batched_dot(a, b)
+        # Without ``blas.ldflags`` Theano's BatchedDot C code still calls
+        # ?gemm_ (no NumPy C-API fallback, unlike Dot22/Gemm), so the module
+        # fails to load: contract with a broadcast product instead.
+        return T.sum(a.dimshuffle(0, 1, 2, 'x') * b.dimshuffle(0, 'x', 1, 2), axis=2)
 
     def _copy(x, name=None):
         return T.tensor_copy(x)
+
+    # Theano tensor types carry only broadcastable flags, not sizes.  Static
+    # sizes are inferred here instead: every node's ``infer_shape`` is asked
+    # for its output shape given the known input sizes (as int64 constants;
+    # unknown ones stay ``Shape_i`` of the input), then each dimension
+    # expression is folded.  Results are memoised in ``var.tag``.
+    from theano.compile.ops import Shape as _ShapeOp, Shape_i as _ShapeI
+    from theano.gof.graph import NoParams as _NoParams
+    from theano.tensor.subtensor import Subtensor as _Subtensor
+    from theano.scalar import Scalar as _ScalarType
+    _TH_TAG = 'keras_backend_static_shape'
+    _FOLD_MAX_SIZE = 256
+
+    def _th_leaf_shape(v):
+        nd = getattr(v.type, 'ndim', None)
+        if nd is None:
+            return None
+        if isinstance(v, _SharedVariable):
+            return tuple(int(d) for d in
+                         v.get_value(borrow=True, return_internal_type=True).shape)
+        if isinstance(v, _Constant) and hasattr(v.data, 'shape'):
+            return tuple(int(d) for d in v.data.shape)
+        bc = getattr(v.type, 'broadcastable', (False,) * nd)
+        return tuple(1 if b else None for b in bc)
+
+    def _th_merge(shape, v):
+        recorded = getattr(v, '_keras_shape', None)
+        if shape is None or recorded is None or len(recorded) != len(shape):
+            return shape
+        return tuple(s if s is not None else (None if r is None else int(r))
+                     for s, r in zip(shape, recorded))
+
+    def _th_cached(v):
+        if isinstance(v, _SharedVariable):
+            return True  # computed on demand (its value may be replaced)
+        return hasattr(v.tag, _TH_TAG)
+
+    def _th_get(v):
+        if isinstance(v, _SharedVariable):
+            return _th_leaf_shape(v)
+        return getattr(v.tag, _TH_TAG)
+
+    def _th_dim_inputs(v):
+        shape = _th_merge(_th_get(v), v)
+        if shape is None:
+            return None
+        return tuple(T.constant(d, dtype='int64') if d is not None else _ShapeI(k)(v)
+                     for k, d in enumerate(shape))
+
+    def _th_fold(e, memo, depth=0):
+        """Value of the small integer expression ``e``: an ndarray when known,
+        a tuple with None entries for a partly known vector, else None."""
+        if isinstance(e, (int, np.integer)):
+            return np.asarray(e)
+        if not isinstance(e, _Variable):
+            return None
+        key = id(e)
+        if key in memo:
+            return memo[key]
+        memo[key] = None
+        val = None
+        if isinstance(e, _Constant):
+            data = np.asarray(e.data)
+            if data.size <= _FOLD_MAX_SIZE:
+                val = np.array(data)
+        elif e.owner is not None and depth < 64:
+            val = _th_fold_node(e, memo, depth + 1)
+        if isinstance(val, tuple) and _ball(v is not None for v in val):
+            val = np.asarray(val, dtype=e.dtype)
+        memo[key] = val
+        return val
+
+    def _th_as_partial(val, var):
+        """A 1-D folded value as a tuple (None entries unknown), or None."""
+        if isinstance(val, tuple):
+            return val
+        if isinstance(val, np.ndarray) and val.ndim == 1:
+            return tuple(int(v) for v in val)
+        if val is None and getattr(var, 'ndim', None) == 1:
+            n = _th_static_shape(var)
+            if n is not None and n[0] is not None:
+                return (None,) * n[0]
+        return None
+
+    def _th_fold_node(e, memo, depth):
+        node = e.owner
+        op = node.op
+        ins = node.inputs
+        if isinstance(op, _ShapeI):
+            d = _th_static_shape(ins[0])
+            if d is not None and d[op.i] is not None:
+                return np.asarray(d[op.i], dtype='int64')
+            return None
+        if isinstance(op, _ShapeOp):
+            d = _th_static_shape(ins[0])
+            return None if d is None else tuple(d)
+        if isinstance(op, T.opt.MakeVector):
+            vals = [_th_fold(i, memo, depth) for i in ins]
+            return tuple(None if v is None or np.ndim(v) else int(v) for v in vals)
+        if isinstance(op, T.Join) and e.ndim == 1:
+            axis = _th_fold(ins[0], memo, depth)
+            if axis is None or int(axis) != 0:
+                return None
+            out = ()
+            for part in ins[1:]:
+                pv = _th_as_partial(_th_fold(part, memo, depth), part)
+                if pv is None:
+                    return None
+                out += pv
+            return out
+        if isinstance(op, _Subtensor) and ins[0].ndim == 1 and len(op.idx_list) == 1:
+            base = _th_fold(ins[0], memo, depth)
+            if isinstance(base, tuple):
+                idx = T.subtensor.get_idx_list(ins, op.idx_list)[0]
+                if isinstance(idx, _bslice):
+                    parts = [_th_fold(p, memo, depth) if p is not None else None
+                             for p in (idx.start, idx.stop, idx.step)]
+                    if _bany(p is None and q is not None
+                             for p, q in zip(parts, (idx.start, idx.stop, idx.step))):
+                        return None
+                    return base[_bslice(*[None if p is None else int(p) for p in parts])]
+                k = _th_fold(idx, memo, depth)
+                if k is None or np.ndim(k):
+                    return None
+                try:
+                    item = base[int(k)]
+                except IndexError:
+                    return None
+                return None if item is None else np.asarray(item, dtype=e.dtype)
+        scalar_op = getattr(op, 'scalar_op', op)
+        if isinstance(scalar_op, th.scalar.Switch) and e.ndim == 0:
+            cond = _th_fold(ins[0], memo, depth)
+            if cond is None or np.ndim(cond):
+                return None
+            chosen = _th_fold(ins[1] if cond else ins[2], memo, depth)
+            if chosen is None or isinstance(chosen, tuple) or np.ndim(chosen):
+                return None
+            return np.asarray(chosen, dtype=e.dtype)
+        return _th_perform(node, e, memo, depth)
+
+    def _th_perform(node, e, memo, depth):
+        op = node.op
+        if isinstance(op, _Print) or getattr(op, 'destroy_map', None):
+            return None
+        # only the small integer arithmetic of shape expressions is folded
+        small_types = (T.TensorType, _ScalarType)
+        if not _ball(isinstance(v.type, small_types) for v in node.inputs + node.outputs):
+            return None
+        if _bany(getattr(o, 'ndim', 0) > 1 for o in node.outputs):
+            return None
+        vals = []
+        for i in node.inputs:
+            iv = _th_fold(i, memo, depth)
+            if not isinstance(iv, np.ndarray) or iv.size > _FOLD_MAX_SIZE:
+                return None
+            try:
+                vals.append(i.type.filter(np.array(iv), allow_downcast=True))
+            except Exception:
+                return None
+        storage = [[None] for _ in node.outputs]
+        try:
+            params = node.run_params()
+            if params is _NoParams:
+                op.perform(node, vals, storage)
+            else:
+                op.perform(node, vals, storage, params)
+        except Exception:
+            return None
+        out = storage[node.outputs.index(e)][0]
+        if out is None or np.size(out) > _FOLD_MAX_SIZE:
+            return None
+        return np.asarray(out)
+
+    def _th_dim(e, memo):
+        val = _th_fold(e, memo)
+        if not isinstance(val, np.ndarray) or val.ndim != 0:
+            return None
+        return int(val)
+
+    def _th_node_shapes(node):
+        fallback = [_th_leaf_shape(o) for o in node.outputs]
+        in_shapes = [_th_dim_inputs(i) for i in node.inputs]
+        try:
+            out_shapes = node.op.infer_shape(node, in_shapes)
+        except Exception:  # no infer_shape or it cannot handle these inputs
+            return fallback
+        if out_shapes is None or len(out_shapes) != len(node.outputs):
+            return fallback
+        memo = {}
+        result = []
+        for o, shp, fb in zip(node.outputs, out_shapes, fallback):
+            if shp is None or fb is None or len(shp) != len(fb):
+                result.append(fb)
+                continue
+            dims = []
+            for d, b in zip(shp, fb):
+                got = _th_dim(d, memo)
+                dims.append(b if got is None else got)
+            result.append(tuple(dims))
+        return result
+
+    def _th_static_shape(x):
+        """Static shape of ``x`` (ints / None) from the engine's shape inference."""
+        if _th_cached(x):
+            return _th_merge(_th_get(x), x)
+        stack = [(x, False)]
+        while stack:
+            v, expanded = stack.pop()
+            if _th_cached(v):
+                continue
+            node = v.owner
+            if node is None:
+                setattr(v.tag, _TH_TAG, _th_merge(_th_leaf_shape(v), v))
+                continue
+            if not expanded:
+                stack.append((v, True))
+                stack.extend((i, False) for i in node.inputs if not _th_cached(i))
+                continue
+            for o, shp in zip(node.outputs, _th_node_shapes(node)):
+                if not _th_cached(o):
+                    setattr(o.tag, _TH_TAG, _th_merge(shp, o))
+        return _th_merge(_th_get(x), x)
 else:
     from pytensor.graph.op import Op as _Op
     from pytensor.graph.basic import Apply as _Apply, Variable as _Variable
@@ -212,6 +540,9 @@ else:
     def _copy(x, name=None):
         return T.tensor_copy(x)
 
+    def _fix_broadcast(outs):
+        return outs  # static shapes already decide broadcasting
+
 
 def _flag_set_by_user(*names):
     """True when the engine's flags variable (``key=value,...``) or its rc
@@ -236,7 +567,7 @@ def _flag_set_by_user(*names):
     return _bany(n.lower() in keys for n in names)
 
 
-if ENGINE == 'pytensor' and not _flag_set_by_user('floatx'):
+if not _flag_set_by_user('floatx'):
     th.config.floatX = 'float32'
 
 
@@ -693,7 +1024,7 @@ def int_shape(x):
     if ENGINE == 'pytensor':
         static = tuple(None if s is None else int(s) for s in x.type.shape)
     else:
-        static = tuple(1 if b else None for b in x.broadcastable)
+        static = _th_static_shape(x)
     if recorded is not None and len(recorded) == len(static):
         return tuple(s if s is not None else r for s, r in zip(static, recorded))
     return static
@@ -785,8 +1116,9 @@ def eval(x):
         return np.array(x.data)
     fn = _EVAL_CACHE.get(x)
     if fn is None:
-        fn = th.function([], x, givens=_givens_for([x], []), mode=_default_mode(),
-                         updates=_rng_updates([x], []), on_unused_input='ignore')
+        y = _fix_broadcast([x])[0]
+        fn = th.function([], y, givens=_givens_for([y], []), mode=_default_mode(),
+                         updates=_rng_updates([y], []), on_unused_input='ignore')
         _EVAL_CACHE[x] = fn
     out = fn()
     if hasattr(out, 'toarray'):
@@ -1061,16 +1393,20 @@ class Function(object):
                     raise ValueError('function: each update must be a (variable, new_value) '
                                      'pair, got %r' % (u,))
                 pairs.append(update(u[0], u[1]))
+        n_out = len(self.outputs)
+        fixed = _fix_broadcast(self.outputs + [p[1] for p in pairs])
+        outputs = fixed[:n_out]
+        pairs = [(p[0], f) for p, f in zip(pairs, fixed[n_out:])]
         if not kwargs.get('no_default_updates'):
-            pairs.extend(_rng_updates(self.outputs + [p[1] for p in pairs],
+            pairs.extend(_rng_updates(outputs + [p[1] for p in pairs],
                                       [p[0] for p in pairs]))
         givens = dict(kwargs.pop('givens', None) or {})
-        givens.update(_givens_for(self.outputs + [p[1] for p in pairs], self.inputs))
+        givens.update(_givens_for(outputs + [p[1] for p in pairs], self.inputs))
         kwargs.setdefault('on_unused_input', 'ignore')
         kwargs.setdefault('allow_input_downcast', True)
         if kwargs.get('mode') is None:
             kwargs['mode'] = _default_mode()
-        self._fn = th.function(self.inputs, self.outputs, updates=pairs, givens=givens,
+        self._fn = th.function(self.inputs, outputs, updates=pairs, givens=givens,
                                name=name, **kwargs)
 
     def __call__(self, inputs):
@@ -1129,6 +1465,14 @@ def gradients(loss, variables):
         >>> g, = K.gradients(K.sum(v ** 2), [v])
     """
     vs = list(variables) if isinstance(variables, (list, tuple)) else [variables]
+    fixed = _fix_broadcast([loss])[0]
+    if fixed is not loss:
+        # differentiate the broadcast-fixed graph unless that loses a variable
+        # taken inside the rebuilt part of the graph
+        before = set(_ancestors([loss]))
+        after = set(_ancestors([fixed]))
+        if _ball(v in after for v in vs if v in before):
+            loss = fixed
     return list(T.grad(loss, vs, disconnected_inputs='ignore'))
 
 
@@ -3420,11 +3764,16 @@ class _CTCBeamSearchOp(_Op):
     def make_node(self, log_probs, lengths):
         log_probs = T.as_tensor_variable(log_probs)
         lengths = T.as_tensor_variable(lengths)
-        batch = None
         if ENGINE == 'pytensor':
             batch = log_probs.type.shape[0]
+        else:
+            batch = (_th_static_shape(log_probs) or (None,))[0]
         outs = [_tensor('int64', (batch, None)) for _ in range(self.top_paths)]
         outs.append(_tensor(log_probs.dtype, (batch, self.top_paths)))
+        if ENGINE == 'theano':  # sizes Theano's types cannot hold
+            for o in outs[:-1]:
+                o._keras_shape = (batch, None)
+            outs[-1]._keras_shape = (batch, self.top_paths)
         return _Apply(self, [log_probs, lengths], outs)
 
     def perform(self, node, inputs, output_storage, params=None):

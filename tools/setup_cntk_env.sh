@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build a CPython 3.6 virtual environment in which the CNTK 2.7 backend runs
-# (with scikit-learn for the digits example and the CNTK benchmark).
+# (with scikit-learn for the digits example and the CNTK benchmark), and in
+# which KERAS_BACKEND=theano is served by the original Theano 1.0.5.
 #
 # Usage:  tools/setup_cntk_env.sh [VENV_DIR]
 #   VENV_DIR defaults to $KERAS_BACKEND_CNTK_VENV, else /opt/cntk-venv.
@@ -15,7 +16,10 @@
 # (libmpi.so.40) is ABI-compatible for what CNTK uses on CPU, so the script
 # links the old sonames to it inside cntk/libs/. The image reader (OpenCV
 # extras) and Halide libraries stay missing; nothing in keras_backend needs
-# them. Running the script again is harmless (every step is idempotent).
+# them. Theano 1.0.5 exists only as a source distribution (pure Python; the
+# C code it generates is compiled at run time with g++, cached in ~/.theano);
+# it is downloaded as an sdist and installed from the same local directory.
+# Running the script again is harmless (every step is idempotent).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -70,6 +74,12 @@ mkdir -p "$WHEELS"
 "$HOST_PYTHON" -m pip download --only-binary=:all: --python-version 3.6 \
     --platform manylinux1_x86_64 -d "$WHEELS" "${PINS[@]}"
 
+# Theano 1.0.5 (sdist only) and its one dependency besides numpy/scipy.
+THEANO_PINS=(Theano==1.0.5 'six<2')
+"$HOST_PYTHON" -m pip download --only-binary=:all: --python-version 3.6 \
+    --platform manylinux1_x86_64 -d "$WHEELS" 'six<2'
+"$HOST_PYTHON" -m pip download --no-deps --no-binary=:all: -d "$WHEELS" Theano==1.0.5
+
 # 4. The virtual environment.
 if [ ! -x "$VENV/bin/python" ]; then
     "$PY36" -m venv "$VENV"
@@ -80,6 +90,12 @@ if "$VENV/bin/pip" show cntk >/dev/null 2>&1; then
     "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${PINS[@]:1}"
 else
     "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${PINS[@]}"
+fi
+
+# Theano 1.0.5 from its sdist (pip 18 runs its setup.py with the venv's
+# setuptools); skipped when that version is already installed.
+if [ "$("$VENV/bin/python" -c 'import pkg_resources as p; print(p.get_distribution("Theano").version)' 2>/dev/null)" != "1.0.5" ]; then
+    "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${THEANO_PINS[@]}"
 fi
 
 # 5. OpenMPI 1.10 sonames inside cntk/libs/.
@@ -114,6 +130,12 @@ print('cntk', C.__version__, 'works')
 from sklearn.datasets import load_digits
 assert load_digits().images.shape == (1797, 8, 8)
 print('scikit-learn digits available')
+import theano
+import theano.tensor as T
+v = T.dvector('v')
+f = theano.function([v], (v * 2).sum())
+assert f(np.ones(3)) == 6
+print('theano', theano.__version__, 'works (compiledir %s)' % theano.config.compiledir)
 PYEOF
 
-echo "CNTK interpreter: $VENV/bin/python"
+echo "CNTK / Theano 1.0.5 interpreter: $VENV/bin/python"
