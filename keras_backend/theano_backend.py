@@ -620,8 +620,6 @@ def _rng_updates(roots, updated):
 # ---------------------------------------------------------------------------
 
 _LEARNING_PHASE = T.scalar(dtype='uint8', name='keras_learning_phase')
-_FIXED_LEARNING_PHASE = [None]
-_MANUAL_VAR_INIT = [False]
 _EVAL_CACHE = {}
 _SEED_GENERATOR = np.random.RandomState(1337)
 
@@ -656,48 +654,10 @@ def learning_phase():
     Example:
         >>> f = K.function([x, K.learning_phase()], [y]); f([x_value, 1])
     """
-    if _FIXED_LEARNING_PHASE[0] is not None:
-        return _FIXED_LEARNING_PHASE[0]
+    fixed = common._fixed_learning_phase()
+    if fixed is not None:
+        return fixed
     return _LEARNING_PHASE
-
-
-def set_learning_phase(value):
-    """Fix the learning phase to a Python int.
-
-    Args:
-        value: 0 (test) or 1 (train).
-
-    Raises:
-        ValueError: for any other value.
-
-    Example:
-        >>> K.set_learning_phase(1); K.learning_phase()
-        1
-    """
-    if value not in (0, 1) or isinstance(value, float):
-        raise ValueError('set_learning_phase: expected 0 or 1, got %r' % (value,))
-    _FIXED_LEARNING_PHASE[0] = int(value)
-
-
-@contextlib.contextmanager
-def learning_phase_scope(value):
-    """Context manager fixing the learning phase to ``value`` (0 or 1) in its block.
-
-    Raises:
-        ValueError: unless ``value`` is 0 or 1.
-
-    Example:
-        >>> with K.learning_phase_scope(1):
-        ...     y = K.dropout(x, 0.5)
-    """
-    if value not in (0, 1) or isinstance(value, float):
-        raise ValueError('learning_phase_scope: expected 0 or 1, got %r' % (value,))
-    previous = _FIXED_LEARNING_PHASE[0]
-    _FIXED_LEARNING_PHASE[0] = int(value)
-    try:
-        yield
-    finally:
-        _FIXED_LEARNING_PHASE[0] = previous
 
 
 def clear_session():
@@ -706,22 +666,8 @@ def clear_session():
     Example:
         >>> K.clear_session()
     """
-    common.reset_uids()
-    _FIXED_LEARNING_PHASE[0] = None
+    common._reset_session_state()
     _EVAL_CACHE.clear()
-
-
-def manual_variable_initialization(value):
-    """Store the manual-initialisation flag (variables here are always
-    initialised when created, so it changes nothing else).
-
-    Args:
-        value: bool.
-
-    Example:
-        >>> K.manual_variable_initialization(False)
-    """
-    _MANUAL_VAR_INIT[0] = bool(value)
 
 
 @contextlib.contextmanager
