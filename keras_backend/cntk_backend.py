@@ -4762,44 +4762,9 @@ def _greedy_decode(logits, lengths):
 
 
 def _beam_decode(logits, lengths, beam_width, top_paths, merge_repeated):
-    nc = logits.shape[2]
-    blank = nc - 1
-    all_paths = [[] for _ in range(top_paths)]
-    scores = np.full((logits.shape[0], top_paths), -np.inf)
-    for i in range(logits.shape[0]):
-        T = int(lengths[i])
-        x = logits[i, :T]
-        lp = x - np.logaddexp.reduce(x, axis=1, keepdims=True)
-        beams = {(): (0.0, -np.inf)}  # prefix -> (log p ending in blank, non-blank)
-        for t in range(T):
-            nxt = {}
-
-            def add(prefix, pb, pnb):
-                ob, onb = nxt.get(prefix, (-np.inf, -np.inf))
-                nxt[prefix] = (np.logaddexp(ob, pb), np.logaddexp(onb, pnb))
-            for prefix, (pb, pnb) in beams.items():
-                total = np.logaddexp(pb, pnb)
-                add(prefix, total + lp[t, blank], -np.inf)
-                for c in range(nc - 1):
-                    p = lp[t, c]
-                    if prefix and prefix[-1] == c:
-                        add(prefix, -np.inf, pnb + p)
-                        add(prefix + (c,), -np.inf, pb + p)
-                    else:
-                        add(prefix + (c,), -np.inf, total + p)
-            ranked = sorted(nxt.items(), key=lambda kv: -np.logaddexp(*kv[1]))
-            beams = dict(ranked[:beam_width])
-        ranked = sorted(beams.items(), key=lambda kv: -np.logaddexp(*kv[1]))[:top_paths]
-        for j in range(top_paths):
-            if j < len(ranked):
-                seq = list(ranked[j][0])
-                if merge_repeated:
-                    seq = [c for k, c in enumerate(seq) if k == 0 or c != seq[k - 1]]
-                all_paths[j].append(seq)
-                scores[i, j] = np.logaddexp(*ranked[j][1])
-            else:
-                all_paths[j].append([])
-    return all_paths, scores
+    log_probs = logits - np.logaddexp.reduce(logits, axis=2, keepdims=True)
+    return common._ctc_prefix_beam_search(log_probs, lengths, beam_width, top_paths,
+                                          merge_repeated)
 
 
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
@@ -4840,13 +4805,8 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
             paths, scores = _greedy_decode(lg, ln)
         else:
             paths, scores = _beam_decode(lg, ln, beam_width, top_paths, merge_repeated)
-        outs = []
-        for plist in paths:
-            width = builtins.max([len(p) for p in plist] + [1])
-            arr = np.full((len(plist), width), -1.)
-            for i, p in enumerate(plist):
-                arr[i, :len(p)] = p
-            outs.append(arr)
+        # CNTK aborts on zero-size values: keep at least one (-1) column.
+        outs = [common._pad_labellings(plist, np.float64, min_width=1) for plist in paths]
         return outs + [scores]
     nb = _shape_of(y_pred)[0]
     shapes = [(nb, None)] * top_paths + [(nb, 1 if greedy else top_paths)]

@@ -3724,70 +3724,15 @@ class _CTCBeamSearchOp(_Op):
 
     def perform(self, node, inputs, output_storage, params=None):
         log_probs, lengths = inputs
-        batch = log_probs.shape[0]
-        paths = [[None] * batch for _ in range(self.top_paths)]
-        scores = np.full((batch, self.top_paths), -np.inf, dtype=log_probs.dtype)
-        for b in range(batch):
-            n = int(_bmin(_bmax(int(lengths[b]), 0), log_probs.shape[1]))
-            results = _prefix_beam_search(log_probs[b, :n], self.beam_width)
-            for k in range(self.top_paths):
-                if k < len(results):
-                    seq, score = results[k]
-                else:
-                    seq, score = (), -np.inf
-                if self.merge_repeated:
-                    seq = tuple(c for i, c in enumerate(seq) if i == 0 or c != seq[i - 1])
-                paths[k][b] = seq
-                scores[b, k] = score
+        paths, scores = common._ctc_prefix_beam_search(
+            log_probs, lengths, self.beam_width, self.top_paths, self.merge_repeated)
         for k in range(self.top_paths):
-            width = _bmax([len(s) for s in paths[k]] + [0])
-            dense = np.full((batch, width), -1, dtype=np.int64)
-            for b, s in enumerate(paths[k]):
-                dense[b, :len(s)] = s
-            output_storage[k][0] = dense
-        output_storage[self.top_paths][0] = scores
+            output_storage[k][0] = common._pad_labellings(paths[k], np.int64)
+        output_storage[self.top_paths][0] = scores.astype(log_probs.dtype)
 
     def grad(self, inputs, output_grads):
         from_grad = th.gradient.grad_undefined
         return [from_grad(self, 0, inputs[0]), from_grad(self, 1, inputs[1])]
-
-
-def _logaddexp(a, b):
-    return np.logaddexp(a, b)
-
-
-def _prefix_beam_search(logp, beam_width):
-    """CTC prefix beam search over (T, C) log-probabilities; blank = C - 1.
-
-    Returns a list of (labelling tuple, log probability) sorted best first.
-    """
-    n_classes = logp.shape[1]
-    blank = n_classes - 1
-    beams = {(): (0.0, -np.inf)}  # prefix -> (log p ending in blank, ending in non-blank)
-    for t in range(logp.shape[0]):
-        row = logp[t]
-        nxt = {}
-
-        def add(prefix, pb, pnb):
-            ob, onb = nxt.get(prefix, (-np.inf, -np.inf))
-            nxt[prefix] = (_logaddexp(ob, pb), _logaddexp(onb, pnb))
-
-        for prefix, (pb, pnb) in beams.items():
-            total = _logaddexp(pb, pnb)
-            add(prefix, total + row[blank], -np.inf)
-            last = prefix[-1] if prefix else None
-            for c in range(n_classes - 1):
-                p = row[c]
-                if c == last:
-                    add(prefix, -np.inf, pnb + p)
-                    add(prefix + (c,), -np.inf, pb + p)
-                else:
-                    add(prefix + (c,), -np.inf, total + p)
-        ranked = sorted(nxt.items(), key=lambda kv: -_logaddexp(kv[1][0], kv[1][1]))
-        beams = dict(ranked[:beam_width])
-    ranked = sorted(((k, float(_logaddexp(v[0], v[1]))) for k, v in beams.items()),
-                    key=lambda kv: -kv[1])
-    return ranked
 
 
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
