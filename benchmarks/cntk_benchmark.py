@@ -21,62 +21,22 @@ Run it with the CNTK interpreter (tools/setup_cntk_env.sh)::
 """
 from __future__ import print_function
 
-import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 import warnings
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, 'examples'))
-sys.path.insert(0, ROOT)
+import harness
+from harness import MODELS, batches, call_overhead, time_steps
 
-MODELS = ('mlp', 'cnn', 'rnn')
 IMPLS = ('keras_backend', 'raw_cntk')
-BATCH = 64
 
 
-def batches(name, steps):
-    """``steps`` (x, y_onehot) batches of BATCH samples (channels_last images)."""
-    import digits
-    (x, y), _ = digits.load_data()
-    if name == 'mlp':
-        x = x.reshape(len(x), 64)
-    elif name == 'cnn':
-        x = x.reshape(len(x), 8, 8, 1)
-    onehot = np.eye(10, dtype='float32')[y]
-    rng = np.random.RandomState(0)
-    out = []
-    for _ in range(steps):
-        idx = rng.randint(0, len(x), BATCH)
-        out.append((np.ascontiguousarray(x[idx]), onehot[idx]))
-    return out
-
-
-def time_steps(step, data, warmup=20):
-    """Steps per second of ``step(x, y)`` over ``data`` and the last loss."""
-    for xb, yb in data[:warmup]:
-        step(xb, yb)
-    start = time.perf_counter()
-    loss = None
-    for xb, yb in data:
-        loss = step(xb, yb)
-    return len(data) / (time.perf_counter() - start), float(loss)
-
-
-def call_overhead(fn, arg, n=2000):
-    """Microseconds per call of ``fn(arg)``."""
-    for _ in range(50):
-        fn(arg)
-    start = time.perf_counter()
-    for _ in range(n):
-        fn(arg)
-    return (time.perf_counter() - start) / n * 1e6
+def _rate_and_loss(step, data):
+    rate, loss = time_steps(step, data)
+    return rate, float(loss)
 
 
 def worker_keras_backend(steps):
@@ -89,7 +49,7 @@ def worker_keras_backend(steps):
     for name in MODELS:
         train_step, _, _ = digits.build(K, name)
         data = batches(name, steps)
-        result[name], result[name + '_loss'] = time_steps(
+        result[name], result[name + '_loss'] = _rate_and_loss(
             lambda xb, yb: train_step([xb, yb])[0], data)
     x = K.placeholder(shape=(None, 10))
     f = K.function([x], [x * 2.0])
@@ -141,7 +101,7 @@ def worker_raw_cntk(steps):
         def step(xb, yb, trainer=trainer, x=x, y=y):
             trainer.train_minibatch({x: xb, y: yb})
             return trainer.previous_minibatch_loss_average
-        result[name], result[name + '_loss'] = time_steps(step, batches(name, steps))
+        result[name], result[name + '_loss'] = _rate_and_loss(step, batches(name, steps))
     a = C.input_variable(10, dynamic_axes=[])
     double = a * 2.0
     result['call_us'] = call_overhead(lambda v: double.eval({a: v}), np.ones((1, 10), 'float32'))
@@ -155,45 +115,27 @@ def run_worker(impl, steps):
 
 
 def main():
-    parser = argparse.ArgumentParser(description='CNTK benchmark (see module docstring)')
-    parser.add_argument('--rounds', type=int, default=3)
-    parser.add_argument('--steps', type=int, default=200)
-    parser.add_argument('--worker', choices=IMPLS)
-    args = parser.parse_args()
+    args = harness.parse_args('CNTK benchmark (see module docstring)', IMPLS)
     if args.worker:
         print(json.dumps(run_worker(args.worker, args.steps)))
         return 0
-    runs = {impl: [] for impl in IMPLS}
-    for r in range(args.rounds):
+    runs = dict((impl, []) for impl in IMPLS)
+    for _ in range(args.rounds):
         for impl in IMPLS:
-            out = subprocess.check_output([sys.executable, '-W', 'ignore',
-                                           os.path.abspath(__file__), '--worker', impl,
-                                           '--steps', str(args.steps)],
-                                          stderr=subprocess.DEVNULL)
-            runs[impl].append(json.loads(out.decode().strip().splitlines()[-1]))
-            print('round %d %-13s %s' % (r + 1, impl, runs[impl][-1]), file=sys.stderr)
+            runs[impl].append(harness.run_worker(__file__, impl, args.steps))
     keys = MODELS + tuple(m + '_loss' for m in MODELS) + ('call_us',)
-    med = {impl: {k: float(np.median([run[k] for run in runs[impl]])) for k in keys}
-           for impl in IMPLS}
+    med = dict((impl, harness.medians(runs[impl], keys)) for impl in IMPLS)
+    ours, raw = med['keras_backend'], med['raw_cntk']
     print('\nCNTK %s, %d rounds x %d steps, batch %d (medians)\n'
-          % (_cntk_version(), args.rounds, args.steps, BATCH))
+          % (harness.engine_version('cntk'), args.rounds, args.steps, harness.BATCH))
     print('| metric | keras_backend | raw CNTK | step time keras_backend / raw CNTK |')
     print('|---|---|---|---|')
     for k in MODELS:
-        a, b = med['keras_backend'][k], med['raw_cntk'][k]
         print('| %s steps/s (final loss) | %.0f (%.4f) | %.0f (%.4f) | %.2fx |'
-              % (k, a, med['keras_backend'][k + '_loss'], b, med['raw_cntk'][k + '_loss'],
-                 b / a))
-    a, b = med['keras_backend']['call_us'], med['raw_cntk']['call_us']
-    print('| function call (us, lower is better) | %.0f | %.0f | %.2fx |' % (a, b, a / b))
+              % (k, ours[k], ours[k + '_loss'], raw[k], raw[k + '_loss'], raw[k] / ours[k]))
+    print('| function call (us, lower is better) | %.0f | %.0f | %.2fx |'
+          % (ours['call_us'], raw['call_us'], ours['call_us'] / raw['call_us']))
     return 0
-
-
-def _cntk_version():
-    out = subprocess.check_output([sys.executable, '-W', 'ignore', '-c',
-                                   'import cntk; print(cntk.__version__)'],
-                                  stderr=subprocess.DEVNULL)
-    return out.decode().strip().splitlines()[-1]
 
 
 if __name__ == '__main__':

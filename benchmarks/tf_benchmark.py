@@ -17,57 +17,16 @@ ratios against tf_keras. Usage::
 """
 from __future__ import print_function
 
-import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, 'examples'))
-sys.path.insert(0, ROOT)
+import harness
+from harness import MODELS, batches, call_overhead, time_steps
 
-MODELS = ('mlp', 'cnn', 'rnn')
 IMPLS = ('keras_backend', 'tf_keras', 'raw_tf')
-BATCH = 64
-
-
-def batches(name, steps, K_format='channels_last'):
-    import digits
-    (x, y), _ = digits.load_data()
-    if name == 'mlp':
-        x = x.reshape(len(x), 64)
-    elif name == 'cnn':
-        x = x.reshape(len(x), 1, 8, 8) if K_format == 'channels_first' else x.reshape(len(x), 8, 8, 1)
-    onehot = np.eye(10, dtype='float32')[y]
-    rng = np.random.RandomState(0)
-    out = []
-    for _ in range(steps):
-        idx = rng.randint(0, len(x), BATCH)
-        out.append((np.ascontiguousarray(x[idx]), onehot[idx]))
-    return out
-
-
-def time_steps(step, data, warmup=20):
-    for xb, yb in data[:warmup]:
-        step(xb, yb)
-    start = time.perf_counter()
-    for xb, yb in data:
-        step(xb, yb)
-    return len(data) / (time.perf_counter() - start)
-
-
-def call_overhead(fn, arg, n=2000):
-    for _ in range(50):
-        fn(arg)
-    start = time.perf_counter()
-    for _ in range(n):
-        fn(arg)
-    return (time.perf_counter() - start) / n * 1e6
 
 
 def worker_backend_api(K, steps):
@@ -77,7 +36,7 @@ def worker_backend_api(K, steps):
     for name in MODELS:
         train_step, _, _ = digits.build(K, name)
         data = batches(name, steps)
-        result[name] = time_steps(lambda xb, yb: train_step([xb, yb]), data)
+        result[name] = time_steps(lambda xb, yb: train_step([xb, yb]), data)[0]
     x = K.placeholder(shape=(None, 10))
     f = K.function([x], [x * 2.0])
     result['call_us'] = call_overhead(lambda a: f([a]), np.ones((1, 10), 'float32'))
@@ -118,7 +77,7 @@ def worker_raw_tf(steps):
             return loss
 
         data = batches(name, steps)
-        result[name] = time_steps(lambda xb, yb: train_step(xb, yb).numpy(), data)
+        result[name] = time_steps(lambda xb, yb: train_step(xb, yb).numpy(), data)[0]
     double = tf.function(lambda a: a * 2.0)
     result['call_us'] = call_overhead(lambda a: double(a).numpy(), np.ones((1, 10), 'float32'))
     return result
@@ -140,25 +99,17 @@ def run_worker(impl, steps):
 
 
 def main():
-    parser = argparse.ArgumentParser(description='TensorFlow benchmark (see module docstring)')
-    parser.add_argument('--rounds', type=int, default=3)
-    parser.add_argument('--steps', type=int, default=200)
-    parser.add_argument('--worker', choices=IMPLS)
-    args = parser.parse_args()
+    args = harness.parse_args('TensorFlow benchmark (see module docstring)', IMPLS)
     if args.worker:
         print(json.dumps(run_worker(args.worker, args.steps)))
         return 0
-    runs = {impl: [] for impl in IMPLS}
-    for r in range(args.rounds):
+    runs = dict((impl, []) for impl in IMPLS)
+    for _ in range(args.rounds):
         for impl in IMPLS:
-            out = subprocess.check_output([sys.executable, os.path.abspath(__file__),
-                                           '--worker', impl, '--steps', str(args.steps)])
-            runs[impl].append(json.loads(out.decode().strip().splitlines()[-1]))
-            print('round %d %-13s %s' % (r + 1, impl, runs[impl][-1]), file=sys.stderr)
-    med = {impl: {k: float(np.median([run[k] for run in runs[impl]]))
-                  for k in MODELS + ('call_us',)} for impl in IMPLS}
+            runs[impl].append(harness.run_worker(__file__, impl, args.steps))
+    med = dict((impl, harness.medians(runs[impl], MODELS + ('call_us',))) for impl in IMPLS)
     print('\nTensorFlow %s, %d rounds x %d steps, batch %d (medians)\n'
-          % (_tf_version(), args.rounds, args.steps, BATCH))
+          % (harness.engine_version('tensorflow'), args.rounds, args.steps, harness.BATCH))
     print('| metric | keras_backend | tf_keras (graph) | raw TF | keras_backend / tf_keras | keras_backend / raw TF |')
     print('|---|---|---|---|---|---|')
     for k in MODELS:
@@ -168,12 +119,6 @@ def main():
     print('| K.function call (us, lower is better) | %.0f | %.0f | %.0f | %.2fx | %.2fx |'
           % (a, b, c, a / b, a / c))
     return 0
-
-
-def _tf_version():
-    out = subprocess.check_output([sys.executable, '-c', 'import tensorflow as tf; print(tf.__version__)'],
-                                  env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL='3'))
-    return out.decode().strip().splitlines()[-1]
 
 
 if __name__ == '__main__':

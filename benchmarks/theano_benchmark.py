@@ -15,24 +15,18 @@ process. Usage::
 """
 from __future__ import print_function
 
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, 'examples'))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, HERE)
+import harness
+from harness import MODELS, batches, time_steps
 
-MODELS = ('mlp', 'cnn', 'rnn')
 IMPLS = ('keras_backend', 'raw_pytensor')
 
 
@@ -83,7 +77,6 @@ def raw_pytensor_build(name):
 
 
 def run_worker(impl, steps):
-    import tf_benchmark
     result = {}
     if impl == 'keras_backend':
         os.environ['KERAS_BACKEND'] = 'theano'
@@ -91,7 +84,7 @@ def run_worker(impl, steps):
         from keras_backend import backend as K
         import digits
     for name in MODELS:
-        data = tf_benchmark.batches(name, steps)
+        data = batches(name, steps)
         if impl == 'keras_backend':
             start = time.perf_counter()
             train, _, _ = digits.build(K, name)
@@ -100,50 +93,38 @@ def run_worker(impl, steps):
             step, start = raw_pytensor_build(name)
         step(*data[0])
         result[name + '_compile_s'] = time.perf_counter() - start
-        result[name] = tf_benchmark.time_steps(step, data)
+        result[name] = time_steps(step, data)[0]
     return result
 
 
 def main():
-    parser = argparse.ArgumentParser(description='Theano benchmark (see module docstring)')
-    parser.add_argument('--rounds', type=int, default=3)
-    parser.add_argument('--steps', type=int, default=200)
-    parser.add_argument('--worker', choices=IMPLS)
-    args = parser.parse_args()
+    args = harness.parse_args('Theano benchmark (see module docstring)', IMPLS)
     if args.worker:
         print(json.dumps(run_worker(args.worker, args.steps)))
         return 0
-    runs = {(impl, c): [] for impl in IMPLS for c in ('cold', 'warm')}
-    for r in range(args.rounds):
+    runs = dict(((impl, c), []) for impl in IMPLS for c in ('cold', 'warm'))
+    for _ in range(args.rounds):
         for impl in IMPLS:
             cache = tempfile.mkdtemp(prefix='ptcache-')
             env = dict(os.environ, PYTENSOR_FLAGS='compiledir=%s' % cache)
             try:
                 for cond in ('cold', 'warm'):
-                    out = subprocess.check_output([sys.executable, os.path.abspath(__file__),
-                                                   '--worker', impl, '--steps', str(args.steps)],
-                                                  env=env)
-                    runs[(impl, cond)].append(json.loads(out.decode().strip().splitlines()[-1]))
-                    print('round %d %-13s %s %s' % (r + 1, impl, cond, runs[(impl, cond)][-1]),
-                          file=sys.stderr)
+                    runs[(impl, cond)].append(harness.run_worker(__file__, impl, args.steps, env))
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
-
-    def med(impl, cond, key):
-        return float(np.median([run[key] for run in runs[(impl, cond)]]))
-
-    import pytensor
-    print('\nPyTensor %s, %d rounds x %d steps, batch 64 (medians)\n'
-          % (pytensor.__version__, args.rounds, args.steps))
+    keys = MODELS + tuple(m + '_compile_s' for m in MODELS)
+    med = dict((key, harness.medians(r, keys)) for key, r in runs.items())
+    print('\nPyTensor %s, %d rounds x %d steps, batch %d (medians)\n'
+          % (harness.engine_version('pytensor'), args.rounds, args.steps, harness.BATCH))
     print('| model | keras_backend steps/s | raw PyTensor steps/s | step time ratio (ours / raw) '
           '| compile cold ours / raw (s) | compile warm ours / raw (s) |')
     print('|---|---|---|---|---|---|')
+    ours_c, raw_c = med[('keras_backend', 'cold')], med[('raw_pytensor', 'cold')]
+    ours_w, raw_w = med[('keras_backend', 'warm')], med[('raw_pytensor', 'warm')]
     for m in MODELS:
-        a, b = med('keras_backend', 'warm', m), med('raw_pytensor', 'warm', m)
+        c = m + '_compile_s'
         print('| %s | %.0f | %.0f | %.2fx | %.1f / %.1f | %.1f / %.1f |' % (
-            m, a, b, b / a,
-            med('keras_backend', 'cold', m + '_compile_s'), med('raw_pytensor', 'cold', m + '_compile_s'),
-            med('keras_backend', 'warm', m + '_compile_s'), med('raw_pytensor', 'warm', m + '_compile_s')))
+            m, ours_w[m], raw_w[m], raw_w[m] / ours_w[m], ours_c[c], raw_c[c], ours_w[c], raw_w[c]))
     return 0
 
 
