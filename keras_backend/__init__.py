@@ -5,3 +5,9 @@ alone loads no engine; ``keras_backend.backend`` reads ``keras.json`` and
 ``KERAS_BACKEND`` and loads the configured one.
 """
 __version__ = '0.1.0'
+
+from . import keras2_compat as _keras2_compat
+
+if _keras2_compat.loaded_by_keras2():
+    # Keras 2.3.1 is importing one of our adapters as its external backend.
+    _keras2_compat.install()

@@ -552,7 +552,29 @@ def resolve_settings(write_default=False):
     if env:
         settings['backend'], sources['backend'] = env, 'env'
     settings['epsilon'] = float(settings['epsilon'])
+    settings['backend'] = canonical_backend(settings['backend'])
     return settings, sources, path, existed
+
+
+#: the engine names, and the import paths of our own adapters that mean them
+BUILTIN_BACKEND_NAMES = ('tensorflow', 'theano', 'cntk')
+
+
+def canonical_backend(name):
+    """Map the import path of one of our adapters to its engine name.
+
+    ``KERAS_BACKEND=keras_backend.cntk_backend`` (the form Keras 2.3.1 takes
+    for an external backend) means ``cntk`` to our own loader too; any other
+    name is returned as it is.
+
+    Example:
+        >>> canonical_backend('keras_backend.theano_backend'), canonical_backend('theano')
+        ('theano', 'theano')
+    """
+    for engine in BUILTIN_BACKEND_NAMES:
+        if name == 'keras_backend.%s_backend' % engine:
+            return engine
+    return name
 
 
 # ---------------------------------------------------------------------------
