@@ -341,6 +341,10 @@ def bias_add(x, bias, data_format='channels_last'):
         shape = [1] * x.ndim
         shape[1 if data_format == 'channels_first' else -1] = b.shape[0]
         return x + b.reshape(shape)
+    if data_format == 'channels_first' and x.ndim in (3, 4, 5):
+        # Keras 2.3.1's rule: a full-rank bias is laid out (spatial..., channels)
+        # and reshaped (not transposed) to (1, channels, spatial...).
+        return x + b.reshape((1, b.shape[-1]) + b.shape[:-1])
     return x + b[None]
 
 
