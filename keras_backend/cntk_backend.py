@@ -37,7 +37,7 @@ from .common import (_normalize_tuple, _normalize_padding, _conv_output_length,
                      _padding_amounts, _deconv_crop, _batch_dot_axes,
                      _batch_dot_output_shape, _to_channels_last_perm,
                      _to_channels_first_perm, _normalize_spatial_padding,
-                     _normalize_pool_mode, _normalize_interpolation, _normalize_dtype,
+                     _normalize_pool_mode, _normalize_interpolation,
                      _normalize_axis, _normalize_axes, _check_ndim)
 
 try:
@@ -53,6 +53,10 @@ except ImportError as e:  # pragma: no cover - depends on the interpreter
         'CNTK', 'cntk', 'cntk', e,
         hint='CNTK 2.7 needs CPython 3.5 or 3.6 (wheels exist only for those); '
              'see README "CNTK backend" / tools/setup_cntk_env.sh')
+
+#: the engine serving this adapter and its version (``python -m keras_backend`` prints them)
+ENGINE = 'cntk'
+ENGINE_VERSION = str(getattr(C, '__version__', 'unknown'))
 
 _FREE = C.FreeDimension
 _INT_DTYPES = ('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64')
@@ -81,14 +85,63 @@ def backend():
 # Internal helpers
 # ---------------------------------------------------------------------------
 
-def _np_dtype(dtype=None):
-    """numpy float dtype CNTK computes in for a requested Keras dtype."""
-    name = _normalize_dtype(dtype)
+def _normalize_dtype(dtype, where='dtype'):
+    """A Keras dtype as a numpy dtype name (``floatx()`` for None).
+
+    Raises:
+        TypeError: naming ``where`` when ``dtype`` is not a dtype.
+    """
+    if dtype is None:
+        return floatx()
+    try:
+        return np.dtype(getattr(dtype, 'name', dtype)).name
+    except (TypeError, ValueError):
+        raise TypeError('%s: argument dtype=%r is not a known dtype' % (where, dtype))
+
+
+def _np_dtype(dtype=None, where='dtype'):
+    """numpy float dtype CNTK computes in for a requested Keras dtype.
+
+    float32/float64 as asked; everything else (integer and bool dtypes, and a
+    float16 floatx) is held in float32. ``variable``/``constant`` keep an
+    explicit float16 (see ``_storage_dtype``).
+    """
+    name = _normalize_dtype(dtype, where)
     if name in ('float32', 'float64'):
         return np.dtype(name)
+    return np.dtype(floatx() if floatx() in ('float32', 'float64') else 'float32')
+
+
+def _storage_dtype(dtype, where):
+    """(numpy dtype held by CNTK, Keras dtype reported by ``K.dtype`` or None).
+
+    An explicit ``'float16'`` is held as float16 (CNTK computes in it); bool
+    and integer dtypes are held in ``floatx()`` (CNTK has float tensors only),
+    bool being reported as ``'bool'``.
+    """
+    name = _normalize_dtype(dtype, where)
     if name == 'float16':
-        return np.dtype('float32') if floatx() != 'float16' else np.dtype('float32')
-    return np.dtype(floatx() if floatx() != 'float16' else 'float32')
+        return np.dtype('float16'), None
+    if name == 'bool':
+        return _np_dtype(name, where), 'bool'
+    return _np_dtype(name, where), None
+
+
+def _mark(x, keras_shape=True, uses_learning_phase=None):
+    """Set the attributes Keras' engine reads on a tensor we return.
+
+    ``_keras_shape`` (the engine's static shape, None for free dims) and
+    ``_uses_learning_phase`` when given; CNTK's Python wrappers accept new
+    attributes, anything else is returned unchanged.
+    """
+    try:
+        if keras_shape:
+            x._keras_shape = _engine_int_shape(x)
+        if uses_learning_phase is not None:
+            x._uses_learning_phase = bool(uses_learning_phase)
+    except AttributeError:
+        pass
+    return x
 
 
 def _is_cntk(x):
@@ -103,12 +156,54 @@ def _var(x):
 
 
 def _tensor(x, dtype=None):
-    """A CNTK tensor for ``x`` (numpy values become constants)."""
+    """A CNTK tensor for ``x`` (numpy values become constants).
+
+    A list/tuple holding tensors (``[K.shape(x)[0], K.shape(x)[1], 5]``) is
+    stacked along a new leading axis in the graph (see ``_stack_mixed``).
+    """
     if _is_cntk(x):
         return x
     if isinstance(x, _SparseLabels):
         return x.dense
+    if isinstance(x, (list, tuple)) and _holds_tensor(x):
+        return _stack_mixed(x, dtype)
     return C.constant(np.asarray(x, dtype=_np_dtype(dtype)))
+
+
+def _holds_tensor(x):
+    """True when a (nested) list/tuple contains a CNTK tensor."""
+    for e in x:
+        if _is_cntk(e) or isinstance(e, _SparseLabels):
+            return True
+        if isinstance(e, (list, tuple)) and _holds_tensor(e):
+            return True
+    return False
+
+
+def _stack_mixed(items, dtype=None):
+    """Stack a list mixing tensors and numbers along a new axis 0, in the graph.
+
+    Numbers take the tensors' dtype; a one-element tensor (``K.shape(x)[0]``
+    is ``(1,)`` on CNTK) counts as a scalar when the other items are scalars.
+    """
+    parts = [_tensor(e) if isinstance(e, (list, tuple)) else e for e in items]
+    tensors = [e for e in parts if _is_cntk(e)]
+    dt = np.dtype(dtype) if dtype is not None and not isinstance(dtype, str) else None
+    if dt is None:
+        dt = np.float64 if builtins.any(_var(t).dtype == np.float64 for t in tensors) \
+            else _var(tensors[0]).dtype
+    shapes = [_shape_of(t) for t in tensors] + [np.shape(e) for e in parts if not _is_cntk(e)]
+    scalars = builtins.all(int(np.prod([d for d in sh if d is not None] or [1])) == 1 and
+                           None not in sh for sh in shapes)
+    out = []
+    for e in parts:
+        t = e if _is_cntk(e) else C.constant(np.asarray(e, dtype=dt))
+        if _var(t).dtype != dt:
+            t = C.cast(t, dt)
+        if scalars:
+            t = C.reshape(t, ())
+        out.append(_add_axis(t, 0))
+    return C.splice(*out, axis=0) if len(out) > 1 else out[0]
 
 
 def _like(x, value):
@@ -568,31 +663,41 @@ def variable(value, dtype=None, name=None, constraint=None):
 
     Args:
         value: numpy array, list or number.
-        dtype: Keras dtype; integer dtypes are held as ``floatx()`` (CNTK
-            has float tensors only).
+        dtype: Keras dtype. ``'float16'`` is held as float16; integer dtypes
+            are held as ``floatx()`` and bool as 0/1 in ``floatx()`` (CNTK has
+            float tensors only), ``K.dtype`` reporting ``'bool'`` for it.
         name: optional name. constraint: stored as ``.constraint``.
 
     Returns:
-        a CNTK Parameter; ``is_variable`` is True for it.
+        a CNTK Parameter; ``is_variable`` is True for it. It carries
+        ``_keras_shape`` (its shape) and ``_uses_learning_phase = False``,
+        which Keras' engine reads.
 
     Raises:
-        ValueError: when ``dtype`` cannot be interpreted.
+        TypeError: when ``dtype`` is not a known dtype.
 
     Example:
         >>> v = K.variable(np.ones((2, 3))); K.int_shape(v)
         (2, 3)
+        >>> K.dtype(K.variable([1, 0], dtype='bool'))
+        'bool'
     """
+    held, reported = _storage_dtype(dtype, 'variable')
     if _is_cntk(value):
         value = eval(value)
-    value = np.asarray(value, dtype=_np_dtype(dtype))
+    value = np.asarray(value)
+    if reported == 'bool':
+        value = value.astype(bool)
+    value = value.astype(held)
     p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
                     name=name if name else '')
     try:
         p.constraint = constraint
-        p._keras_shape = value.shape
+        if reported is not None:
+            p._keras_dtype = reported
     except AttributeError:
         pass
-    return p
+    return _mark(p, uses_learning_phase=False)
 
 
 def is_variable(x):
@@ -626,20 +731,27 @@ def constant(value, dtype=None, shape=None, name=None):
 
     Raises:
         ValueError: when a non-scalar ``value`` cannot be reshaped to ``shape``.
+        TypeError: when ``dtype`` is not a known dtype.
 
     Example:
         >>> K.eval(K.constant(2., shape=(2,)))
         array([2., 2.], dtype=float32)
     """
-    dt = _np_dtype(dtype)
-    value = np.asarray(value, dtype=dt)
+    dt, reported = _storage_dtype(dtype, 'constant')
+    value = np.asarray(value)
+    if reported == 'bool':
+        value = value.astype(bool)
+    value = value.astype(dt)
     if shape is not None:
         shape = tuple(int(s) for s in shape)
         if value.ndim == 0 or value.size == 1:
             value = np.full(shape, value.reshape(()), dtype=dt)
         else:
             value = value.reshape(shape)
-    return C.constant(value, dtype=dt, name=name if name else '')
+    c = C.constant(value, dtype=dt, name=name if name else '')
+    if reported is not None:
+        c._keras_dtype = reported
+    return _mark(c, uses_learning_phase=False)
 
 
 def is_tensor(x):
@@ -662,10 +774,14 @@ def is_tensor(x):
 
 
 def is_keras_tensor(x):
-    """True for tensors built from placeholders (their graph has inputs).
+    """True for the outputs of Keras layers (tensors carrying ``_keras_history``).
+
+    Keras 2.3.1's rule: placeholders, variables and op results are not Keras
+    tensors until a Keras layer (``Input()`` included) sets ``_keras_history``
+    on them.
 
     Raises:
-        ValueError: when ``x`` is not a CNTK tensor.
+        ValueError: when ``x`` is not a CNTK tensor (the message names its type).
 
     Args:
         x: a CNTK tensor.
@@ -674,20 +790,13 @@ def is_keras_tensor(x):
         bool.
 
     Example:
-        >>> K.is_keras_tensor(K.placeholder((2,)) * 2), K.is_keras_tensor(K.variable(1.))
-        (True, False)
+        >>> K.is_keras_tensor(K.placeholder((2,))), K.is_keras_tensor(keras.layers.Input((2,)))
+        (False, True)
     """
     if not is_tensor(x):
-        raise ValueError('is_keras_tensor: expected a symbolic tensor, got %s' % type(x).__name__)
-    if isinstance(x, _SparseLabels):
-        x = x.dense
-    v = _var(x)
-    if v.is_input:
-        return True
-    if v.is_parameter or v.is_constant:
-        return False
-    owner = v.owner
-    return owner is not None and len(owner.arguments) > 0
+        raise ValueError('is_keras_tensor: expected a symbolic tensor, got an object of type '
+                         '%s' % type(x).__name__)
+    return hasattr(x, '_keras_history')
 
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
@@ -700,13 +809,16 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     Args:
         shape: tuple of ints/None, or None with ``ndim``.
         ndim: rank when ``shape`` is None (all dims None).
-        dtype: float dtype (integer dtypes are fed as ``floatx()``).
+        dtype: float dtype (integer, bool and float16 dtypes are fed as
+            ``floatx()``; ``K.dtype`` reports bool and float16 as asked).
 
     Raises:
         ValueError: when neither ``shape`` nor ``ndim`` is given.
+        TypeError: when ``dtype`` is not a known dtype.
 
     Returns:
-        a CNTK input Variable of ``shape`` (dtype float32/float64).
+        a CNTK input Variable of ``shape`` (dtype float32/float64), carrying
+        ``_keras_shape`` (``shape``) and ``_uses_learning_phase = False``.
 
     Example:
         >>> K.int_shape(K.placeholder((None, 3)))
@@ -717,7 +829,9 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
             raise ValueError('placeholder: give shape or ndim')
         shape = (None,) * int(ndim)
     shape = tuple(shape)
-    dt = _np_dtype(dtype)
+    dt, reported = _storage_dtype(dtype, 'placeholder')
+    if dt == np.float16:
+        dt, reported = _np_dtype(), 'float16'
     if sparse:
         if len(shape) < 2 or builtins.any(d is None for d in shape[1:]):
             raise ValueError('placeholder: a sparse placeholder needs shape (None, dims...) '
@@ -730,6 +844,11 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         # differentiates a clone whose inputs ask for it.
         x = C.input_variable(_cntk_shape(shape), dtype=dt, dynamic_axes=[],
                              needs_gradient=False, name=name or '')
+    if reported is not None:
+        x._keras_dtype = reported
+    _mark(x, uses_learning_phase=False)
+    if sparse:
+        x._keras_shape = shape
     return x
 
 
@@ -755,6 +874,9 @@ def is_placeholder(x):
 def int_shape(x):
     """Static shape: tuple of ints, None for free (batch) dims.
 
+    ``x._keras_shape`` when the tensor carries one (Keras' engine sets it on
+    layer outputs), else the engine's static shape.
+
     Args:
         x: tensor, or a numpy value.
 
@@ -768,6 +890,14 @@ def int_shape(x):
         >>> K.int_shape(K.placeholder((None, 4)))
         (None, 4)
     """
+    ks = getattr(x, '_keras_shape', None) if _is_cntk(x) else None
+    if ks is not None:
+        return tuple(ks)
+    return _engine_int_shape(x)
+
+
+def _engine_int_shape(x):
+    """``int_shape`` as CNTK knows it (ignoring ``_keras_shape``)."""
     if isinstance(x, _SparseLabels):
         x = x.dense
     if not _is_cntk(x):
@@ -816,7 +946,11 @@ def ndim(x):
 
 
 def dtype(x):
-    """dtype name of ``x`` ('float32' or 'float64' on CNTK).
+    """dtype name of ``x`` ('float32' or 'float64' on CNTK, 'float16' for float16 variables).
+
+    Variables, constants and placeholders made with dtype ``'bool'`` report
+    ``'bool'`` (CNTK holds them as 0/1 floats); placeholders made with
+    ``'float16'`` report ``'float16'``.
 
     Args:
         x: tensor or numpy value.
@@ -835,6 +969,9 @@ def dtype(x):
         x = x.dense
     if not _is_cntk(x):
         return np.asarray(x).dtype.name
+    reported = getattr(x, '_keras_dtype', None)
+    if reported is not None:
+        return reported
     return np.dtype(_var(x).dtype).name
 
 
@@ -939,6 +1076,7 @@ def _evaluate(tensors, feed=None):
         pos.append(('out', seen[v.uid]))
     values = []
     if outs:
+        _note_consumed_ranges(outs)
         f = C.combine(outs)
         args = f.arguments
         lp = _LEARNING_PHASE_PLACEHOLDER
@@ -949,7 +1087,7 @@ def _evaluate(tensors, feed=None):
         if not isinstance(res, dict):
             res = {f.outputs[0]: res}
         for o in f.outputs:
-            values.append(np.asarray(res[o]))
+            values.append(_empty_if_ranged(o, np.asarray(res[o])))
     result = []
     for kind, p in pos:
         if kind == 'value':
@@ -1083,7 +1221,7 @@ def zeros(shape, dtype=None, name=None):
         a variable of ``shape``.
 
     Raises:
-        ValueError: for a bad dtype.
+        TypeError: for an unknown dtype.
 
     Example:
         >>> K.eval(K.zeros((2,)))
@@ -1103,7 +1241,7 @@ def ones(shape, dtype=None, name=None):
         a variable of ``shape``.
 
     Raises:
-        ValueError: for a bad dtype.
+        TypeError: for an unknown dtype.
 
     Example:
         >>> K.eval(K.ones((2,)))
@@ -1178,13 +1316,20 @@ def ones_like(x, dtype=None, name=None):
 
 
 def identity(x, name=None):
-    """A copy of ``x`` (``C.alias``... computed as ``x + 0``).
+    """A copy of ``x`` (computed as ``x + 0``).
+
+    Inside ``with K.control_dependencies(updates):``, the copy reads the
+    values that those updates write: every variable of ``x``'s graph that one
+    of them assigns is replaced by the assigned value, so that a ``function``
+    running the updates and this output returns the new values (what Keras'
+    stateful metrics need: ``identity(total / count)`` after ``update_add``).
 
     Args:
         x: tensor. name: optional.
 
     Returns:
-        a new tensor equal to ``x``.
+        a new tensor equal to ``x`` (after the control updates inside
+        ``control_dependencies``).
 
     Raises:
         nothing.
@@ -1194,7 +1339,33 @@ def identity(x, name=None):
         array([1., 2.], dtype=float32)
     """
     x = _tensor(x)
+    x = _after_control_updates(x)
     return C.plus(x, _like(x, 0), name=name or '')
+
+
+def _after_control_updates(x):
+    """``x`` with the variables assigned by the active control updates replaced
+    by their assigned values (the outputs of the ``C.assign`` nodes)."""
+    written = {}
+    for group in _CONTROL_UPDATES:
+        for a in group:
+            written[_var(a._keras_target).uid] = a
+    if not written:
+        return x
+    v = _var(x)
+    if v.uid in written:
+        return written[v.uid].output
+    if not v.is_output:
+        return x
+    graph = C.combine([v])
+    subst = dict((p, written[p.uid].output) for p in graph.parameters if p.uid in written)
+    if not subst:
+        return x
+    return graph.clone(C.CloneMethod.share, subst).outputs[0]
+
+
+#: the ``C.assign`` nodes of the open ``control_dependencies`` blocks (a stack)
+_CONTROL_UPDATES = []
 
 
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
@@ -1252,13 +1423,13 @@ def cast(x, dtype):
         a tensor of ``x``'s shape.
 
     Raises:
-        ValueError: when ``dtype`` cannot be interpreted.
+        TypeError: when ``dtype`` is not a known dtype.
 
     Example:
         >>> K.eval(K.cast(K.variable([-1.5, 2.7]), 'int32'))
         array([-1.,  2.], dtype=float32)
     """
-    name = _normalize_dtype(dtype)
+    name = _normalize_dtype(dtype, 'cast')
     x = _tensor(x)
     if name in _INT_DTYPES:
         return C.element_select(C.less(x, _like(x, 0)), C.negate(C.floor(C.negate(x))),
@@ -1295,7 +1466,11 @@ def update(x, new_x):
     if not is_variable(x):
         raise ValueError('update: x must be a variable, got %r' % (x,))
     new_x = _tensor(new_x, dtype=dtype(x))
-    return C.assign(x, new_x)
+    if _var(new_x).dtype != _var(x).dtype:
+        new_x = C.cast(new_x, _var(x).dtype)
+    a = C.assign(x, new_x)
+    a._keras_target = x
+    return a
 
 
 def update_add(x, increment):
@@ -1430,12 +1605,17 @@ class Function(object):
                 heads.append(v if not v.is_input else C.plus(v, _like(v, 0)).output)
             self._slots.append(('out', seen[v.uid]))
         self._n_heads = len(heads)
+        _note_consumed_ranges(heads + [_var(u) for u in self.updates])
         self._train = self._training_plan(heads)
         if self._train is not None:
-            # outputs and the loss in one forward pass; the updates run in the learner
+            # outputs, the loss and the updates that read inputs in one forward
+            # pass (CNTK writes assigned values after the backward pass); the
+            # other updates run in the learner
             loss = self._train['loss']
             if loss.uid not in set(h.uid for h in heads):
                 heads = heads + [loss]
+            known = set(h.uid for h in heads)
+            heads = heads + [u for u in self._train['forward_updates'] if u.uid not in known]
             self._graph = C.combine(heads)
             self._train['loss'] = [o for o in self._graph.outputs if o.uid == loss.uid][0]
             self._train['keep'] = set([self._train['loss']])
@@ -1448,18 +1628,28 @@ class Function(object):
         """A native plan for the usual training step, or None.
 
         When every update that reads a ``gradients`` output differentiates one
-        loss with respect to parameters, and no update reads an input, the
-        step runs as one forward pass (outputs and loss), one backward pass
-        (CNTK's ``Function.backward``) and the updates as a CNTK
-        ``universal`` learner whose update graph is ours with the gradient
-        nodes replaced by the learner's gradients. Nothing is computed twice,
-        and the outputs still see the values from before the updates.
+        loss with respect to parameters, and no such update reads an input, the
+        step runs as one forward pass (outputs, loss, and the updates that read
+        inputs but no gradient, e.g. batch statistics and metric totals), one
+        backward pass (CNTK's ``Function.backward``) and the other updates as
+        a CNTK ``universal`` learner whose update graph is ours with the
+        gradient nodes replaced by the learner's gradients. Nothing is
+        computed twice, and the outputs still see the values from before the
+        updates.
         """
         if not self.updates:
             return None
-        upd = [_var(u) for u in self.updates]
+        upd, forward_updates = [], []
+        for u in self.updates:
+            v = _var(u)
+            if not _gradient_vars([v]) and C.combine([v]).arguments:
+                forward_updates.append(v)
+            else:
+                upd.append(v)
+        if not upd:
+            return None
         grads = _gradient_vars(upd)
-        if not grads or _gradient_vars(heads):
+        if not grads or _gradient_vars(heads + forward_updates):
             return None
         losses = dict((_GRADIENT_OF[g.uid][0].uid, _GRADIENT_OF[g.uid][0]) for g in grads)
         if len(losses) != 1:
@@ -1487,7 +1677,8 @@ class Function(object):
             learner = C.universal(update_fn, params)
         except Exception:  # an update graph CNTK's learner cannot take
             return None
-        return {'loss': loss, 'params': set(params), 'learner': learner}
+        return {'loss': loss, 'params': set(params), 'learner': learner,
+                'forward_updates': forward_updates}
 
     def _plan(self):
         """Which graph argument each input feeds (inputs the graph does not use
@@ -1561,7 +1752,7 @@ class Function(object):
                 if not isinstance(res, dict):
                     res = {self._heads[0]: res}
             heads = self._heads
-            out = [res[heads[p]] if kind == 'out' else v
+            out = [_empty_if_ranged(heads[p], res[heads[p]]) if kind == 'out' else v
                    for (kind, p), v in zip(self._slots, out)]
         return out[0] if self._single else out
 
@@ -1841,7 +2032,7 @@ def gather(reference, indices):
     """
     reference = _tensor(reference)
     indices = _tensor(indices, dtype=dtype(reference))
-    return C.gather(reference, indices)
+    return _mark(C.gather(reference, indices))
 
 
 def _reduce(op, x, axis, keepdims):
@@ -2749,9 +2940,9 @@ def repeat_elements(x, rep, axis):
         return x
     e = _add_axis(x, a + 1)
     e = C.splice(*([e] * rep), axis=a + 1)
-    return C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2) \
-        if _shape_of(x)[a] is None else \
-        C.reshape(e, (_shape_of(x)[a] * rep,), begin_axis=a, end_axis=a + 2)
+    return _mark(C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
+                 if _shape_of(x)[a] is None else
+                 C.reshape(e, (_shape_of(x)[a] * rep,), begin_axis=a, end_axis=a + 2))
 
 
 def repeat(x, n):
@@ -2779,33 +2970,87 @@ def repeat(x, n):
 def arange(start, stop=None, step=1, dtype='int32'):
     """``np.arange`` as a 1-D tensor (integer values held in floatx).
 
-    Tensor arguments are read at run time by a numpy graph node.
+    Scalar tensor arguments (``K.arange(K.shape(x)[0])``) are read at run
+    time by a numpy graph node; its length is a free dimension. CNTK cannot
+    hold a zero-element value: a range that is empty at run time is returned
+    as an empty array when it is itself an output of ``function``/``eval``,
+    and raises ValueError at run time when another op reads it.
 
     Args:
-        start, stop, step: numbers (numpy rules). dtype: Keras dtype.
+        start, stop, step: numbers or scalar tensors (numpy rules; a single
+            argument is ``stop``). dtype: Keras dtype.
 
     Returns:
-        1-D constant; integer dtypes held in ``floatx()``.
+        1-D tensor; integer dtypes held in ``floatx()``.
 
     Raises:
-        nothing.
+        TypeError: for an unknown dtype. ValueError (at run time): an empty
+        range read by another op.
 
     Example:
         >>> K.eval(K.arange(1, 7, 2))
         array([1., 3., 5.], dtype=float32)
+        >>> n = K.placeholder(shape=(), dtype='int32')
+        >>> K.function([n], [K.arange(n)])([np.array(3)])[0]
+        array([0., 1., 2.], dtype=float32)
     """
     if not builtins.any(_is_cntk(v) for v in (start, stop, step)):
         values = np.arange(start, stop, step).astype(_np_dtype(dtype))
         if values.size == 0:
             return _empty((0,), values.dtype)
         return C.constant(values)
-    ins = [_tensor(v) for v in (start, stop if stop is not None else start * 0, step)]
+    dt = _np_dtype(dtype, 'arange')
+    like = [v for v in (start, stop, step) if _is_cntk(v)][0]
+    ins = [_tensor(v, dtype=_var(like).dtype)
+           for v in (start, stop if stop is not None else _like(like, 0), step)]
     has_stop = stop is not None
+    state = {'empty': False, 'consumed': False}
 
     def run(a, b, s):
         a, b, s = a.reshape(-1)[0], b.reshape(-1)[0], s.reshape(-1)[0]
-        return [np.arange(a, b, s) if has_stop else np.arange(0, a, s)]
-    return _numpy_op(ins, run, [(None,)], name='arange')[0]
+        values = np.arange(a, b, s) if has_stop else np.arange(0, a, s)
+        state['empty'] = values.size == 0
+        if state['empty']:
+            if state['consumed']:
+                raise ValueError('arange: the range (start=%r, stop=%r, step=%r) is empty at '
+                                 'run time; CNTK cannot pass an empty tensor to another op'
+                                 % ((a, b, s) if has_stop else (0, a, s)))
+            values = np.zeros((1,))   # stands in; function/eval return an empty array
+        return [values]
+    out = _numpy_op(ins, run, [(None,)], dtype=dt, name='arange')[0]
+    _MAYBE_EMPTY[out.uid] = state
+    return out
+
+
+#: uid of a run-time ``arange`` output -> its state: ``empty`` (the last run gave
+#: an empty range, a one-element stand-in was passed on) and ``consumed`` (some
+#: ``function``'s graph reads it from another op: an empty range then raises).
+_MAYBE_EMPTY = {}
+
+
+def _note_consumed_ranges(heads):
+    """Mark the run-time ``arange`` outputs that the graphs of ``heads`` read in an op."""
+    if not _MAYBE_EMPTY:
+        return
+    seen, stack = set(), [_var(h).owner for h in heads if _var(h).is_output]
+    while stack:
+        f = stack.pop()
+        if f is None or f.uid in seen:
+            continue
+        seen.add(f.uid)
+        for i in f.inputs:
+            if i.uid in _MAYBE_EMPTY:
+                _MAYBE_EMPTY[i.uid]['consumed'] = True
+            if i.is_output and i.owner.uid not in seen:
+                stack.append(i.owner)
+
+
+def _empty_if_ranged(var, value):
+    """An empty array for a run-time ``arange`` output whose last range was empty."""
+    state = _MAYBE_EMPTY.get(_var(var).uid)
+    if state is not None and state['empty']:
+        return np.zeros((0,), dtype=np.asarray(value).dtype)
+    return value
 
 
 def tile(x, n):
@@ -3229,11 +3474,14 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
 def relu(x, alpha=0., max_value=None, threshold=0.):
     """Rectified linear unit with leak ``alpha``, cap ``max_value`` and ``threshold``.
 
-    ``x >= max_value -> max_value``; ``threshold <= x -> x``; else
-    ``alpha * (x - threshold)``.
+    Keras 2.3.1's rule (the same on all its backends): the kept part is
+    ``x * (x > threshold)`` when ``threshold != 0``, else ``relu(x)``; with a
+    ``max_value`` it is clipped to ``[0, max_value]`` (so ``max_value=0``
+    gives 0); with ``alpha != 0``, ``alpha * relu(threshold - x)`` is
+    subtracted. Gradients flow through every part.
 
     Args:
-        x: tensor. alpha: negative slope. max_value: optional cap. threshold: float.
+        x: tensor. alpha: slope below the threshold. max_value: optional cap. threshold: float.
 
     Returns:
         a tensor with ``x``'s shape and dtype.
@@ -3246,13 +3494,15 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
         array([-0.1,  0.5,  2. ], dtype=float32)
     """
     x = _tensor(x)
-    if alpha == 0 and threshold == 0 and max_value is None:
-        return C.relu(x)
-    above = C.greater_equal(x, _like(x, threshold))
-    y = C.element_select(above, x, (x - _like(x, threshold)) * _like(x, alpha))
+    if threshold != 0:
+        kept = x * C.greater(x, _like(x, threshold))
+    else:
+        kept = C.relu(x)
     if max_value is not None:
-        y = C.element_select(C.greater_equal(x, _like(x, max_value)), _like(x, max_value), y)
-    return y
+        kept = C.clip(kept, _like(x, 0.), _like(x, max_value))
+    if alpha != 0:
+        kept = kept - _like(x, alpha) * C.relu(_like(x, threshold) - x)
+    return kept
 
 
 def elu(x, alpha=1.):
@@ -4166,6 +4416,13 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
 def bias_add(x, bias, data_format=None):
     """Add ``bias`` (1-D of the channel size, or rank ``ndim(x) - 1``).
 
+    Keras 2.3.1's rule: a 1-D bias lies along the channel axis (axis 1 for
+    channels_first inputs of rank 3 to 5, else the last axis). A bias of rank
+    ``ndim(x) - 1`` is added per sample as it is for channels_last; for a
+    channels_first input of rank 3 to 5 it is read as laid out
+    ``(spatial..., channels)`` and *reshaped* (not transposed) to
+    ``(channels, spatial...)`` before being added.
+
     Args:
         x: tensor. bias: 1-D (channels) or of rank ``ndim(x) - 1``. data_format: optional.
 
@@ -4185,10 +4442,17 @@ def bias_add(x, bias, data_format=None):
     bs = _shape_of(bias)
     if bn != 1 and bn != n - 1:
         raise ValueError('bias_add: bias must be 1-D or of rank %d, got rank %d' % (n - 1, bn))
-    if fmt == 'channels_first' and n > 2:
-        if bn == 1:
-            return x + C.reshape(bias, (bs[0],) + (1,) * (n - 2))
-        return x + C.transpose(bias, (bn - 1,) + tuple(range(bn - 1)))
+    xs = _shape_of(x)
+    if fmt == 'channels_first' and 3 <= n <= 5:
+        laid = (bs[0],) + (1,) * (n - 2) if bn == 1 else (bs[-1],) + tuple(bs[:-1])
+    else:
+        laid = (1,) * (n - 1 - bn) + tuple(bs)
+    for d, b in zip(xs[1:], laid):
+        if b != 1 and d is not None and d != b:
+            raise ValueError('bias_add: a bias of shape %s (laid out as %s for %s) does not '
+                             'match x of shape %s' % (bs, laid, fmt, xs))
+    if fmt == 'channels_first' and 3 <= n <= 5:
+        return x + C.reshape(bias, laid)
     return x + bias
 
 
@@ -4405,7 +4669,9 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
             ``(batch, time, 1)``. constants: list of tensors passed to every step.
 
     Returns:
-        ``(last_output (batch, ...), outputs (batch, time, ...), new_states)``.
+        ``(last_output (batch, ...), outputs (batch, time, ...), new_states)``;
+        ``last_output`` and ``outputs`` carry ``_uses_learning_phase = True``
+        when a step's output or states carried it (e.g. dropout inside the step).
 
     Raises:
         ValueError: for inputs of rank < 3 or when ``step_function`` returns a
@@ -4434,9 +4700,25 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         inputs = C.reshape(inputs, (steps,), begin_axis=1, end_axis=2)
         if mask is not None and _shape_of(mask)[1] is None:
             mask = C.reshape(mask, (steps,), begin_axis=1, end_axis=2)
+    seen = []
+
+    def step(x_t, step_states):
+        out, new_states = step_function(x_t, step_states)
+        parts = [out] + (list(new_states) if isinstance(new_states, (list, tuple))
+                         else [new_states])
+        if builtins.any(getattr(t, '_uses_learning_phase', False) for t in parts):
+            seen.append(True)
+        return out, new_states
     if steps is None:
-        return _rnn_loop(step_function, inputs, states, constants, mask, go_backwards)
-    return _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, steps)
+        last, outputs, new_states = _rnn_loop(step, inputs, states, constants, mask,
+                                              go_backwards)
+    else:
+        last, outputs, new_states = _rnn_unrolled(step, inputs, states, constants, mask,
+                                                  go_backwards, steps)
+    if seen:
+        _mark(last, keras_shape=False, uses_learning_phase=True)
+        _mark(outputs, keras_shape=False, uses_learning_phase=True)
+    return last, outputs, new_states
 
 
 def switch(condition, then_expression, else_expression):
@@ -4482,7 +4764,9 @@ def in_train_phase(x, alt, training=None):
         x, alt: tensors or callables. training: None (the learning phase), 0/1 or a tensor.
 
     Returns:
-        ``x`` in training, else ``alt``.
+        ``x`` in training, else ``alt``. With ``training=None`` and the
+        symbolic learning phase, the result carries ``_uses_learning_phase =
+        True`` (Keras' engine then feeds the phase to ``function``).
 
     Raises:
         nothing of its own (CNTK raises ValueError for incompatible shapes).
@@ -4491,12 +4775,14 @@ def in_train_phase(x, alt, training=None):
         >>> K.eval(K.in_train_phase(K.constant(1.), K.constant(0.), training=1))
         array(1., dtype=float32)
     """
+    uses = training is None
     if training is None:
         training = learning_phase()
     if isinstance(training, (int, bool, np.integer)) and not _is_cntk(training):
         chosen = x if training else alt
         return chosen() if callable(chosen) and not _is_cntk(chosen) else chosen
-    return switch(training, x, alt)
+    out = switch(training, x, alt)
+    return _mark(out, keras_shape=False, uses_learning_phase=True) if uses else out
 
 
 def in_test_phase(x, alt, training=None):
@@ -4865,22 +5151,40 @@ def name_scope(name):
 
 @contextlib.contextmanager
 def control_dependencies(control_inputs):
-    """Context manager for API compatibility; CNTK runs every node a fetch needs.
+    """Context manager: ``identity`` results built inside read after ``control_inputs``.
+
+    CNTK runs every node a fetch needs and has no control edges. The updates
+    (``K.update``-family results) among ``control_inputs`` are recorded while
+    the block is open; ``identity(t)`` built inside it reads the values they
+    write (see ``identity``), which is how Keras' stateful metrics return
+    their value after this batch's update. Other ops and inputs are unaffected.
 
     Args:
-        control_inputs: list of tensors (ignored).
+        control_inputs: list of tensors/updates (None or an empty list: nothing).
 
     Returns:
-        a context manager that does nothing on CNTK.
+        a context manager.
 
     Raises:
         nothing.
 
     Example:
-        >>> with K.control_dependencies([]):
-        ...     y = K.variable(1.) + 1
+        >>> total = K.variable(0.); x = K.placeholder((None,))
+        >>> up = K.update_add(total, K.sum(x))
+        >>> with K.control_dependencies([up]):
+        ...     result = K.identity(total)
+        >>> K.function([x], [result], updates=[up])([np.ones(3)])
+        [array(3., dtype=float32)]
     """
-    yield
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        control_inputs = [control_inputs]
+    group = [u for u in (control_inputs or [])
+             if isinstance(u, C.Function) and hasattr(u, '_keras_target')]
+    _CONTROL_UPDATES.append(group)
+    try:
+        yield
+    finally:
+        _CONTROL_UPDATES.pop()
 
 
 def symbolic(func):
