@@ -47,7 +47,7 @@ import numpy as np
 from . import common
 from .common import *  # noqa: F401,F403  (the shared config API)
 from .common import (_normalize_tuple, _normalize_padding, _normalize_pool_mode,
-                     _normalize_interpolation, _normalize_dtype, _normalize_axis,
+                     _normalize_interpolation, _normalize_axis,
                      _normalize_axes, _normalize_spatial_padding, _conv_output_length,
                      _padding_amounts, _batch_dot_axes, _batch_dot_output_shape,
                      _to_channels_last_perm, _to_channels_first_perm, _check_ndim)
@@ -279,6 +279,45 @@ def _to_tensor(x, dtype=None):
     return tf.convert_to_tensor(x)
 
 
+def _normalize_dtype(dtype, name='dtype'):
+    """``dtype`` as a dtype name (``floatx()`` when None); ``'string'`` is allowed.
+
+    Raises:
+        TypeError: when ``dtype`` names no dtype (the message names ``name``).
+    """
+    if dtype is None:
+        return floatx()
+    if isinstance(dtype, tf.DType):
+        return 'string' if dtype == tf.string else dtype.base_dtype.name
+    if dtype in ('string', 'str', bytes, str) or (
+            isinstance(dtype, np.dtype) and dtype.kind in 'SUO'):
+        return 'string'
+    try:
+        out = np.dtype(getattr(dtype, 'name', dtype))
+    except (TypeError, ValueError):
+        try:
+            return tf.as_dtype(dtype).name    # TensorFlow-only names: 'bfloat16'
+        except (TypeError, ValueError):
+            out = None
+    if out is None or out.kind not in 'biufc':
+        raise TypeError('%s: cannot interpret %r as a dtype (expected a name such as '
+                        "'float32', 'int64', 'bool' or 'string')" % (name, dtype))
+    return out.name
+
+
+def _keras_meta(t, learning_phase=None):
+    """Attach Keras 2's metadata to ``t``: ``_keras_shape`` (its static shape)
+    and, when given, ``_uses_learning_phase``. Returns ``t``."""
+    if isinstance(t, (tf.Tensor, tf.Variable, tf.SparseTensor)):
+        try:
+            t._keras_shape = _static_shape(t)
+            if learning_phase is not None:
+                t._uses_learning_phase = learning_phase
+        except AttributeError:
+            pass
+    return t
+
+
 def _float_like(x, value):
     """``value`` as a tensor of ``x``'s dtype (for python scalars in formulas)."""
     if isinstance(value, (tf.Tensor, tf.Variable)):
@@ -483,21 +522,34 @@ def control_dependencies(control_inputs):
     """Context manager: ops created inside run after ``control_inputs``.
 
     With symbolic control inputs the block builds its ops in the symbolic
-    graph; with eager ones (already computed) it is a no-op.
+    graph; with eager ones (already computed) it is a no-op. Updates
+    (``update``, ``update_add``, ...) with symbolic values are accepted, as
+    in Keras 2 where they are graph ops: the block's ops run after the
+    assignment, and a ``function`` listing the same update among its
+    ``updates`` runs it once per call (Keras' stateful metrics read their
+    result after their update so).
 
     Args:
-        control_inputs: list of tensors / operations (or None).
+        control_inputs: list of tensors / operations / updates (or None).
 
     Example:
         >>> with K.control_dependencies([K.print_tensor(x)]):
         ...     y = K.identity(x)
     """
-    inputs = [c for c in (control_inputs or []) if not isinstance(c, _Update)]
-    if tf.executing_eagerly() and py_any(
-            _is_symbolic(c) or isinstance(c, tf.Operation) for c in inputs):
-        with _graph().as_default(), tf.control_dependencies(inputs) as ctx:
-            yield ctx
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        control_inputs = [control_inputs]
+    control_inputs = list(control_inputs or [])
+    pending = [c for c in control_inputs if isinstance(c, _Update) and _is_symbolic(c.value)]
+    # Updates with eager values were applied when made; they order nothing.
+    inputs = [c for c in control_inputs if not isinstance(c, _Update)]
+    if tf.executing_eagerly() and (pending or py_any(
+            _is_symbolic(c) or isinstance(c, tf.Operation) for c in inputs)):
+        with _graph().as_default():
+            inputs += [u.shared_op() for u in pending]
+            with tf.control_dependencies(inputs) as ctx:
+                yield ctx
     else:
+        inputs += [u.shared_op() for u in pending]
         with tf.control_dependencies(inputs) as ctx:
             yield ctx
 
@@ -578,17 +630,20 @@ def variable(value, dtype=None, name=None, constraint=None):
             (stored on the variable as ``constraint``).
 
     Returns:
-        ``tf.Variable`` of ``value``'s shape.
+        ``tf.Variable`` of ``value``'s shape, carrying Keras 2's metadata:
+        ``_keras_shape`` (its shape tuple) and ``_uses_learning_phase``
+        (False).
 
     Raises:
         ValueError: when ``value`` is symbolic (a placeholder or an op on
             one) or cannot be converted to ``dtype``.
+        TypeError: when ``dtype`` names no dtype.
 
     Example:
         >>> v = K.variable([[1, 2], [3, 4]]); K.eval(v)
         array([[1., 2.], [3., 4.]], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'variable: dtype')
     if _is_symbolic(value):
         raise ValueError('variable: value must be a numpy array, list, scalar or eager '
                          'tensor; got the symbolic tensor %r (variables are eager here)'
@@ -609,7 +664,7 @@ def variable(value, dtype=None, name=None, constraint=None):
             v = tf.Variable(init, dtype=dtype, name=name, constraint=constraint)
         except ValueError:
             v = tf.Variable(init, dtype=dtype, constraint=constraint)
-    return v
+    return _keras_meta(v, False)
 
 
 def is_variable(x):
@@ -633,20 +688,24 @@ def constant(value, dtype=None, shape=None, name=None):
         name: optional str.
 
     Returns:
-        tensor of ``dtype``.
+        tensor of ``dtype`` (with ``_keras_shape``, its shape tuple).
+
+    Raises:
+        TypeError: when ``dtype`` names no dtype.
+        ValueError: when ``value`` does not fit ``dtype`` / ``shape``.
 
     Example:
         >>> K.eval(K.constant(2., shape=(2,)))
         array([2., 2.], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'constant: dtype')
     if shape is not None:
         shape = tuple(int(s) for s in shape)
     if isinstance(value, (tf.Tensor, tf.Variable)):
         out = tf.cast(value, dtype)
-        return tf.reshape(out, shape) if shape is not None else out
+        return _keras_meta(tf.reshape(out, shape) if shape is not None else tf.identity(out))
     try:
-        return tf.constant(value, dtype=dtype, shape=shape, name=name)
+        return _keras_meta(tf.constant(value, dtype=dtype, shape=shape, name=name))
     except (TypeError, ValueError) as e:
         raise ValueError('constant: cannot build a %s constant of shape %r from %r (%s)'
                          % (dtype, shape, value, e))
@@ -664,24 +723,33 @@ def is_tensor(x):
 
 
 def is_keras_tensor(x):
-    """Return True when ``x`` is a symbolic tensor of the graph (a placeholder or
-    an op on placeholders).
+    """Return True when ``x`` is a Keras tensor: a tensor that a Keras layer
+    (or ``Input``) returned, recognised by its ``_keras_history`` attribute.
 
-    Variables, constants and eager tensors give False.
+    Placeholders, ops on them, variables, constants and eager tensors give
+    False (as Keras 2.3.1's own backends).
+
+    Args:
+        x: a tensor, variable or sparse tensor.
+
+    Returns:
+        bool.
 
     Raises:
-        ValueError: when ``x`` is not a tensor at all (numpy array, number).
+        ValueError: when ``x`` is not a tensor at all (numpy array, number,
+            list); the message names its type.
 
     Example:
         >>> K.is_keras_tensor(K.placeholder((2,))), K.is_keras_tensor(K.variable(1.))
-        (True, False)
+        (False, False)
+        >>> y = K.placeholder((2,)); y._keras_history = (None, 0, 0)
+        >>> K.is_keras_tensor(y)
+        True
     """
     if not is_tensor(x):
-        raise ValueError('is_keras_tensor: expected a tensor or variable, got %r of type %s'
+        raise ValueError('is_keras_tensor: expected a symbolic tensor, got %r of type %s'
                          % (x, type(x).__name__))
-    if isinstance(x, tf.Variable):
-        return False
-    return _is_symbolic(x)
+    return hasattr(x, '_keras_history')
 
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
@@ -691,21 +759,25 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         shape: tuple of ints / None (None dims are free); when None, ``ndim``
             gives ``(None,) * ndim``; with neither the rank is unknown.
         ndim: int, used when ``shape`` is None.
-        dtype: ``floatx()`` when None.
+        dtype: ``floatx()`` when None; any numeric dtype, ``'bool'`` or
+            ``'string'``.
         sparse: True gives a ``tf.SparseTensor`` placeholder.
         name: optional str.
 
     Returns:
-        symbolic tensor (``tf.SparseTensor`` when ``sparse``).
+        symbolic tensor (``tf.SparseTensor`` when ``sparse``) carrying Keras
+        2's metadata: ``_keras_shape`` (the shape tuple, None for an unknown
+        rank) and ``_uses_learning_phase`` (False).
 
     Raises:
         ValueError: for a bad ``shape`` or ``ndim``.
+        TypeError: when ``dtype`` names no dtype.
 
     Example:
         >>> x = K.placeholder(shape=(None, 3)); K.int_shape(x)
         (None, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'placeholder: dtype')
     if shape is None and ndim is not None:
         if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)) or ndim < 0:
             raise ValueError('ndim: expected a non-negative int, got %r' % (ndim,))
@@ -717,8 +789,12 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
             raise ValueError('shape: expected a tuple of ints or None, got %r' % (shape,))
     with _graph().as_default():
         if sparse:
-            return tf.compat.v1.sparse_placeholder(dtype, shape=shape, name=name)
-        return tf.compat.v1.placeholder(dtype, shape=shape, name=name)
+            x = tf.compat.v1.sparse_placeholder(dtype, shape=shape, name=name)
+        else:
+            x = tf.compat.v1.placeholder(dtype, shape=shape, name=name)
+    x._keras_shape = shape
+    x._uses_learning_phase = False
+    return x
 
 
 def is_placeholder(x):
@@ -758,7 +834,8 @@ def int_shape(x):
         x: tensor, variable, sparse tensor or numpy array.
 
     Returns:
-        tuple (None for an unknown rank).
+        tuple (None for an unknown rank); ``x._keras_shape`` when ``x`` has
+        that attribute (Keras' engine sets it on layer outputs), as Keras 2.
 
     Raises:
         ValueError: when ``x`` has no shape.
@@ -769,6 +846,8 @@ def int_shape(x):
     """
     if isinstance(x, np.ndarray):
         return x.shape
+    if hasattr(x, '_keras_shape'):
+        return x._keras_shape
     shp = getattr(x, 'shape', None)
     if shp is None:
         raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
@@ -905,7 +984,7 @@ def zeros(shape, dtype=None, name=None):
         >>> K.eval(K.zeros((2, 2)))
         array([[0., 0.], [0., 0.]], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'zeros: dtype')
     with tf.init_scope():
         return variable(tf.zeros(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
 
@@ -923,7 +1002,7 @@ def ones(shape, dtype=None, name=None):
         >>> K.eval(K.ones((2,)))
         array([1., 1.], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'ones: dtype')
     with tf.init_scope():
         return variable(tf.ones(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
 
@@ -952,7 +1031,7 @@ def eye(size, dtype=None, name=None):
         >>> K.eval(K.eye((2, 3)))
         array([[1., 0., 0.], [0., 1., 0.]], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'eye: dtype')
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
         rows, cols = int(size), int(size)
     else:
@@ -974,8 +1053,8 @@ def zeros_like(x, dtype=None, name=None):
         array([0., 0.], dtype=float32)
     """
     x = _to_tensor(x)
-    return tf.zeros_like(x, dtype=None if dtype is None else _normalize_dtype(dtype),
-                         name=name)
+    dtype = None if dtype is None else _normalize_dtype(dtype, 'zeros_like: dtype')
+    return tf.zeros_like(x, dtype=dtype, name=name)
 
 
 @_graph_aware
@@ -991,8 +1070,8 @@ def ones_like(x, dtype=None, name=None):
         array([1., 1.], dtype=float32)
     """
     x = _to_tensor(x)
-    return tf.ones_like(x, dtype=None if dtype is None else _normalize_dtype(dtype),
-                        name=name)
+    dtype = None if dtype is None else _normalize_dtype(dtype, 'ones_like: dtype')
+    return tf.ones_like(x, dtype=dtype, name=name)
 
 
 @_graph_aware
@@ -1020,7 +1099,7 @@ def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     Example:
         >>> v = K.random_uniform_variable((2, 3), 0, 1, seed=1)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_uniform_variable: dtype')
     with tf.init_scope():
         value = random_uniform(_int_tuple(shape, 'shape'), low, high, dtype=dtype, seed=seed)
         return variable(value, dtype, name)
@@ -1038,7 +1117,7 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
     Example:
         >>> v = K.random_normal_variable((2, 3), 0, 1, seed=1)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_normal_variable: dtype')
     with tf.init_scope():
         value = random_normal(_int_tuple(shape, 'shape'), mean, scale, dtype=dtype, seed=seed)
         return variable(value, dtype, name)
@@ -1076,7 +1155,7 @@ def cast(x, dtype):
         >>> K.eval(K.cast(K.variable([1.7]), 'int32'))
         array([1], dtype=int32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'cast: dtype')
     if isinstance(x, tf.SparseTensor):
         return tf.cast(x, dtype)
     return tf.cast(_to_tensor(x), dtype)
@@ -1099,9 +1178,31 @@ class _Update(object):
         self.variable = variable
         self.value = value
         self.mode = mode
+        self._shared_op = None     # (graph, op) made by ``shared_op``
+
+    def shared_op(self):
+        """The assign op of this update in the current graph, made once.
+
+        ``control_dependencies([update])`` uses it (Keras' metrics read their
+        result after their update this way); ``function(updates=[update])``
+        then runs that same op instead of a second assignment, as a TF1
+        graph runs an op once per call.
+        """
+        g = tf.compat.v1.get_default_graph()
+        if self._shared_op is None or self._shared_op[0] is not g:
+            with tf.control_dependencies(None):
+                self._shared_op = (g, self._make_op())
+        return self._shared_op[1]
 
     def build(self):
-        """Create the assign op in the current graph and return it."""
+        """The assign op in the current graph: the shared one when
+        ``shared_op`` made it in this graph, else a new one."""
+        if self._shared_op is not None and \
+                self._shared_op[0] is tf.compat.v1.get_default_graph():
+            return self._shared_op[1]
+        return self._make_op()
+
+    def _make_op(self):
         v = self.variable
         value = _to_tensor(self.value, v.dtype) if not isinstance(self.value, tf.Tensor) \
             else tf.cast(self.value, v.dtype)
@@ -1723,7 +1824,7 @@ def gather(reference, indices):
     indices = _to_tensor(indices)
     if not indices.dtype.is_integer:
         indices = tf.cast(indices, 'int32')
-    return tf.gather(reference, indices)
+    return _keras_meta(tf.gather(reference, indices))
 
 
 # ---------------------------------------------------------------------------
@@ -2403,7 +2504,7 @@ def repeat_elements(x, rep, axis):
     new_dims[axis] = dims[axis] * rep
     y = tf.reshape(y, _shape_arg(new_dims))
     static[axis] = None if static[axis] is None else static[axis] * rep
-    return _set_shape(y, static)
+    return _keras_meta(_set_shape(y, static))
 
 
 @_graph_aware
@@ -2426,22 +2527,54 @@ def repeat(x, n):
 def arange(start, stop=None, step=1, dtype='int32'):
     """1-D tensor of evenly spaced values, numpy's ``arange`` rules.
 
+    Args:
+        start: number or scalar tensor; with ``stop`` None the range is
+            ``[0, start)`` (a negative ``start`` gives an empty range).
+        stop: None, number or scalar tensor.
+        step: non-zero number or scalar tensor.
+        dtype: dtype of the result.
+
+    Returns:
+        1-D tensor of ``max(ceil((stop - start) / step), 0)`` values.
+
+    Raises:
+        ValueError: when ``step`` is a Python 0.
+        TypeError: when ``dtype`` names no dtype.
+
     Example:
         >>> K.eval(K.arange(1, 7, 2))
         array([1, 3, 5], dtype=int32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'arange: dtype')
     if stop is None:
         start, stop = 0, start
-    if step == 0:
-        raise ValueError('step: must not be 0')
-    if py_all(isinstance(v, (int, float, np.integer, np.floating)) for v in (start, stop, step)):
-        kind = 'float64' if py_any(isinstance(v, (float, np.floating))
-                                   for v in (start, stop, step)) else 'int64'
+    if not isinstance(step, (tf.Tensor, tf.Variable)) and step == 0:
+        raise ValueError('arange: step must not be 0')
+    values = (start, stop, step)
+    for name, v in zip(('start', 'stop', 'step'), values):
+        if isinstance(v, (tf.Tensor, tf.Variable)):
+            if v.shape.rank not in (None, 0):
+                raise ValueError('arange: %s must be a scalar, got shape %s'
+                                 % (name, tuple(v.shape.as_list())))
+        elif not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+            raise ValueError('arange: %s must be a number or a scalar tensor, got %r'
+                             % (name, v))
+
+    def _floating(v):
+        if isinstance(v, (tf.Tensor, tf.Variable)):
+            return not v.dtype.is_integer
+        return isinstance(v, (float, np.floating))
+
+    kind = 'float64' if py_any(_floating(v) for v in values) else 'int64'
+    if py_all(not isinstance(v, (tf.Tensor, tf.Variable)) for v in values):
         count = py_builtin_max(int(np.ceil((stop - start) / float(step))), 0)
-        out = tf.range(count, dtype=kind) * tf.constant(step, kind) + tf.constant(start, kind)
-        return tf.cast(out, dtype)
-    return tf.cast(tf.range(start, stop, step), dtype)
+    else:
+        start, stop, step = [tf.cast(v, kind) if isinstance(v, (tf.Tensor, tf.Variable))
+                             else tf.constant(v, kind) for v in values]
+        span = tf.cast(stop - start, 'float64') / tf.cast(step, 'float64')
+        count = tf.maximum(tf.cast(tf.math.ceil(span), 'int64'), tf.constant(0, 'int64'))
+    out = tf.range(count, dtype=kind) * tf.cast(step, kind) + tf.cast(start, kind)
+    return tf.cast(out, dtype)
 
 
 @_graph_aware
@@ -2674,7 +2807,11 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
 
     Returns:
         ``(last_output, outputs, new_states)``: ``last_output (batch, ...)``,
-        ``outputs (batch, time, ...)``, ``new_states`` a list.
+        ``outputs (batch, time, ...)``, ``new_states`` a list. When the step
+        used the symbolic learning phase (its outputs carry
+        ``_uses_learning_phase``, or the phase feeds them), ``last_output``
+        and ``outputs`` carry ``_uses_learning_phase = True``, as Keras 2
+        reads it.
 
     Raises:
         ValueError: for inputs of rank < 3, a bad mask, or ``unroll`` with
@@ -2709,11 +2846,19 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         if mask_tm is not None:
             mask_tm = tf.reverse(mask_tm, [0])
 
+    uses_phase = []
+
+    def _note_phase(out, new_states):
+        if py_any(getattr(t, '_uses_learning_phase', False) for t in [out] + list(new_states)):
+            uses_phase.append(True)
+
     def _step(x_t, m_t, prev_output, states):
         out, new_states = step_function(x_t, list(states) + constants)
+        new_states = list(new_states) if isinstance(new_states, (list, tuple)) \
+            else [new_states]
+        _note_phase(out, new_states)
         out = _to_tensor(out)
-        new_states = [_to_tensor(s) for s in (new_states if isinstance(
-            new_states, (list, tuple)) else [new_states])]
+        new_states = [_to_tensor(s) for s in new_states]
         if len(new_states) != len(states):
             raise ValueError('rnn: step_function returned %d states, expected %d'
                              % (len(new_states), len(states)))
@@ -2739,7 +2884,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         if not outputs:
             raise ValueError('rnn: inputs have 0 time steps')
         stacked = tf.stack(outputs, axis=1)
-        return outputs[-1], stacked, list(states)
+        return _rnn_phase_flags(outputs[-1], stacked, list(states), bool(uses_phase))
 
     time_steps = tf.shape(inputs_tm)[0]
     input_ta = tf.TensorArray(inputs_tm.dtype, size=time_steps,
@@ -2784,6 +2929,40 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     outputs = tf.transpose(outputs, [1, 0] + list(range(2, outputs.shape.rank)))
     if outputs.shape.rank is not None:
         outputs = _set_shape(outputs, [out0.shape[0], inputs.shape[1]] + out0.shape.as_list()[1:])
+    return _rnn_phase_flags(last_output, outputs, new_states, bool(uses_phase))
+
+
+def _depends_on_learning_phase(tensors):
+    """True when the symbolic learning phase is an ancestor of one of ``tensors``
+    (searched through loop and function inputs of the module graph)."""
+    lp = _State.learning_phase_tensor
+    if lp is None:
+        return False
+    target = lp.op
+    seen = set()
+    stack = [t.op for t in tensors if isinstance(t, tf.Tensor) and not
+             isinstance(t, _EagerTensor)]
+    while stack:
+        op = stack.pop()
+        if op is target:
+            return True
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        stack.extend(i.op for i in op.inputs)
+        stack.extend(op.control_inputs)
+    return False
+
+
+def _rnn_phase_flags(last_output, outputs, new_states, step_uses_phase):
+    """Mark rnn's results with ``_uses_learning_phase`` when the step used the
+    learning phase (its outputs carried the flag, or the phase feeds them)."""
+    if step_uses_phase or _depends_on_learning_phase([last_output]):
+        for t in (last_output, outputs):
+            try:
+                t._uses_learning_phase = True
+            except AttributeError:
+                pass
     return last_output, outputs, new_states
 
 
@@ -2858,7 +3037,9 @@ def in_train_phase(x, alt, training=None):
             statically) or a scalar tensor.
 
     Returns:
-        tensor.
+        tensor; when the choice is made by the symbolic ``learning_phase()``
+        it carries ``_uses_learning_phase = True`` (Keras' engine then feeds
+        the phase to the functions it compiles).
 
     Example:
         >>> y = K.in_train_phase(K.dropout(x, 0.5), x)
@@ -2869,8 +3050,13 @@ def in_train_phase(x, alt, training=None):
         return _call_if(x) if training else _call_if(alt)
     if tf.executing_eagerly() and _is_symbolic(training):
         with _graph().as_default():
-            return switch(training, x, alt)
-    return switch(training, x, alt)
+            out = switch(training, x, alt)
+    else:
+        out = switch(training, x, alt)
+    if training is _State.learning_phase_tensor and training is not None:
+        # Keras' engine reads this flag to feed the learning phase in fit.
+        out._uses_learning_phase = True
+    return out
 
 
 @_graph_aware
@@ -2889,10 +3075,25 @@ def in_test_phase(x, alt, training=None):
 
 @_graph_aware
 def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Rectified linear unit with options.
+    """Rectified linear unit with options, Keras 2.3.1's rule.
 
-    ``x >= max_value -> max_value``; ``threshold <= x < max_value -> x``;
-    otherwise ``alpha * (x - threshold)``.
+    ``kept = x * (x > threshold)`` (``relu(x)`` when ``threshold == 0``);
+    with ``max_value``, ``kept`` is clipped to ``[0, max_value]`` (so
+    ``max_value=0`` gives 0); with ``alpha != 0`` the result is
+    ``kept - alpha * relu(threshold - x)``. So with ``max_value=None``:
+    ``x`` above the threshold, ``alpha * (x - threshold)`` below it.
+
+    Args:
+        x: float tensor or variable.
+        alpha: float, slope below the threshold.
+        max_value: None or a non-negative float, the saturation value.
+        threshold: float.
+
+    Returns:
+        tensor of ``x``'s shape and dtype.
+
+    Raises:
+        ValueError: when ``max_value`` is negative.
 
     Example:
         >>> K.eval(K.relu(K.variable([-1., 2., 8.]), alpha=0.1, max_value=6.))
@@ -2901,18 +3102,23 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     x = _to_tensor(x)
     if max_value is not None and not isinstance(max_value, (tf.Tensor, tf.Variable)) \
             and max_value < 0:
-        raise ValueError('max_value: expected None or a non-negative value, got %r'
+        raise ValueError('relu: max_value must be None or non-negative, got %r'
                          % (max_value,))
-    if (not isinstance(alpha, (tf.Tensor, tf.Variable)) and alpha == 0 and
-            max_value is None and not isinstance(threshold, (tf.Tensor, tf.Variable)) and
-            threshold == 0):
-        return tf.nn.relu(x)
-    thr = _float_like(x, threshold)
-    out = tf.where(x >= thr, x, _float_like(x, alpha) * (x - thr))
+
+    def _is_zero(v):
+        return not isinstance(v, (tf.Tensor, tf.Variable)) and v == 0
+
+    if _is_zero(threshold):
+        kept = tf.nn.relu(x)
+    else:
+        thr = _float_like(x, threshold)
+        kept = x * tf.cast(tf.greater(x, thr), x.dtype)
     if max_value is not None:
-        mv = _float_like(x, max_value)
-        out = tf.where(x >= mv, tf.broadcast_to(mv, tf.shape(x)), out)
-    return out
+        kept = tf.clip_by_value(kept, tf.zeros((), x.dtype), _float_like(x, max_value))
+    if _is_zero(alpha):
+        return kept
+    below = tf.nn.relu((x if _is_zero(threshold) else x - _float_like(x, threshold)) * -1)
+    return kept - _float_like(x, alpha) * below
 
 
 @_graph_aware
@@ -3705,7 +3911,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         >>> K.int_shape(K.random_normal((2, 3), seed=1))
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_normal: dtype')
     _check_seed(seed)
     shape = _random_shape(shape)
     if seed is not None and tf.executing_eagerly():
@@ -3722,7 +3928,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         >>> K.int_shape(K.random_uniform((2, 3), seed=1))
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_uniform: dtype')
     _check_seed(seed)
     shape = _random_shape(shape)
     if seed is not None and tf.executing_eagerly():
@@ -3738,7 +3944,7 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
         >>> K.int_shape(K.random_binomial((2, 3), p=0.5, seed=1))
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_binomial: dtype')
     u = random_uniform(shape, 0.0, 1.0, dtype='float32', seed=seed)
     return tf.cast(u < tf.cast(p, 'float32'), dtype)
 
@@ -3751,7 +3957,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         >>> K.int_shape(K.truncated_normal((2, 3), seed=1))
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'truncated_normal: dtype')
     _check_seed(seed)
     shape = _random_shape(shape)
     if seed is not None and tf.executing_eagerly():
@@ -3880,7 +4086,7 @@ def map_fn(fn, elems, name=None, dtype=None):
     """
     kwargs = {}
     if dtype is not None:
-        kwargs['fn_output_signature'] = tf.as_dtype(_normalize_dtype(dtype))
+        kwargs['fn_output_signature'] = tf.as_dtype(_normalize_dtype(dtype, 'map_fn: dtype'))
     return tf.map_fn(fn, _to_tensor(elems), name=name, **kwargs)
 
 

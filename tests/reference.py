@@ -221,11 +221,16 @@ def hard_sigmoid(x):
 
 
 def relu(x, alpha=0., max_value=None, threshold=0.):
+    # Keras 2.3.1's rule (all its backends): the kept part is x above the
+    # threshold (relu(x) for threshold 0), clipped to [0, max_value]; alpha
+    # adds the slope below the threshold.
     x = f64(x)
-    out = np.where(x >= threshold, x, alpha * (x - threshold))
+    kept = np.where(x > threshold, x, 0.) if threshold != 0 else np.maximum(x, 0.)
     if max_value is not None:
-        out = np.where(x >= max_value, float(max_value), out)
-    return out
+        kept = np.clip(kept, 0., float(max_value))
+    if alpha != 0:
+        kept = kept - alpha * np.maximum(threshold - x, 0.)
+    return kept
 
 
 def elu(x, alpha=1.):

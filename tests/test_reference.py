@@ -279,7 +279,7 @@ def test_small_math_reference():
                                              np.array([1]), 3), [False])
     assert np.isfinite(R.softplus(np.array([1000., -1000.]))).all()
     np.testing.assert_allclose(R.relu(np.array([-2., 0.5, 1., 3., 7.]), 0.1, 5., 1.),
-                               [-0.3, -0.05, 1., 3., 5.])
+                               [-0.3, -0.05, 0., 3., 5.])
     np.testing.assert_allclose(R.clip(np.array([-1., 0.5, 3.]), 1., 0.), [1., 1., 1.])
     np.testing.assert_allclose(R.batch_dot(np.ones((3, 2)), np.ones((3, 2))), 2 * np.ones((3, 1)))
     x, y = randn(2, 3, 4), randn(2, 4, 5, seed=1)
