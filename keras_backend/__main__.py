@@ -7,8 +7,11 @@ loads no backend through the loader, so it works with a broken keras.json too
 (exit status 1 then).
 """
 import importlib
+import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 
 from . import __version__
 from . import common as _cfg
@@ -27,8 +30,44 @@ def _engine_status(name):
     return 'ok: %s %s' % (engine, version)
 
 
+def _probe_engines():
+    """{name: status} for the three engines, probed with a throw-away KERAS_HOME.
+
+    Some engines read or write keras.json themselves on import (TensorFlow's
+    bundled Keras does): the probe must neither write the user's file nor
+    blame an engine for the user's broken one.
+    """
+    saved = os.environ.get('KERAS_HOME')
+    scratch = tempfile.mkdtemp(prefix='keras_backend_probe_')
+    os.environ['KERAS_HOME'] = scratch
+    try:
+        return dict((name, _engine_status(name)) for name in _cfg.BUILTIN_BACKEND_NAMES)
+    finally:
+        if saved is None:
+            os.environ.pop('KERAS_HOME', None)
+        else:
+            os.environ['KERAS_HOME'] = saved
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _backend_warning(backend):
+    """A warning line for a backend that is neither an engine nor an importable module."""
+    if backend in _cfg.BUILTIN_BACKEND_NAMES:
+        return None
+    try:
+        found = importlib.util.find_spec(backend) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    return ('warning: backend %r is not one of %s and no module of that name can be imported: '
+            '`from keras_backend import backend` will fail'
+            % (backend, ', '.join(_cfg.BUILTIN_BACKEND_NAMES)))
+
+
 def main():
-    print('keras_backend %s (Python %s)' % (__version__, sys.version.split()[0]))
+    print('keras_backend %s (Python %s, %s)' % (__version__, sys.version.split()[0],
+                                                sys.executable))
     status = 0
     path = _cfg.config_path()
     try:
@@ -38,19 +77,26 @@ def main():
         print('  error: %s' % e)
         settings, status = None, 1
     else:
-        print('config file: %s (%s)' % (path, 'exists' if existed else
-                                        'missing: defaults apply; written on first import'))
+        if existed:
+            print('config file: %s (exists)' % path)
+        else:
+            print('config file: %s (missing: the defaults apply; the first '
+                  '`from keras_backend import backend` writes them there)' % path)
         print('settings:')
         for key in ('backend', 'floatx', 'epsilon', 'image_data_format'):
             where = sources[key]
             if where == 'env':
                 where = 'env KERAS_BACKEND'
             print('  %-18s %-16s (%s)' % (key, settings[key], where))
+        warning = _backend_warning(settings['backend'])
+        if warning:
+            print('  ' + warning)
     if os.environ.get('KERAS_HOME'):
         print('  KERAS_HOME=%s' % os.environ['KERAS_HOME'])
-    print('engines:')
-    for name in ('tensorflow', 'theano', 'cntk'):
-        print('  %-11s %s' % (name, _engine_status(name)))
+    print('engines%s:' % (' (probed with the default settings, keras.json aside)'
+                          if settings is None else ''))
+    for name, line in _probe_engines().items():
+        print('  %-11s %s' % (name, line))
     return status
 
 

@@ -57,3 +57,22 @@ def _restore_config():
     common.set_floatx(saved[0])
     common.set_epsilon(saved[1])
     common.set_image_data_format(saved[2])
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print each distinct skip reason once, with how many tests it skipped.
+
+    A backend that cannot be imported skips every test parametrised with it;
+    its reason (the ImportError's advice) is printed once, not once per test.
+    """
+    reasons = {}
+    for report in terminalreporter.stats.get('skipped', []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        if reason.startswith('Skipped: '):
+            reason = reason[len('Skipped: '):]
+        reasons[reason] = reasons.get(reason, 0) + 1
+    if reasons:
+        terminalreporter.section('skipped tests, by reason')
+        for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+            terminalreporter.write_line('SKIPPED %d test(s): %s' % (n, reason))

@@ -5,8 +5,8 @@ For each engine, ``tests/keras2_client.py`` runs in its own process with
 once, at import) and trains six Keras models on the digits with ``adam``,
 ``metrics=['accuracy']`` and ``validation_split``; these tests check what it
 reports. Keras 2.3.1 is found on the interpreter's path, or in the folder named
-by ``KERAS_BACKEND_KERAS2_PATH`` (``.ci/run`` installs it there on Python 3.10+,
-where it cannot share a virtualenv with TensorFlow's Keras 3). Without Keras
+by ``KERAS_BACKEND_KERAS2_PATH`` (default ``.venv/keras2``, where the README
+installs it on Python 3.8+: it cannot share a virtualenv with TensorFlow's Keras 3). Without Keras
 2.3.1 the tests are skipped with that reason; they never mock it.
 """
 import json
@@ -28,6 +28,9 @@ TARGETS = {'mlp': 0.85, 'cnn': 0.85, 'lstm': 0.55, 'gru': 0.45, 'bilstm': 0.40,
            'two_inputs': 0.80}
 MODELS = tuple(TARGETS)
 
+#: where the README's install puts Keras 2.3.1 on Python 3.8+
+DEFAULT_KERAS2_PATH = os.path.join(REPO, '.venv', 'keras2')
+
 _RESULTS = {}
 
 
@@ -41,8 +44,9 @@ def _client_results(engine):
         return _RESULTS[engine]
     env = dict(os.environ)
     path = [REPO]
-    if env.get('KERAS_BACKEND_KERAS2_PATH'):
-        path.insert(0, env['KERAS_BACKEND_KERAS2_PATH'])
+    keras2_path = env.get('KERAS_BACKEND_KERAS2_PATH') or DEFAULT_KERAS2_PATH
+    if os.path.isdir(keras2_path):
+        path.insert(0, keras2_path)
     if env.get('PYTHONPATH'):
         path.append(env['PYTHONPATH'])
     env.update(PYTHONPATH=os.pathsep.join(path), KERAS_BACKEND='keras_backend.%s_backend' % engine,

@@ -111,8 +111,20 @@ def test_invalid_json_is_reported_and_never_rewritten(home):
     rc, out, err = run_python('from keras_backend import backend', home)
     assert rc != 0
     assert 'ConfigError' in err and path in err and 'not valid JSON' in err
+    # one clear error: no chained JSONDecodeError traceback before it
+    assert err.count('Traceback') == 1 and 'JSONDecodeError' not in err
     with open(path) as f:
         assert f.read() == '{"backend": "tensorflow",, }'
+
+
+def test_keras_backend_module_path_means_that_engine(avail, home):
+    # Keras 2.3.1 is pointed at an adapter by its import path; our own loader
+    # reads the same variable and must load that engine (no loop, no error).
+    rc, out, err = run_python(SHOW, home, {'KERAS_BACKEND': 'keras_backend.%s_backend' % avail})
+    assert rc == 0, err
+    assert out.split()[0] == avail
+    assert common.canonical_backend('keras_backend.cntk_backend') == 'cntk'
+    assert common.canonical_backend('my.module') == 'my.module'
 
 
 @pytest.mark.parametrize('key,value,expected', [
@@ -227,7 +239,24 @@ def test_engine_that_cannot_import_names_engine_extra_and_cause(home):
     assert rc != 0
     last = err.strip().splitlines()[-1]
     assert last.startswith('ImportError')
-    assert ENGINE_NAMES[name] in last and 'keras_backend[' in last and 'pip install' in last
+    assert ENGINE_NAMES[name] in last
+    # the advice names this interpreter and a command that works on it
+    assert sys.executable in last
+    assert ('-m pip install "keras_backend[' in last or 'tools/setup_cntk_env.sh' in last
+            or 'use a Python' in last or 'use an interpreter' in last)
+
+
+@pytest.mark.parametrize('engine', ['tensorflow', 'theano', 'cntk'])
+def test_install_advice_fits_the_interpreter(engine):
+    advice = common.engine_install_advice(engine)
+    assert sys.executable in advice
+    py = sys.version_info[:2]
+    if engine == 'cntk' and py > (3, 6):
+        assert 'tools/setup_cntk_env.sh' in advice and 'pip install' not in advice
+    if engine == 'tensorflow' and py < (3, 9):
+        assert 'no wheels' in advice and sys.executable + ' -m pip' not in advice
+    if engine == 'theano' and py >= (3, 10):
+        assert sys.executable + ' -m pip install "keras_backend[theano]"' in advice
 
 
 def test_diagnostics_command(avail, home):
@@ -285,3 +314,25 @@ def test_config_functions():
         common.normalize_data_format('nchw')
     common.reset_uids()
     assert [common.get_uid('a'), common.get_uid('a'), common.get_uid('b')] == [1, 2, 1]
+
+
+def test_diagnostics_never_blames_an_engine_nor_writes_the_file(avail, home):
+    # A keras.json that TensorFlow's bundled Keras would refuse too.
+    path = write_config(home, {'floatx': 'float31'})
+    env = dict(os.environ, KERAS_HOME=home, KERAS_BACKEND='mxnet',
+               PYTHONPATH=os.pathsep.join([REPO, os.environ.get('PYTHONPATH', '')]))
+    proc = subprocess.run([sys.executable, '-m', 'keras_backend'], env=env, cwd=REPO,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    assert proc.returncode == 1
+    assert "'float31'" in proc.stdout
+    assert 'broken' not in proc.stdout
+    assert ' %s ' % avail in proc.stdout and 'ok: ' in proc.stdout
+    os.remove(path)
+    proc = subprocess.run([sys.executable, '-m', 'keras_backend'], env=env, cwd=REPO,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    assert proc.returncode == 0
+    assert "warning: backend 'mxnet'" in proc.stdout
+    assert 'missing' in proc.stdout
+    assert not os.path.exists(path), 'probing the engines wrote keras.json'

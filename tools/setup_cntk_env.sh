@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build a CPython 3.6 virtual environment in which the CNTK 2.7 backend runs
-# (with scikit-learn for the digits example and the CNTK benchmark), and in
+# (with scikit-learn for the digits example and the CNTK benchmark, and Keras
+# 2.3.1 for the Keras client tests and benchmarks), and in
 # which KERAS_BACKEND=theano is served by the original Theano 1.0.5.
 #
 # Usage:  tools/setup_cntk_env.sh [VENV_DIR]
@@ -29,9 +30,13 @@ HOST_PYTHON="${HOST_PYTHON:-python3}"
 
 # scikit-learn (and its joblib/threadpoolctl) gives examples/digits.py and
 # benchmarks/cntk_benchmark.py their data; 0.24.2 is its last cp36 wheel.
+# Keras 2.3.1 (with h5py 2.10, the last h5py it reads its weight files with)
+# serves the Keras client tests and the comparison with Keras' own backends.
 PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
       'importlib-metadata<5' 'zipp<3.7' 'typing-extensions<4.2'
-      scikit-learn==0.24.2 'joblib<1.2' 'threadpoolctl<3.2')
+      scikit-learn==0.24.2 'joblib<1.2' 'threadpoolctl<3.2'
+      keras==2.3.1 h5py==2.10.0 'pyyaml<6.1' keras_applications==1.0.8
+      keras_preprocessing==1.1.2)
 
 # 1. The CPython 3.6 interpreter.
 PY36="${PYTHON36:-}"
@@ -136,6 +141,9 @@ v = T.dvector('v')
 f = theano.function([v], (v * 2).sum())
 assert f(np.ones(3)) == 6
 print('theano', theano.__version__, 'works (compiledir %s)' % theano.config.compiledir)
+import importlib.util
+assert importlib.util.find_spec('keras') is not None
+print('keras 2.3.1 installed')
 PYEOF
 
 echo "CNTK / Theano 1.0.5 interpreter: $VENV/bin/python"

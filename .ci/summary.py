@@ -1,0 +1,87 @@
+"""Print one line per engine configuration from the JUnit XML files of a CI run.
+
+Usage: python3 .ci/summary.py REPORT_DIR
+
+REPORT_DIR holds ``<config>.xml`` files written by ``pytest --junitxml`` and,
+for each, ``<config>.label`` (a line such as ``CNTK 2.7 (Python 3.6.15)``).
+A run that served several engines (``py3.xml``: TensorFlow and PyTensor) is
+split by the engine named in each test's parameters; tests that take no engine
+are counted on an ``engine-neutral`` line. Exit status 1 when a run has
+failures or errors or when an expected report is missing.
+"""
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+ENGINES = ('tensorflow', 'theano', 'cntk')
+
+
+def engine_of(name):
+    """The engine in a test id such as ``test_x[tensorflow-channels_last]``, or None."""
+    if '[' not in name:
+        return None
+    params = name[name.index('[') + 1:name.rindex(']')].split('-')
+    for engine in ENGINES:
+        if engine in params:
+            return engine
+    return None
+
+
+def outcome(case):
+    for tag in ('failure', 'error'):
+        if case.find(tag) is not None:
+            return 'failed'
+    if case.find('skipped') is not None:
+        return 'skipped'
+    return 'passed'
+
+
+def count(path):
+    """{engine or None: {'passed': n, 'failed': n, 'skipped': n}} for one report."""
+    counts = {}
+    for case in ET.parse(path).getroot().iter('testcase'):
+        slot = counts.setdefault(engine_of(case.get('name', '')),
+                                 {'passed': 0, 'failed': 0, 'skipped': 0})
+        slot[outcome(case)] += 1
+    return counts
+
+
+def fmt(c):
+    return '%d passed, %d failed, %d skipped' % (c['passed'], c['failed'], c['skipped'])
+
+
+def main(folder):
+    status = 0
+    lines = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith('.label'):
+            continue
+        config = name[:-len('.label')]
+        with open(os.path.join(folder, name)) as f:
+            labels = dict(line.rstrip('\n').split('=', 1) for line in f if '=' in line)
+        xml = os.path.join(folder, config + '.xml')
+        if not os.path.exists(xml):
+            lines.append('%-40s NO REPORT (the run did not finish)' % labels.get('all', config))
+            status = 1
+            continue
+        counts = count(xml)
+        if 'all' in labels:   # one engine: every test of the run counts for it
+            total = {'passed': 0, 'failed': 0, 'skipped': 0}
+            for c in counts.values():
+                for k in total:
+                    total[k] += c[k]
+            lines.append('%-40s %s' % (labels['all'], fmt(total)))
+            status |= total['failed'] > 0
+        else:
+            for key, c in sorted(counts.items(), key=lambda kv: kv[0] or '~'):
+                label = labels.get(key or 'neutral', key or 'engine-neutral')
+                lines.append('%-40s %s' % (label, fmt(c)))
+                status |= c['failed'] > 0
+    print('== Summary, per engine configuration')
+    for line in lines:
+        print(line)
+    return int(status)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1]))
