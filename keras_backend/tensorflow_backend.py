@@ -29,6 +29,13 @@ empty ``tf.compat.v1.wrap_function``.  ``clear_session()`` replaces it.
 * Variables are eager: a loss built only from variables with eager ops is a
   value, not a graph; ``gradients`` needs a symbolic loss (use a
   placeholder, or build the loss inside a ``K.symbolic`` function).
+* Under Keras 2 (this module loaded as Keras 2's external backend,
+  ``KERAS_BACKEND=keras_backend.tensorflow_backend``), ops and Python
+  operators with a variable operand build in the symbolic graph too, as in
+  Keras 2's own TensorFlow graph: an optimiser's ``beta_1 * m`` or
+  ``K.cast(iterations)`` is then read again at every call of the training
+  function instead of being frozen when it was built. ``K.eval`` still
+  gives their values.
 
 Example:
     >>> from keras_backend import backend as K
@@ -132,8 +139,42 @@ def _is_symbolic(x):
     return False
 
 
+def _keras2_graph_mode():
+    """True while Keras 2 drives this adapter (it was loaded, or is loaded now,
+    as Keras 2's external backend): ops with a variable operand then build in
+    the symbolic graph, as ops on variables do in Keras 2's TensorFlow graph
+    (an optimiser's ``beta_1 * m``, ``K.cast(iterations)`` must be read
+    again at every training step, not once when they are built)."""
+    return 'keras.backend.load_backend' in sys.modules
+
+
+def _has_variable(x):
+    """True when ``x`` (or an item of a list/tuple ``x``) is a ``tf.Variable``."""
+    if isinstance(x, tf.Variable):
+        return True
+    if type(x) is list or type(x) is tuple:
+        for item in x:
+            if _has_variable(item):
+                return True
+    return False
+
+
+def _needs_graph(args, kwargs):
+    """True when an op on ``args``/``kwargs`` must be built in the module graph."""
+    for a in args:
+        if _is_symbolic(a):
+            return True
+    for a in kwargs.values():
+        if _is_symbolic(a):
+            return True
+    if _keras2_graph_mode():
+        return _has_variable(args) or _has_variable(tuple(kwargs.values()))
+    return False
+
+
 def _graph_aware(fn):
-    """Run ``fn`` inside the module graph when any argument is symbolic.
+    """Run ``fn`` inside the module graph when any argument is symbolic (or,
+    under Keras 2, a variable: see ``_keras2_graph_mode``).
 
     When TensorFlow is already building a graph (inside ``function``,
     ``tf.while_loop`` bodies, a user ``tf.function``), ``fn`` runs as is.
@@ -141,17 +182,7 @@ def _graph_aware(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if tf.executing_eagerly():
-            sym = False
-            for a in args:
-                if _is_symbolic(a):
-                    sym = True
-                    break
-            if not sym and kwargs:
-                for a in kwargs.values():
-                    if _is_symbolic(a):
-                        sym = True
-                        break
-            if sym:
+            if _needs_graph(args, kwargs):
                 with _graph().as_default():
                     return fn(*args, **kwargs)
         return fn(*args, **kwargs)
@@ -198,6 +229,8 @@ def _wrap_operator(orig):
     def operator(self, *args):
         if tf.executing_eagerly():
             g = _operand_graph((self,) + args)
+            if g is None and _keras2_graph_mode() and _has_variable((self,) + args):
+                g = _graph()
             if g is not None:
                 with g.as_default():
                     return orig(self, *args)
@@ -539,7 +572,7 @@ def control_dependencies(control_inputs):
     if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
         control_inputs = [control_inputs]
     control_inputs = list(control_inputs or [])
-    pending = [c for c in control_inputs if isinstance(c, _Update) and _is_symbolic(c.value)]
+    pending = [c for c in control_inputs if isinstance(c, _Update) and c.pending]
     # Updates with eager values were applied when made; they order nothing.
     inputs = [c for c in control_inputs if not isinstance(c, _Update)]
     if tf.executing_eagerly() and (pending or py_any(
@@ -1179,6 +1212,7 @@ class _Update(object):
         self.value = value
         self.mode = mode
         self._shared_op = None     # (graph, op) made by ``shared_op``
+        self.pending = False       # True: not applied at creation (a graph value)
 
     def shared_op(self):
         """The assign op of this update in the current graph, made once.
@@ -1222,7 +1256,7 @@ class _Update(object):
 def _make_update(x, value, mode, name):
     if not isinstance(x, tf.Variable):
         raise ValueError('%s: x must be a variable, got %r' % (name, x))
-    if not _is_symbolic(value):
+    if not _is_symbolic(value) and not (_keras2_graph_mode() and _has_variable(value)):
         value_t = _to_tensor(value, x.dtype)
         if tuple(value_t.shape.as_list()) != tuple(x.shape.as_list()) and value_t.shape.rank:
             try:
@@ -1236,7 +1270,9 @@ def _make_update(x, value, mode, name):
             with tf.init_scope():
                 up.build()
         return up
-    return _Update(x, value, mode)
+    up = _Update(x, value, mode)
+    up.pending = True
+    return up
 
 
 def update(x, new_x):
