@@ -30,6 +30,7 @@ avoid Theano's BLAS-only ``BatchedDot``.
 from __future__ import absolute_import, division, print_function
 
 import contextlib
+import functools
 import inspect
 import itertools
 import os
@@ -56,8 +57,23 @@ from .common import (_normalize_tuple, _normalize_padding, _conv_output_length,
                      _batch_dot_axes, _batch_dot_output_shape,
                      _to_channels_last_perm, _to_channels_first_perm,
                      _normalize_spatial_padding, _normalize_pool_mode,
-                     _normalize_interpolation, _normalize_dtype, _normalize_axis,
+                     _normalize_interpolation, _normalize_axis,
                      _normalize_axes, _check_ndim)
+
+
+def _normalize_dtype(dtype, where='dtype'):
+    """``dtype`` as a numpy dtype name (``floatx()`` when None).
+
+    Raises:
+        TypeError: naming the function ``where`` and its ``dtype`` argument
+            when ``dtype`` is not a dtype.
+    """
+    if dtype is None:
+        return common.floatx()
+    try:
+        return np.dtype(getattr(dtype, 'name', dtype)).name
+    except TypeError:
+        raise TypeError('%s: argument dtype=%r is not a known dtype' % (where, dtype))
 
 
 # ---------------------------------------------------------------------------
@@ -474,6 +490,7 @@ else:
     from pytensor.gradient import disconnected_grad as _disconnected_grad
     from pytensor.printing import Print as _Print
     import pytensor.tensor.random  # noqa: F401  (pt.random)
+    from pytensor.graph.replace import clone_replace as _clone_replace
     _FLAGS_ENV = 'PYTENSOR_FLAGS'
     _RC_FILES = ('~/.pytensorrc', '~/.pytensorrc.txt')
     _sigmoid = T.sigmoid
@@ -670,20 +687,41 @@ def clear_session():
     _EVAL_CACHE.clear()
 
 
+_NAME_SCOPES = []
+
+
 @contextlib.contextmanager
 def name_scope(name):
-    """Context manager grouping graph names (a no-op on this engine).
+    """Context manager prefixing the names of the variables, constants and
+    placeholders made inside it with ``name/`` (nested scopes join with
+    ``/``), as Keras' Theano backend does; Keras saves weights by these names.
 
     Args:
         name: str.
 
+    Raises:
+        ValueError: when ``name`` is not a string.
+
     Example:
         >>> with K.name_scope('block1'):
-        ...     y = K.relu(x)
+        ...     v = K.variable(0., name='kernel')
+        >>> v.name
+        'block1/kernel'
     """
     if not isinstance(name, str):
         raise ValueError('name_scope: name must be a string, got %r' % (name,))
-    yield name
+    _NAME_SCOPES.append(name)
+    try:
+        yield name
+    finally:
+        _NAME_SCOPES.pop()
+
+
+def _scoped_name(name, default):
+    """``name`` under the open name scopes (``default`` when None inside a scope)."""
+    if not _NAME_SCOPES:
+        return name
+    return '/'.join(_NAME_SCOPES) + '/' + (default if name is None else name)
 
 
 @contextlib.contextmanager
@@ -729,6 +767,22 @@ def eager(func):
 
 def _is_engine_var(x):
     return isinstance(x, _Variable)
+
+
+def _records_keras_shape(func):
+    """Decorator: the engine tensor ``func`` returns gets ``_keras_shape``
+    (its ``int_shape``), as Keras 2.3.1's Theano backend sets on the results
+    of its shape-changing ops."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        out = func(*args, **kwargs)
+        if _is_engine_var(out) and not is_sparse(out):
+            try:
+                out._keras_shape = int_shape(out)
+            except (AttributeError, TypeError):
+                pass
+        return out
+    return wrapper
 
 
 def is_sparse(tensor):
@@ -782,6 +836,8 @@ def variable(value, dtype=None, name=None, constraint=None):
         name: optional name.
         constraint: optional projection function, stored as ``x.constraint``.
 
+    The name is prefixed by the open ``name_scope``s.
+
     Returns:
         shared variable of ``value``'s shape; ``int_shape`` is that shape.
 
@@ -789,7 +845,8 @@ def variable(value, dtype=None, name=None, constraint=None):
         >>> v = K.variable(np.ones((2, 3))); K.int_shape(v)
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'variable')
+    name = _scoped_name(name, 'variable')
     if hasattr(value, 'tocoo'):
         v = _sparse.shared(value.astype(dtype), name=name)
         v._keras_shape = tuple(value.shape)
@@ -833,7 +890,8 @@ def constant(value, dtype=None, shape=None, name=None):
         >>> K.eval(K.constant(2., shape=(2,)))
         array([2., 2.], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'constant')
+    name = _scoped_name(name, 'constant')
     arr = np.asarray(value, dtype=dtype)
     if shape is not None:
         shape = tuple(int(s) for s in shape)
@@ -846,6 +904,7 @@ def constant(value, dtype=None, shape=None, name=None):
                              % (arr.size, shape))
     c = T.constant(arr, name=name, dtype=dtype)
     c._keras_shape = tuple(arr.shape)
+    c._uses_learning_phase = False
     return c
 
 
@@ -870,7 +929,8 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         >>> x = K.placeholder(shape=(None, 4)); K.int_shape(x)
         (None, 4)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'placeholder')
+    name = _scoped_name(name, 'placeholder')
     if shape is None:
         if ndim is None:
             raise ValueError('placeholder: give shape or ndim')
@@ -900,24 +960,23 @@ def is_placeholder(x):
 
 
 def is_keras_tensor(x):
-    """True for symbolic tensors built from placeholders (placeholders and
-    ops on them); False for variables, constants and the learning phase.
+    """True when ``x`` is a Keras tensor: an engine tensor carrying the
+    ``_keras_history`` that Keras layers set on their outputs (as Keras 2.3.1).
+    Placeholders, variables and plain op results give False.
 
     Raises:
-        ValueError: when ``x`` is not an engine tensor at all.
+        ValueError: naming the type of ``x`` when it is not an engine tensor.
 
     Example:
-        >>> K.is_keras_tensor(K.placeholder((2,)) * 2)
+        >>> K.is_keras_tensor(K.placeholder((2,)))
+        False
+        >>> K.is_keras_tensor(keras.layers.Input((2,)))
         True
     """
     if not is_tensor(x):
-        raise ValueError('is_keras_tensor: expected a symbolic tensor, got %s'
-                         % (type(x).__name__,))
-    if is_placeholder(x):
-        return True
-    if x.owner is None:
-        return False
-    return _bany(is_placeholder(a) for a in _ancestors([x]))
+        raise ValueError('is_keras_tensor: unexpectedly found an instance of type %s; '
+                         'expected a symbolic tensor' % (type(x).__name__,))
+    return hasattr(x, '_keras_history')
 
 
 def is_tensor(x):
@@ -933,10 +992,41 @@ def is_tensor(x):
 def _as_tensor(x, dtype=None):
     if _is_engine_var(x):
         return x
+    if isinstance(x, (list, tuple)) and _holds_engine_var(x):
+        return _stack_mixed(x, dtype)
     if dtype is None:
         arr = np.asarray(x)
         dtype = common.floatx() if arr.dtype.kind == 'f' or arr.dtype == object else arr.dtype
     return T.as_tensor_variable(np.asarray(x, dtype=dtype))
+
+
+def _holds_engine_var(items):
+    return _bany(_is_engine_var(e) or (isinstance(e, (list, tuple)) and _holds_engine_var(e))
+                 for e in items)
+
+
+def _stack_mixed(items, dtype=None):
+    """A (nested) list/tuple of engine tensors and numbers as one tensor, built
+    in the graph (``T.stack``): e.g. ``[K.shape(x)[0], 5]``.  Numbers take the
+    tensors' common dtype (``floatx()`` when a float number meets integer
+    tensors) unless ``dtype`` is given."""
+    parts = [_stack_mixed(e, dtype) if isinstance(e, (list, tuple)) and _holds_engine_var(e)
+             else e for e in items]
+    tensors = [p for p in parts if _is_engine_var(p)]
+    if dtype is None:
+        dt = np.result_type(*[np.dtype(t.dtype) for t in tensors])
+        if dt.kind in 'biu' and _bany(
+                np.asarray(p).dtype.kind == 'f' for p in parts if not _is_engine_var(p)):
+            dt = np.dtype(common.floatx())
+        dtype = dt.name
+    cast = []
+    for p in parts:
+        if not _is_engine_var(p):
+            p = T.constant(np.asarray(p, dtype=dtype))
+        elif p.dtype != dtype:
+            p = T.cast(p, dtype)
+        cast.append(p)
+    return T.stack(cast)
 
 
 def shape(x):
@@ -953,6 +1043,11 @@ def shape(x):
 def int_shape(x):
     """Static shape as a tuple of ints, None for unknown dims.
 
+    When ``x`` carries a ``_keras_shape`` (placeholders, variables, the
+    results of the shape ops, and the outputs Keras layers label) that tuple
+    is returned, as Keras 2.3.1's Theano backend does; otherwise the engine's
+    static shape (PyTensor's ``type.shape``, Theano's shape inference).
+
     Args:
         x: engine tensor/variable or numpy array.
 
@@ -967,13 +1062,11 @@ def int_shape(x):
         return tuple(recorded) if recorded is not None else (None, None)
     if isinstance(x, _SharedVariable):
         return tuple(x.get_value(borrow=True, return_internal_type=True).shape)
+    if recorded is not None and len(recorded) == x.ndim:
+        return tuple(None if d is None else int(d) for d in recorded)
     if ENGINE == 'pytensor':
-        static = tuple(None if s is None else int(s) for s in x.type.shape)
-    else:
-        static = _th_static_shape(x)
-    if recorded is not None and len(recorded) == len(static):
-        return tuple(s if s is not None else r for s, r in zip(static, recorded))
-    return static
+        return tuple(None if s is None else int(s) for s in x.type.shape)
+    return _th_static_shape(x)
 
 
 def get_variable_shape(x):
@@ -1082,7 +1175,7 @@ def zeros(shape, dtype=None, name=None):
         >>> K.eval(K.zeros((2,)))
         array([0., 0.], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'zeros')
     return variable(np.zeros(_normalize_shape(shape), dtype=dtype), dtype, name)
 
 
@@ -1093,7 +1186,7 @@ def ones(shape, dtype=None, name=None):
         >>> K.eval(K.ones((2,)))
         array([1., 1.], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'ones')
     return variable(np.ones(_normalize_shape(shape), dtype=dtype), dtype, name)
 
 
@@ -1116,7 +1209,7 @@ def eye(size, dtype=None, name=None):
         >>> K.eval(K.eye((2, 3)))
         array([[1., 0., 0.], [0., 1., 0.]], dtype=float32)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'eye')
     if isinstance(size, (tuple, list)):
         if len(size) != 2:
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
@@ -1134,7 +1227,8 @@ def zeros_like(x, dtype=None, name=None):
         array([0., 0.], dtype=float32)
     """
     x = _as_tensor(x)
-    return T.zeros_like(x, dtype=x.dtype if dtype is None else _normalize_dtype(dtype))
+    dtype = x.dtype if dtype is None else _normalize_dtype(dtype, 'zeros_like')
+    return T.zeros_like(x, dtype=dtype)
 
 
 def ones_like(x, dtype=None, name=None):
@@ -1145,9 +1239,11 @@ def ones_like(x, dtype=None, name=None):
         array([1., 1.], dtype=float32)
     """
     x = _as_tensor(x)
-    return T.ones_like(x, dtype=x.dtype if dtype is None else _normalize_dtype(dtype))
+    dtype = x.dtype if dtype is None else _normalize_dtype(dtype, 'ones_like')
+    return T.ones_like(x, dtype=dtype)
 
 
+@_records_keras_shape
 def identity(x, name=None):
     """A new tensor with the content of ``x`` (engine ``tensor_copy``).
 
@@ -1168,7 +1264,7 @@ def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     Example:
         >>> v = K.random_uniform_variable((2, 3), 0, 1, seed=1)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_uniform_variable')
     rs = np.random.RandomState(_next_seed(seed))
     return variable(rs.uniform(low, high, size=_normalize_shape(shape)).astype(dtype),
                     dtype, name)
@@ -1180,12 +1276,13 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
     Example:
         >>> v = K.random_normal_variable((2, 3), 0, 1, seed=1)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_normal_variable')
     rs = np.random.RandomState(_next_seed(seed))
     return variable(rs.normal(mean, scale, size=_normalize_shape(shape)).astype(dtype),
                     dtype, name)
 
 
+@_records_keras_shape
 def cast(x, dtype):
     """Cast ``x`` to ``dtype`` (a string such as 'float16', 'int32', 'bool').
 
@@ -1194,7 +1291,7 @@ def cast(x, dtype):
         'int32'
     """
     x = _as_tensor(x)
-    return T.cast(x, _normalize_dtype(dtype))
+    return T.cast(x, _normalize_dtype(dtype, 'cast'))
 
 
 # ---------------------------------------------------------------------------
@@ -1483,6 +1580,7 @@ def set_session(session):
 # Math
 # ---------------------------------------------------------------------------
 
+@_records_keras_shape
 def dot(x, y):
     """Multiply ``x`` by ``y``: contracts the last axis of ``x`` with the
     second-to-last of ``y`` (the last when ``y`` is 1-D).
@@ -1505,6 +1603,7 @@ def dot(x, y):
     return T.tensordot(x, y, axes=[[x.ndim - 1], [y.ndim - 2]])
 
 
+@_records_keras_shape
 def batch_dot(x, y, axes=None):
     """Batchwise dot product: for each batch entry, contract ``x``'s axis
     ``axes[0]`` with ``y``'s axis ``axes[1]`` (rules of Keras 2.3).
@@ -1542,6 +1641,7 @@ def batch_dot(x, y, axes=None):
     return _with_shape(out, _batch_dot_output_shape(xs, ys, ax, ay))
 
 
+@_records_keras_shape
 def transpose(x):
     """Reverse all axes of ``x``.
 
@@ -1553,6 +1653,7 @@ def transpose(x):
     return T.transpose(x)
 
 
+@_records_keras_shape
 def gather(reference, indices):
     """Rows of ``reference`` along axis 0 at integer ``indices``.
 
@@ -1579,6 +1680,7 @@ def _axes(x, axis):
     return int(axis) % x.ndim if x.ndim else int(axis)
 
 
+@_records_keras_shape
 def max(x, axis=None, keepdims=False):
     """Maximum over ``axis`` (None = all, int or list of ints).
 
@@ -1590,6 +1692,7 @@ def max(x, axis=None, keepdims=False):
     return T.max(x, axis=_axes(x, axis), keepdims=keepdims)
 
 
+@_records_keras_shape
 def min(x, axis=None, keepdims=False):
     """Minimum over ``axis`` (None = all, int or list of ints).
 
@@ -1601,6 +1704,7 @@ def min(x, axis=None, keepdims=False):
     return T.min(x, axis=_axes(x, axis), keepdims=keepdims)
 
 
+@_records_keras_shape
 def sum(x, axis=None, keepdims=False):
     """Sum over ``axis`` (None = all, int or list of ints).
 
@@ -1612,6 +1716,7 @@ def sum(x, axis=None, keepdims=False):
     return T.sum(x, axis=_axes(x, axis), keepdims=keepdims)
 
 
+@_records_keras_shape
 def prod(x, axis=None, keepdims=False):
     """Product over ``axis`` (None = all, int or list of ints).
 
@@ -1645,6 +1750,7 @@ def cumprod(x, axis=0):
     return T.cumprod(x, axis=_axes(x, axis))
 
 
+@_records_keras_shape
 def mean(x, axis=None, keepdims=False):
     """Mean over ``axis`` (None = all, int or list of ints); floats keep their
     dtype, integers give ``floatx()``.
@@ -1659,6 +1765,7 @@ def mean(x, axis=None, keepdims=False):
     return T.mean(x, axis=_axes(x, axis), keepdims=keepdims)
 
 
+@_records_keras_shape
 def var(x, axis=None, keepdims=False):
     """Population variance (ddof=0) over ``axis``.
 
@@ -1674,6 +1781,7 @@ def var(x, axis=None, keepdims=False):
     return T.mean(T.sqr(x - m), axis=ax, keepdims=keepdims)
 
 
+@_records_keras_shape
 def std(x, axis=None, keepdims=False):
     """Population standard deviation (ddof=0) over ``axis``.
 
@@ -1684,6 +1792,7 @@ def std(x, axis=None, keepdims=False):
     return T.sqrt(var(x, axis, keepdims))
 
 
+@_records_keras_shape
 def any(x, axis=None, keepdims=False):
     """Logical OR over ``axis``; returns bool.
 
@@ -1695,6 +1804,7 @@ def any(x, axis=None, keepdims=False):
     return T.cast(T.any(T.neq(x, 0), axis=_axes(x, axis), keepdims=keepdims), 'bool')
 
 
+@_records_keras_shape
 def all(x, axis=None, keepdims=False):
     """Logical AND over ``axis``; returns bool.
 
@@ -1870,6 +1980,7 @@ def _binary(x, y):
     return x, y
 
 
+@_records_keras_shape
 def equal(x, y):
     """Elementwise ``x == y`` (bool).
 
@@ -1881,6 +1992,7 @@ def equal(x, y):
     return T.eq(x, y)
 
 
+@_records_keras_shape
 def not_equal(x, y):
     """Elementwise ``x != y`` (bool).
 
@@ -1892,6 +2004,7 @@ def not_equal(x, y):
     return T.neq(x, y)
 
 
+@_records_keras_shape
 def greater(x, y):
     """Elementwise ``x > y`` (bool).
 
@@ -1903,6 +2016,7 @@ def greater(x, y):
     return T.gt(x, y)
 
 
+@_records_keras_shape
 def greater_equal(x, y):
     """Elementwise ``x >= y`` (bool).
 
@@ -1914,6 +2028,7 @@ def greater_equal(x, y):
     return T.ge(x, y)
 
 
+@_records_keras_shape
 def less(x, y):
     """Elementwise ``x < y`` (bool).
 
@@ -1925,6 +2040,7 @@ def less(x, y):
     return T.lt(x, y)
 
 
+@_records_keras_shape
 def less_equal(x, y):
     """Elementwise ``x <= y`` (bool).
 
@@ -1936,6 +2052,7 @@ def less_equal(x, y):
     return T.le(x, y)
 
 
+@_records_keras_shape
 def maximum(x, y):
     """Elementwise maximum.
 
@@ -1947,6 +2064,7 @@ def maximum(x, y):
     return T.maximum(x, y)
 
 
+@_records_keras_shape
 def minimum(x, y):
     """Elementwise minimum.
 
@@ -1988,26 +2106,53 @@ def _broadcast_param(p, x_ndim, axis):
     return p
 
 
+def _bn_axes(reduction_axes, x_ndim):
+    """Reduction axes of ``normalize_batch_in_training`` as a sorted tuple:
+    Theano's names 'per-activation' (axis 0) and 'spatial' (0 and every axis
+    past the second) or an int / iterable of ints."""
+    if isinstance(reduction_axes, str):
+        if reduction_axes == 'per-activation':
+            return (0,)
+        if reduction_axes == 'spatial':
+            return (0,) + tuple(range(2, x_ndim))
+        raise ValueError("normalize_batch_in_training: reduction_axes must be 'per-activation', "
+                         "'spatial' or a list of ints, got %r" % (reduction_axes,))
+    try:
+        return _normalize_axes(reduction_axes, x_ndim)
+    except (TypeError, ValueError) as err:
+        raise ValueError('normalize_batch_in_training: bad reduction_axes %r (%s)'
+                         % (reduction_axes, err))
+
+
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """Batch statistics and normalisation.
 
     Args:
-        x: tensor; gamma, beta: None, 1-D (the size of the one kept axis) or
-            broadcastable to ``x``; reduction_axes: list of ints.
+        x: tensor.
+        gamma, beta: None, a tensor of the kept (not reduced) axes (e.g. 1-D
+            for one kept axis), or of ``x``'s rank with size 1 on the
+            reduced axes.
+        reduction_axes: list/tuple of ints (any axes, negative allowed), or
+            Theano's names ``'per-activation'`` (= ``[0]``) and ``'spatial'``
+            (= ``[0, 2, 3, ...]``), as Keras' Theano backend accepts.
+        epsilon: float added to the variance.
 
     Returns:
         ``(normed, mean, var)``: ``normed`` like ``x``; ``mean``/``var`` the
-        population statistics over ``reduction_axes`` without kept dims.
+        population statistics over the reduction axes, without kept dims.
+
+    Raises:
+        ValueError: for unknown reduction axes or gamma/beta of another rank.
 
     Example:
-        >>> normed, m, v = K.normalize_batch_in_training(x, None, None, [0])
+        >>> normed, m, v = K.normalize_batch_in_training(x, gamma, beta, [0, 1, 2])
     """
     x = _as_tensor(x)
-    axes = _normalize_axes(reduction_axes, x.ndim)
+    axes = _bn_axes(reduction_axes, x.ndim)
     m = T.mean(x, axis=axes, keepdims=True)
     v = T.mean(T.sqr(x - m), axis=axes, keepdims=True)
     kept = [i for i in range(x.ndim) if i not in axes]
-    normed = (x - m) / T.sqrt(v + epsilon)
+    normed = (x - m) / T.sqrt(v + _fconst(epsilon, v))
     if gamma is not None:
         g = _as_tensor(gamma)
         normed = normed * (_broadcast_param(g, x.ndim, kept[0]) if (g.ndim == 1 and len(kept) == 1)
@@ -2059,6 +2204,7 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 # Shapes
 # ---------------------------------------------------------------------------
 
+@_records_keras_shape
 def concatenate(tensors, axis=-1):
     """Concatenate tensors along ``axis`` (sparse 2-D tensors: axis 0 or 1).
 
@@ -2079,6 +2225,7 @@ def concatenate(tensors, axis=-1):
     return T.concatenate(tensors, axis=axis)
 
 
+@_records_keras_shape
 def reshape(x, shape):
     """Reshape ``x`` to ``shape`` (a tuple with at most one -1, or an int tensor).
 
@@ -2102,6 +2249,7 @@ def reshape(x, shape):
     return T.reshape(x, shape)
 
 
+@_records_keras_shape
 def permute_dimensions(x, pattern):
     """Permute the axes of ``x`` (``pattern`` a tuple of all axes).
 
@@ -2120,6 +2268,7 @@ def permute_dimensions(x, pattern):
     return x.dimshuffle(pattern)
 
 
+@_records_keras_shape
 def repeat_elements(x, rep, axis):
     """Repeat each element ``rep`` times along ``axis`` (``np.repeat``).
 
@@ -2136,6 +2285,7 @@ def repeat_elements(x, rep, axis):
     return _with_shape(out, s)
 
 
+@_records_keras_shape
 def repeat(x, n):
     """Repeat a 2-D tensor: ``(batch, dim) -> (batch, n, dim)``.
 
@@ -2163,9 +2313,10 @@ def arange(start, stop=None, step=1, dtype='int32'):
     """
     if stop is None:
         start, stop = 0, start
-    return T.cast(T.arange(start, stop, step), _normalize_dtype(dtype))
+    return T.cast(T.arange(start, stop, step), _normalize_dtype(dtype, 'arange'))
 
 
+@_records_keras_shape
 def tile(x, n):
     """Tile ``x`` ``n`` times per axis (numpy ``np.tile`` rules: ``n`` int or
     list; shorter ``n`` is padded with leading 1s, longer ``n`` adds leading axes).
@@ -2189,6 +2340,7 @@ def tile(x, n):
     return _with_shape(out, [None if d is None else d * r for d, r in zip(s, reps)])
 
 
+@_records_keras_shape
 def flatten(x):
     """Flatten ``x`` to 1-D.
 
@@ -2202,6 +2354,7 @@ def flatten(x):
     return _with_shape(out, (int(np.prod(s)) if _ball(d is not None for d in s) else None,))
 
 
+@_records_keras_shape
 def batch_flatten(x):
     """Flatten all but the first axis: ``(batch, prod(rest))``.
 
@@ -2221,6 +2374,7 @@ def batch_flatten(x):
     return _with_shape(out, (s[0], n))
 
 
+@_records_keras_shape
 def expand_dims(x, axis=-1):
     """Insert a length-1 axis at ``axis`` (negative counts from the new end).
 
@@ -2238,6 +2392,7 @@ def expand_dims(x, axis=-1):
     return x.dimshuffle(pattern)
 
 
+@_records_keras_shape
 def squeeze(x, axis):
     """Remove the length-1 axis ``axis``.
 
@@ -2280,6 +2435,7 @@ def _pad(x, pads, value=0.):
     return _with_shape(out, static)
 
 
+@_records_keras_shape
 def temporal_padding(x, padding=(1, 1)):
     """Zero-pad axis 1 of a 3-D tensor by ``padding`` (left, right).
 
@@ -2305,6 +2461,7 @@ def _spatial_padding(x, padding, n, data_format, name):
     return _pad(x, pads)
 
 
+@_records_keras_shape
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     """Zero-pad the two spatial axes of a 4-D tensor in ``data_format``.
 
@@ -2318,6 +2475,7 @@ def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     return _spatial_padding(x, padding, 2, data_format, 'spatial_2d_padding')
 
 
+@_records_keras_shape
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     """Zero-pad the three spatial axes of a 5-D tensor in ``data_format``.
 
@@ -2328,6 +2486,7 @@ def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     return _spatial_padding(x, padding, 3, data_format, 'spatial_3d_padding')
 
 
+@_records_keras_shape
 def stack(x, axis=0):
     """Stack a list of same-shape tensors on a new ``axis``.
 
@@ -2343,6 +2502,7 @@ def stack(x, axis=0):
     return T.stack(xs, axis=axis)
 
 
+@_records_keras_shape
 def one_hot(indices, num_classes):
     """One-hot encode integer ``indices``: adds the class axis last, dtype ``floatx()``.
 
@@ -2359,6 +2519,7 @@ def one_hot(indices, num_classes):
     return out
 
 
+@_records_keras_shape
 def reverse(x, axes):
     """Reverse ``x`` along ``axes`` (int or list of ints).
 
@@ -2374,6 +2535,7 @@ def reverse(x, axes):
     return x[tuple(idx)]
 
 
+@_records_keras_shape
 def slice(x, start, size):
     """Slice ``x``: ``size[i]`` elements from ``start[i]`` on each axis
     (``size`` -1 means to the end).
@@ -2404,6 +2566,7 @@ def slice(x, start, size):
     return _with_shape(x[tuple(idx)], static)
 
 
+@_records_keras_shape
 def pattern_broadcast(x, broadcastable):
     """Mark axes of ``x`` as broadcastable (length 1) following the bool
     pattern ``broadcastable`` (one entry per axis).
@@ -2433,23 +2596,37 @@ def _fconst(value, x):
 
 
 def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Rectified linear unit: ``x >= max_value -> max_value``;
-    ``threshold <= x < max_value -> x``; else ``alpha * (x - threshold)``.
+    """Rectified linear unit with Keras 2.3.1's rule.
+
+    The kept part is ``x * (x > threshold)`` (``max(x, 0)`` when
+    ``threshold`` is 0); with ``max_value`` it is clipped to
+    ``[0, max_value]``; with ``alpha`` the leak ``alpha * max(threshold - x, 0)``
+    is subtracted.
+
+    Args:
+        x: tensor; alpha: float slope below the threshold; max_value: float or
+            None (saturation); threshold: float.
+
+    Returns:
+        tensor of ``x``'s shape and dtype.
 
     Example:
         >>> K.eval(K.relu(K.variable([-1., 2., 8.]), max_value=6.))
         array([0., 2., 6.], dtype=float32)
     """
     x = _as_tensor(x)
-    if alpha == 0 and threshold == 0:
-        out = T.maximum(x, _fconst(0., x))
+    zero = _fconst(0., x)
+    if threshold != 0:
+        kept = x * T.cast(T.gt(x, _fconst(threshold, x)), x.dtype)
     else:
-        neg = (x - _fconst(threshold, x)) * _fconst(alpha, x) if alpha != 0 else T.zeros_like(x)
-        out = T.switch(T.ge(x, _fconst(threshold, x)), x, neg)
+        kept = T.maximum(x, zero)
     if max_value is not None:
-        mv = _fconst(max_value, x)
-        out = T.switch(T.ge(x, mv), T.ones_like(x) * mv, out)
-    return out
+        kept = T.minimum(T.maximum(kept, zero), _fconst(max_value, x))
+    if alpha != 0:
+        leak = T.maximum(_fconst(threshold, x) - x, zero) if threshold != 0 else \
+            T.maximum(-x, zero)
+        kept = kept - _fconst(alpha, x) * leak
+    return kept
 
 
 def elu(x, alpha=1.):
@@ -2773,6 +2950,7 @@ def _conv(x, kernel, n, strides, padding, data_format, dilation_rate, name):
     return _from_cl(_conv_core(x_cl, kernel, strides, dilation, pads), data_format)
 
 
+@_records_keras_shape
 def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
     """1-D convolution (im2col: strided slices + ``tensordot``).
 
@@ -2794,6 +2972,7 @@ def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rat
     return _conv(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
 
 
+@_records_keras_shape
 def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
     """2-D convolution (im2col: strided slices + ``tensordot``).
@@ -2812,6 +2991,7 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
     return _conv(x, kernel, 2, strides, padding, data_format, dilation_rate, 'conv2d')
 
 
+@_records_keras_shape
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
     """3-D convolution (im2col: strided slices + ``tensordot``).
@@ -3007,6 +3187,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     return _from_cl(out, data_format)
 
 
+@_records_keras_shape
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
     """2-D max or average pooling (strided slices; 'same' pads max pooling with
     -inf, and average pooling divides by the count of real cells).
@@ -3022,6 +3203,7 @@ def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
 
 
+@_records_keras_shape
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
     """3-D max or average pooling (same rules as ``pool2d``).
@@ -3033,6 +3215,7 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
 
 
+@_records_keras_shape
 def bias_add(x, bias, data_format=None):
     """Add ``bias`` to ``x``: 1-D of the channel size, or of rank ``ndim(x) - 1``
     (then in channels_last layout ``(*spatial, C)``, as Keras).
@@ -3184,6 +3367,7 @@ def _bilinear_axis(x, factor, axis):
     return _with_shape(out, new)
 
 
+@_records_keras_shape
 def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
     """Upsample the spatial axes of a 4-D tensor by integer factors.
 
@@ -3237,6 +3421,53 @@ def _expand_mask(mask_t, ndim):
     """(batch,) bool/number -> broadcastable to a (batch, ...) tensor of rank ``ndim``."""
     m = T.neq(mask_t, 0)
     return m.dimshuffle([0] + ['x'] * (ndim - 1))
+
+
+def _stand_in(x, static_shape):
+    """A fresh symbolic input of ``x``'s type (static shape ``static_shape``)."""
+    v = x.type()
+    v._keras_shape = tuple(static_shape)
+    return v
+
+
+def _clone(outputs, replace):
+    """Copy the graph of ``outputs`` with the variables of ``replace`` swapped."""
+    if ENGINE == 'theano':
+        return th.clone(list(outputs), replace=replace, strict=False)
+    return _clone_replace(list(outputs), replace=replace, rebuild_strict=False)
+
+
+def _outer_parts(outputs, inner):
+    """The largest computed tensors in the graph of ``outputs`` that do not
+    depend on the variables ``inner`` but feed ones that do (what a loop body
+    may compute once, before the loop)."""
+    inner_ids = set(id(v) for v in inner)
+    dep = {}
+    found = []
+    found_ids = set()
+    stack = [(o, False) for o in outputs if _is_engine_var(o)]
+    while stack:
+        v, expanded = stack.pop()
+        if id(v) in dep:
+            continue
+        if id(v) in inner_ids or v.owner is None:
+            dep[id(v)] = id(v) in inner_ids
+            continue
+        if not expanded:
+            stack.append((v, True))
+            stack.extend((i, False) for i in v.owner.inputs if id(i) not in dep)
+            continue
+        d = _bany(dep[id(i)] for i in v.owner.inputs)
+        for o in v.owner.outputs:
+            dep[id(o)] = d
+        if not d:
+            continue
+        for i in v.owner.inputs:
+            if not dep[id(i)] and i.owner is not None and id(i) not in found_ids \
+                    and isinstance(i.type, T.TensorType):
+                found.append(i)
+                found_ids.add(id(i))
+    return found
 
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
@@ -3308,28 +3539,51 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         if mask is not None:
             mask_seq = mask_seq[::-1]
 
+    # Build the step once on stand-in inputs, then move every part of it that
+    # does not depend on the step's inputs (dropout masks drawn before the
+    # loop, weight slices, ...) out of the loop as explicit non-sequences: the
+    # engine's scan would otherwise rebuild those graphs inside the loop,
+    # random generators included, and cannot differentiate through them.
+    x_in = _stand_in(seq[0], tuple(int_shape(seq))[1:])
+    s_in = [_stand_in(s, int_shape(s)) for s in initial_states]
+    rng_before = set(_RNG_NEXT)
+    out, new_states = step_function(x_in, s_in + constants)
+    new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]
+    uses_lp = _bany(getattr(v, '_uses_learning_phase', False) for v in [out] + new_states)
+    inner = [x_in] + s_in
+    inner_ids = set(id(v) for v in inner)
+    for rng in set(_RNG_NEXT) - rng_before:
+        # a draw made inside the step: its generator is not advanced per call
+        if _bany(id(a) in inner_ids for a in _ancestors([_RNG_NEXT[rng]])):
+            del _RNG_NEXT[rng]
+    hoisted = _outer_parts([out] + new_states, inner)
+    n_h = len(hoisted)
+
+    def _rebuild(x_t, states, hoisted_in):
+        replace = dict(zip(inner, [x_t] + list(states)))
+        replace.update(zip(hoisted, hoisted_in))
+        return _clone([out] + new_states, replace)
+
     if mask is None:
         def _step(x_t, *args):
-            states = list(args[:n_states])
-            out, new_states = step_function(x_t, states + list(args[n_states:]))
-            return [out] + [T.cast(ns, s.dtype) for s, ns in zip(states, list(new_states))]
+            states = args[:n_states]
+            return _rebuild(x_t, states, args[n_states:n_states + n_h])
 
         results = _scan(_step, sequences=[seq], outputs_info=[None] + initial_states,
-                        non_sequences=constants)
+                        non_sequences=hoisted)
     else:
-        out0, _ = step_function(seq[0], initial_states + constants)
-        init_out = T.zeros_like(out0)
+        init_out = T.zeros_like(_clone([out], dict(zip(inner, [seq[0]] + initial_states)))[0])
 
         def _step(x_t, m_t, prev_out, *args):
             states = list(args[:n_states])
-            out, new_states = step_function(x_t, states + list(args[n_states:]))
-            out = T.switch(_expand_mask(m_t, out.ndim), out, prev_out)
-            kept = [T.cast(T.switch(_expand_mask(m_t, s.ndim), ns, s), s.dtype)
-                    for s, ns in zip(states, list(new_states))]
-            return [out] + kept
+            res = _rebuild(x_t, states, args[n_states:n_states + n_h])
+            out_t = T.switch(_expand_mask(m_t, res[0].ndim), res[0], prev_out)
+            kept = [T.cast(T.switch(_expand_mask(m_t, st.ndim), ns, st), st.dtype)
+                    for st, ns in zip(states, res[1:])]
+            return [out_t] + kept
 
         results = _scan(_step, sequences=[seq, mask_seq],
-                        outputs_info=[init_out] + initial_states, non_sequences=constants)
+                        outputs_info=[init_out] + initial_states, non_sequences=hoisted)
     if not isinstance(results, (list, tuple)):
         results = [results]
     outputs = results[0]
@@ -3342,6 +3596,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         out_s[0] = int_shape(inputs)[0]
     outputs = _with_shape(outputs, out_s)
     last = _with_shape(last, [out_s[0]] + out_s[2:])
+    for v in [last, outputs] + states:
+        v._uses_learning_phase = uses_lp
     return last, outputs, states
 
 
@@ -3431,7 +3687,7 @@ def map_fn(fn, elems, name=None, dtype=None):
     elems = _as_tensor(elems)
     out = _scan(fn, sequences=[elems])
     if dtype is not None:
-        out = T.cast(out, _normalize_dtype(dtype))
+        out = T.cast(out, _normalize_dtype(dtype, 'map_fn'))
     s = list(int_shape(out))
     s[0] = int_shape(elems)[0]
     return _with_shape(out, s)
@@ -3494,7 +3750,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         >>> K.eval(K.random_normal((2, 3), seed=1)).shape
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_normal')
     return _random_draw('normal', _next_seed(seed), _size(shape), dtype,
                         loc=np.asarray(mean, dtype), scale=np.asarray(stddev, dtype))
 
@@ -3506,7 +3762,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         >>> K.eval(K.random_uniform((2, 3), seed=1)).shape
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_uniform')
     return _random_draw('uniform', _next_seed(seed), _size(shape), dtype,
                         low=np.asarray(minval, dtype), high=np.asarray(maxval, dtype))
 
@@ -3517,7 +3773,7 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
     Example:
         >>> K.eval(K.random_binomial((2, 3), p=0.5, seed=1))
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'random_binomial')
     u = random_uniform(shape, 0., 1., dtype='float32', seed=seed)
     return T.cast(T.lt(u, np.float32(p)), dtype)
 
@@ -3530,7 +3786,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         >>> K.eval(K.truncated_normal((2, 3), seed=1)).shape
         (2, 3)
     """
-    dtype = _normalize_dtype(dtype)
+    dtype = _normalize_dtype(dtype, 'truncated_normal')
     lo = 0.5 * (1. + _math_erf(-2. / np.sqrt(2.)))
     hi = 1. - lo
     u = random_uniform(shape, lo, hi, dtype='float64', seed=seed)
