@@ -442,7 +442,9 @@ def learning_phase():
     if fixed is not None:
         return fixed
     if _State.learning_phase_tensor is None:
-        with _graph().as_default():
+        g = _graph()
+        # Top-level name whatever name scope asks for it first.
+        with g.as_default(), g.name_scope(None), tf.control_dependencies(None):
             _State.learning_phase_tensor = tf.compat.v1.placeholder_with_default(
                 False, shape=(), name='keras_learning_phase')
     return _State.learning_phase_tensor
@@ -3450,8 +3452,9 @@ def _explicit_pad(x, kernel_sizes, strides, dilations, padding):
     for i, (k, s, d) in enumerate(zip(kernel_sizes, strides, dilations)):
         length = static[i + 1]
         if padding == 'same' and length is None:
-            raise ValueError('padding: \'same\' with strides > 1 and dilation_rate > 1 needs '
-                             'static spatial sizes, got shape %s' % (tuple(static),))
+            raise ValueError('padding: \'same\' with strides > 1 and dilation_rate > 1 (or '
+                             'unequal depthwise strides) needs static spatial sizes, got '
+                             'shape %s' % (tuple(static),))
         pads.append(list(_padding_amounts(length, k, s, d, padding)))
     pads.append([0, 0])
     if py_all(p == [0, 0] for p in pads):
@@ -3459,17 +3462,20 @@ def _explicit_pad(x, kernel_sizes, strides, dilations, padding):
     return tf.pad(x, pads)
 
 
-def _conv_core(x, conv, kernel_sizes, strides, dilations, padding):
+def _conv_core(x, conv, kernel_sizes, strides, dilations, padding, equal_strides=False):
     """Run ``conv(x, strides, padding, dilations)`` on a channels_last ``x``.
 
-    'causal' becomes left padding; strides and dilations both above 1 are
-    computed as an explicitly padded stride-1 dilated conv subsampled by
-    the strides (same result as TensorFlow's definition).
+    'causal' becomes left padding; strides and dilations both above 1 (or,
+    with ``equal_strides``, strides that differ between axes: TensorFlow's
+    CPU depthwise kernel refuses them) are computed as an explicitly padded
+    stride-1 conv subsampled by the strides (same result as TensorFlow's
+    definition).
     """
     if padding == 'causal':
         x = _explicit_pad(x, kernel_sizes, strides, dilations, 'causal')
         padding = 'valid'
-    if py_any(s > 1 for s in strides) and py_any(d > 1 for d in dilations):
+    if (py_any(s > 1 for s in strides) and py_any(d > 1 for d in dilations)) or (
+            equal_strides and len(set(strides)) > 1):
         x = _explicit_pad(x, kernel_sizes, strides, dilations, padding)
         out = conv(x, (1,) * len(strides), 'VALID', dilations)
         slices = [py_slice(None)] + [py_slice(None, None, s) for s in strides] + \
@@ -3584,7 +3590,7 @@ def _depthwise_cl(x, depthwise_kernel, strides, padding, dilation_rate):
     def conv(inp, s, p, d):
         return tf.nn.depthwise_conv2d(inp, depthwise_kernel, strides=[1, s[0], s[1], 1],
                                       padding=p, dilations=list(d))
-    return _conv_core(x, conv, ksizes, strides, dilation_rate, padding)
+    return _conv_core(x, conv, ksizes, strides, dilation_rate, padding, equal_strides=True)
 
 
 @_graph_aware
@@ -3726,6 +3732,27 @@ def _transpose_output_shape(x_cl, output_shape, data_format, rank):
     return _shape_arg(dyn), static
 
 
+def _dilate_kernel(kernel, dilations):
+    """``kernel`` (spatial axes first) with ``d - 1`` zeros inserted between the
+    taps of each spatial axis dilated by ``d``: a dilation-1 equivalent."""
+    n = kernel.shape.rank
+    for i, d in enumerate(dilations):
+        if d == 1:
+            continue
+        shape = kernel.shape.as_list()
+        k = shape[i]
+        grown = tf.expand_dims(kernel, i + 1)
+        pads = [[0, 0]] * (n + 1)
+        pads[i + 1] = [0, d - 1]
+        grown = tf.pad(grown, pads)
+        shape[i] = k * d
+        grown = tf.reshape(grown, shape)
+        index = [py_slice(None)] * n
+        index[i] = py_slice(0, (k - 1) * d + 1)
+        kernel = grown[tuple(index)]
+    return kernel
+
+
 def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dilation_rate,
                     rank):
     data_format = normalize_data_format(data_format)
@@ -3756,14 +3783,15 @@ def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dila
                                  % (static[i + 1], i, in_static[i + 1], ks[i], strides[i],
                                     padding))
     full_strides = [1] + list(strides) + [1]
+    # TensorFlow's CPU kernels refuse dilated transposed convs: the same
+    # result comes from the kernel with zeros inserted between its taps.
+    kernel = _dilate_kernel(kernel, dilation_rate)
     if rank == 2:
         out = tf.nn.conv2d_transpose(x, kernel, out_shape, full_strides,
-                                     padding=padding.upper(),
-                                     dilations=[1] + list(dilation_rate) + [1])
+                                     padding=padding.upper())
     else:
         out = tf.nn.conv3d_transpose(x, kernel, out_shape, full_strides,
-                                     padding=padding.upper(),
-                                     dilations=[1] + list(dilation_rate) + [1])
+                                     padding=padding.upper())
     if static is not None:
         out = _set_shape(out, static)
     return _from_cl(out, data_format, rank)
