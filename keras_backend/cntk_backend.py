@@ -449,8 +449,12 @@ class _NumpyOp(_UserFunction):
         # forward(args, outputs, device, retain) for several.
         values = list(arguments) if isinstance(arguments, (list, tuple)) else [arguments]
         values = [np.asarray(v) for v in values]
-        results = [np.ascontiguousarray(np.asarray(r, dtype=self._dtype))
-                   for r in self._fn(*values)]
+        try:
+            results = [np.ascontiguousarray(np.asarray(r, dtype=self._dtype))
+                       for r in self._fn(*values)]
+        except Exception as e:
+            _PENDING_ERRORS.append(e)   # CNTK reports only "SWIG director method error"
+            raise
         if len(self._out_shapes) == 1:
             return values, results[0]
         for var, res in zip(self.outputs, results):
@@ -481,6 +485,25 @@ class _NumpyOp(_UserFunction):
     def clone(self, cloned_inputs):
         return _NumpyOp(cloned_inputs, self._fn, self._out_shapes, self._dtype,
                         self._grad_fn, self.name, aliased=True)
+
+
+#: exceptions raised by numpy ops during the engine call now running
+_PENDING_ERRORS = []
+
+
+@contextlib.contextmanager
+def _numpy_op_errors():
+    """Re-raise the exception of a numpy op that failed inside a CNTK call
+    (CNTK turns it into ``RuntimeError: SWIG director method error``)."""
+    del _PENDING_ERRORS[:]
+    try:
+        yield
+    except RuntimeError:
+        if _PENDING_ERRORS:
+            err = _PENDING_ERRORS[0]
+            del _PENDING_ERRORS[:]
+            raise err
+        raise
 
 
 def _numpy_op(inputs, fn, out_shapes, dtype=None, grad_fn=None, name='numpy_op'):
@@ -666,7 +689,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         dtype: Keras dtype. ``'float16'`` is held as float16; integer dtypes
             are held as ``floatx()`` and bool as 0/1 in ``floatx()`` (CNTK has
             float tensors only), ``K.dtype`` reporting ``'bool'`` for it.
-        name: optional name. constraint: stored as ``.constraint``.
+        name: optional name (prefixed by the open ``name_scope``s). constraint: stored as ``.constraint``.
 
     Returns:
         a CNTK Parameter; ``is_variable`` is True for it. It carries
@@ -690,7 +713,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         value = value.astype(bool)
     value = value.astype(held)
     p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
-                    name=name if name else '')
+                    name=_scoped_name(name, 'variable'))
     try:
         p.constraint = constraint
         if reported is not None:
@@ -748,7 +771,7 @@ def constant(value, dtype=None, shape=None, name=None):
             value = np.full(shape, value.reshape(()), dtype=dt)
         else:
             value = value.reshape(shape)
-    c = C.constant(value, dtype=dt, name=name if name else '')
+    c = C.constant(value, dtype=dt, name=_scoped_name(name, 'constant'))
     if reported is not None:
         c._keras_dtype = reported
     return _mark(c, uses_learning_phase=False)
@@ -1083,7 +1106,8 @@ def _evaluate(tensors, feed=None):
         for a in args:
             if a.uid == lp.uid and not builtins.any(k.uid == lp.uid for k in feed):
                 feed[a] = np.asarray(0., np.float32)
-        res = f.eval(feed, as_numpy=True) if args else f.eval(as_numpy=True)
+        with _numpy_op_errors():
+            res = f.eval(feed, as_numpy=True) if args else f.eval(as_numpy=True)
         if not isinstance(res, dict):
             res = {f.outputs[0]: res}
         for o in f.outputs:
@@ -1456,7 +1480,9 @@ def update(x, new_x):
         the ``C.assign`` Function.
 
     Raises:
-        ValueError: when ``x`` is not a variable.
+        ValueError: when ``x`` is not a variable, or ``new_x``'s shape neither
+        broadcasts to ``x``'s nor holds its number of elements (a ``(1,)``
+        value is assigned to a scalar variable).
 
     Example:
         >>> v = K.variable([1.]); K.function([], [], updates=[K.update(v, [3.])])([])
@@ -1468,6 +1494,17 @@ def update(x, new_x):
     new_x = _tensor(new_x, dtype=dtype(x))
     if _var(new_x).dtype != _var(x).dtype:
         new_x = C.cast(new_x, _var(x).dtype)
+    xs, ns = _shape_of(x), _shape_of(new_x)
+    if ns != xs:
+        if None not in ns and int(np.prod(ns)) == int(np.prod(xs)) and \
+                (int(np.prod(ns)) == 1 or [d for d in ns if d != 1] == [d for d in xs if d != 1]):
+            new_x = C.reshape(new_x, xs)      # e.g. a (1,) value for a scalar variable
+        elif len(ns) <= len(xs) and builtins.all(
+                n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
+            new_x = new_x + C.constant(0., shape=xs, dtype=_var(x).dtype)
+        else:
+            raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
+                             'shape %s' % (ns, xs))
     a = C.assign(x, new_x)
     a._keras_target = x
     return a
@@ -1744,11 +1781,13 @@ class Function(object):
             for pos, arg, dt in self._feed_plan:
                 value = inputs[pos]
                 feed[arg] = value if dt is None else np.asarray(value, dtype=dt)
-            if self._train is not None:
-                res = self._train_step(feed)
-            else:
-                res = self._graph.eval(feed, as_numpy=True) if feed else \
-                    self._graph.eval(as_numpy=True)
+            with _numpy_op_errors():
+                if self._train is not None:
+                    res = self._train_step(feed)
+                else:
+                    res = self._graph.eval(feed, as_numpy=True) if feed else \
+                        self._graph.eval(as_numpy=True)
+            if self._train is None:
                 if not isinstance(res, dict):
                     res = {self._heads[0]: res}
             heads = self._heads
@@ -4013,7 +4052,15 @@ def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
 
 
 def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
-    """Channels-first convolution; ``w_cntk`` is (out, in/groups, k...)."""
+    """Channels-first convolution; ``w_cntk`` is (out, in/groups, k...).
+
+    Raises:
+        ValueError: when the kernel's input channels do not match ``x_cf``'s.
+    """
+    cin, w_in = _shape_of(x_cf)[1], _shape_of(w_cntk)[1] * groups
+    if cin is not None and cin != w_in:
+        raise ValueError('%s: the kernel expects %d input channels but x has %d'
+                         % (name, w_in, cin))
     kernel = _shape_of(w_cntk)[2:]
     pads = _spatial_pads(x_cf, kernel, strides, dilation, padding, name)
     if builtins.any(d != 1 for d in dilation):
@@ -4123,6 +4170,14 @@ def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
 
 
 def _depthwise_cf(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
+    ks = _shape_of(depthwise_kernel)
+    if len(ks) != nsp + 2:
+        raise ValueError('%s: depthwise_kernel must be %d-D (kernel..., in, multiplier), got '
+                         'shape %s' % (name, nsp + 2, ks))
+    cin = _shape_of(x_cf)[1]
+    if cin is not None and cin != ks[nsp]:
+        raise ValueError('%s: depthwise_kernel %s expects %d input channels but x has %d'
+                         % (name, ks, ks[nsp], cin))
     if nsp == 1:
         # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
         pads = _spatial_pads(x_cf, _shape_of(depthwise_kernel)[:1], strides, dilation,
@@ -4180,6 +4235,12 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
     _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = _normalize_tuple(strides, nsp, 'strides')
     dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    _check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
+    dks, pks = _shape_of(dk), _shape_of(pk)
+    if len(dks) == nsp + 2 and pks[nsp] != dks[nsp] * dks[nsp + 1]:
+        raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
+                         'step gives %d (depthwise_kernel %s)'
+                         % (name, pks, pks[nsp], dks[nsp] * dks[nsp + 1], dks))
     y = _depthwise_cf(_to_cf(x, fmt), dk, nsp, strides, dilation, padding, name)
     y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
     return _from_cf(y, fmt)
@@ -5131,22 +5192,45 @@ def print_tensor(x, message=''):
 
 @contextlib.contextmanager
 def name_scope(name):
-    """Context manager for API compatibility (CNTK has no name scopes).
+    """Context manager: variables and constants made inside are named under ``name``.
+
+    CNTK has no name scopes; as in Keras 2.3.1's CNTK backend, the open
+    scopes (joined with ``_``) prefix the names given to ``variable`` and
+    ``constant`` (``'<scopes>/<name>'``), so that the weights of nested Keras
+    layers (a ``Bidirectional``'s two RNNs) get distinct names.
 
     Args:
         name: str.
 
     Returns:
-        a context manager that does nothing on CNTK.
+        a context manager yielding ``name``.
 
     Raises:
-        nothing.
+        ValueError: when ``name`` is not a string.
 
     Example:
         >>> with K.name_scope('block1'):
-        ...     y = K.variable(1.) * 2
+        ...     v = K.variable(1., name='kernel')
+        >>> v.name
+        'block1/kernel'
     """
-    yield name
+    if not isinstance(name, str):
+        raise ValueError('name_scope: name must be a string, got %r' % (name,))
+    _NAME_SCOPES.append(name)
+    try:
+        yield name
+    finally:
+        _NAME_SCOPES.pop()
+
+
+_NAME_SCOPES = []
+
+
+def _scoped_name(name, default):
+    """``name`` under the open name scopes ('' outside scopes when no name is given)."""
+    if not _NAME_SCOPES:
+        return name or ''
+    return '_'.join(_NAME_SCOPES) + '/' + (name or default)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,91 @@
+"""CNTK-only behaviours of the adapter that Keras 2.3.1's engine relies on.
+
+CNTK has no control edges, no zero-element values and no name scopes; these
+tests pin down what the adapter does instead (see the docstrings of
+``identity``/``control_dependencies``, ``Function``, ``arange`` and
+``name_scope`` in keras_backend/cntk_backend.py).
+"""
+import numpy as np
+import pytest
+
+from conftest import load_adapter, requested_backends
+
+if 'cntk' not in requested_backends():
+    pytest.skip('CNTK is not among KERAS_BACKEND_TESTS', allow_module_level=True)
+
+K, _REASON = load_adapter('cntk')
+if K is None:
+    pytest.skip('cntk backend not importable here: %s' % _REASON, allow_module_level=True)
+
+
+def test_engine_attributes():
+    import cntk
+    assert K.ENGINE == 'cntk'
+    assert K.ENGINE_VERSION == cntk.__version__
+
+
+def test_identity_under_control_dependencies_reads_the_update():
+    # Keras' stateful metrics: result = identity(total / count) after update_add
+    total, count = K.variable(0.), K.variable(0.)
+    x = K.placeholder(shape=(None,))
+    ups = [K.update_add(total, K.sum(x)), K.update_add(count, K.cast(K.size(x), 'float32'))]
+    with K.control_dependencies(ups):
+        mean = K.identity(total / count)
+    plain = total / count + 0.
+    f = K.function([x], [mean, plain], updates=ups)
+    got_mean, _ = f([np.array([1., 2., 3.], 'float32')])
+    assert got_mean == pytest.approx(2.)
+    got_mean, got_plain = f([np.array([7.], 'float32')])
+    assert got_mean == pytest.approx(13. / 4.)       # after this batch's update
+    assert got_plain == pytest.approx(2.)            # outputs otherwise read old values
+    assert K.get_value(total) == pytest.approx(13.)
+    assert K.get_value(count) == pytest.approx(4.)
+
+
+def test_training_step_with_input_reading_updates():
+    # a gradient step (learner path) plus updates that read inputs (batch
+    # statistics, metric totals) in one function: every update applied once
+    x = K.placeholder(shape=(None, 2))
+    w = K.variable(np.array([[1.], [2.]], 'float32'))
+    seen = K.variable(0.)
+    running = K.variable(np.zeros(2, 'float32'))
+    loss = K.mean(K.square(K.dot(x, w)))
+    g = K.gradients(loss, [w])[0]
+    ups = [K.update(w, w - 0.1 * g), K.update_add(seen, K.cast(K.shape(x)[0], 'float32')),
+           K.moving_average_update(running, K.mean(x, axis=0), 0.5)]
+    f = K.function([x], [loss], updates=ups)
+    xv = np.array([[1., 0.], [0., 1.]], 'float32')
+    out = f([xv])[0]
+    assert out == pytest.approx(np.mean((xv @ np.array([[1.], [2.]])) ** 2))
+    grad = 2 * xv.T @ (xv @ np.array([[1.], [2.]])) / 2
+    np.testing.assert_allclose(K.get_value(w), np.array([[1.], [2.]]) - 0.1 * grad, atol=1e-6)
+    assert K.get_value(seen) == pytest.approx(2.)
+    np.testing.assert_allclose(K.get_value(running), [0.25, 0.25], atol=1e-6)
+
+
+def test_name_scope_prefixes_variable_names():
+    with K.name_scope('outer'):
+        with K.name_scope('inner'):
+            v = K.variable(1., name='kernel')
+        c = K.constant(1.)
+    assert v.name == 'outer_inner/kernel'
+    assert c.name == 'outer/constant'
+    assert K.variable(1., name='free').name == 'free'
+
+
+def test_empty_runtime_range_read_by_an_op_raises():
+    n = K.placeholder(shape=())
+    f = K.function([n], [K.sum(K.arange(n)) + 1.])
+    assert float(f([np.array(3., 'float32')])[0]) == pytest.approx(4.)
+    with pytest.raises(Exception, match='empty'):
+        f([np.array(-1., 'float32')])
+
+
+@pytest.mark.parametrize('name', ['depthwise_conv2d', 'separable_conv2d', 'conv2d'])
+def test_conv_kernel_channel_mismatch_is_value_error(name):
+    x = K.placeholder(shape=(None, 8, 8, 3))
+    dk = K.variable(np.ones((3, 3, 4, 2), 'float32'))
+    args = {'depthwise_conv2d': (dk,), 'conv2d': (dk,),
+            'separable_conv2d': (dk, K.variable(np.ones((1, 1, 8, 5), 'float32')))}[name]
+    with pytest.raises(ValueError, match=name):
+        getattr(K, name)(x, *args)
