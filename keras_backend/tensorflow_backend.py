@@ -3365,10 +3365,12 @@ def dropout(x, level, noise_shape=None, seed=None):
         noise_shape: optional shape broadcastable to ``x`` for the mask.
         seed: optional int. Eager calls with a seed are reproducible from
             process start; inside a compiled function every call draws a new
-            mask (the op's seeded sequence).
+            mask (the op's seeded sequence). None draws the seed from
+            numpy's global generator (as Keras 2.3.1).
 
     Raises:
-        ValueError: when ``level`` is outside ``[0, 1)``.
+        ValueError: when ``level`` is outside ``[0, 1)`` or ``seed`` is not
+            an int.
 
     Example:
         >>> y = K.dropout(K.ones((2, 4)), 0.5, seed=1)
@@ -3383,11 +3385,11 @@ def dropout(x, level, noise_shape=None, seed=None):
         dims = _dyn_dims(x)
         noise_shape = _shape_arg([dims[i] if d is None else d
                                   for i, d in enumerate(noise_shape)])
-    if seed is not None and tf.executing_eagerly():
+    seed = _check_seed(seed, 'dropout: seed')
+    if tf.executing_eagerly():
         return tf.nn.experimental.stateless_dropout(
             x, rate=level, seed=_stateless_seed(seed), noise_shape=noise_shape)
-    return tf.nn.dropout(x, rate=level, noise_shape=noise_shape,
-                         seed=None if seed is None else int(seed))
+    return tf.nn.dropout(x, rate=level, noise_shape=noise_shape, seed=seed)
 
 
 @_graph_aware
@@ -3954,9 +3956,15 @@ def _random_shape(shape):
     return _int_tuple(shape, 'shape')
 
 
-def _check_seed(seed):
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise ValueError('seed: expected an int or None, got %r' % (seed,))
+def _check_seed(seed, name='seed'):
+    """The op seed to use: ``seed``, or (None) one drawn from numpy's global
+    generator, as Keras 2.3.1 does, so ``np.random.seed`` makes seedless
+    random ops (initialisers, dropout) reproducible."""
+    if seed is None:
+        return int(np.random.randint(10e6))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError('%s: expected an int or None, got %r' % (name, seed))
+    return int(seed)
 
 
 @_graph_aware
@@ -3969,16 +3977,18 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         dtype: ``floatx()`` when None.
         seed: optional int. Eagerly, the same seed gives the same values
             (reproducible from process start); in a compiled function each
-            call draws the next values of the op's seeded sequence.
+            call draws the next values of the op's seeded sequence. None
+            draws the seed from numpy's global generator (as Keras 2.3.1),
+            so ``np.random.seed`` makes the values reproducible.
 
     Example:
         >>> K.int_shape(K.random_normal((2, 3), seed=1))
         (2, 3)
     """
     dtype = _normalize_dtype(dtype, 'random_normal: dtype')
-    _check_seed(seed)
+    seed = _check_seed(seed)
     shape = _random_shape(shape)
-    if seed is not None and tf.executing_eagerly():
+    if tf.executing_eagerly():
         return tf.random.stateless_normal(shape, _stateless_seed(seed), mean, stddev, dtype)
     return tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed)
 
@@ -3993,9 +4003,9 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         (2, 3)
     """
     dtype = _normalize_dtype(dtype, 'random_uniform: dtype')
-    _check_seed(seed)
+    seed = _check_seed(seed)
     shape = _random_shape(shape)
-    if seed is not None and tf.executing_eagerly():
+    if tf.executing_eagerly():
         return tf.random.stateless_uniform(shape, _stateless_seed(seed), minval, maxval, dtype)
     return tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
 
@@ -4022,9 +4032,9 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         (2, 3)
     """
     dtype = _normalize_dtype(dtype, 'truncated_normal: dtype')
-    _check_seed(seed)
+    seed = _check_seed(seed)
     shape = _random_shape(shape)
-    if seed is not None and tf.executing_eagerly():
+    if tf.executing_eagerly():
         return tf.random.stateless_truncated_normal(shape, _stateless_seed(seed), mean, stddev,
                                                     dtype)
     return tf.random.truncated_normal(shape, mean, stddev, dtype=dtype, seed=seed)
