@@ -34,8 +34,9 @@ empty ``tf.compat.v1.wrap_function``.  ``clear_session()`` replaces it.
   operators with a variable operand build in the symbolic graph too, as in
   Keras 2's own TensorFlow graph: an optimiser's ``beta_1 * m`` or
   ``K.cast(iterations)`` is then read again at every call of the training
-  function instead of being frozen when it was built. ``K.eval`` still
-  gives their values.
+  function instead of being frozen when it was built, and ``update``,
+  ``update_add``, ... only run with the function listing them (never at
+  creation). ``K.eval`` still gives the values of such graph tensors.
 
 Example:
     >>> from keras_backend import backend as K
@@ -1268,7 +1269,11 @@ def _make_update(x, value, mode, name):
                                  % (name, tuple(value_t.shape.as_list()),
                                     tuple(x.shape.as_list())))
         up = _Update(x, value_t, mode)
-        if tf.executing_eagerly():
+        if _keras2_graph_mode():
+            # Keras 2 builds its updates (optimisers, metrics, batch norm) as
+            # graph ops that run only with the function listing them.
+            up.pending = True
+        elif tf.executing_eagerly():
             with tf.init_scope():
                 up.build()
         return up
@@ -1286,7 +1291,8 @@ def update(x, new_x):
 
     Returns:
         an update for ``function(updates=...)``; an eager ``new_x`` is also
-        applied at once.
+        applied at once (not under Keras 2, where updates are graph ops that
+        run only with a function, see the module docstring).
 
     Raises:
         ValueError: when ``x`` is not a variable or the shapes differ.
