@@ -63,6 +63,21 @@ def initial_weights(name, seed=1):
     raise ValueError('model: unknown name %r; expected one of %s' % (name, sorted(TARGETS)))
 
 
+def backend_weights(K, name, seed=1):
+    """``initial_weights`` as backend ``K`` expects them.
+
+    Theano convolves (its ``conv2d`` flips the kernel, as Keras' Theano
+    backend), TensorFlow and CNTK correlate; the CNN's kernel is converted
+    with ``keras_backend.utils.convert_kernel`` on Theano, so every backend
+    computes the same function from the same starting point.
+    """
+    weights = initial_weights(name, seed)
+    if name == 'cnn' and K.backend() == 'theano':
+        from keras_backend.utils import convert_kernel
+        weights[0] = convert_kernel(weights[0])
+    return weights
+
+
 def model_input(K, name, x):
     """Shape the (n, 8, 8) images as model ``name`` expects them."""
     if name == 'mlp':
@@ -107,7 +122,7 @@ def build(K, name, seed=1):
     ``train_step([x, y_onehot])`` runs one SGD step and returns ``[loss]``;
     ``predict([x])`` returns ``[probabilities]``.
     """
-    params = [K.variable(w) for w in initial_weights(name, seed)]
+    params = [K.variable(w) for w in backend_weights(K, name, seed)]
     shape = {'mlp': (None, 64), 'rnn': (None, 8, 8),
              'cnn': (None, 1, 8, 8) if K.image_data_format() == 'channels_first'
              else (None, 8, 8, 1)}[name]

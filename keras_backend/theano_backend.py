@@ -490,7 +490,6 @@ else:
     from pytensor.gradient import disconnected_grad as _disconnected_grad
     from pytensor.printing import Print as _Print
     import pytensor.tensor.random  # noqa: F401  (pt.random)
-    from pytensor.graph.replace import clone_replace as _clone_replace
     _FLAGS_ENV = 'PYTENSOR_FLAGS'
     _RC_FILES = ('~/.pytensorrc', '~/.pytensorrc.txt')
     _sigmoid = T.sigmoid
@@ -685,6 +684,7 @@ def clear_session():
     """
     common._reset_session_state()
     _EVAL_CACHE.clear()
+    del _CONTROL_SCOPES[:]
 
 
 _NAME_SCOPES = []
@@ -724,20 +724,113 @@ def _scoped_name(name, default):
     return '/'.join(_NAME_SCOPES) + '/' + (default if name is None else name)
 
 
+_CONTROL_SCOPES = []  # [first serial, end serial, {variable: value it is updated to}]
+
+
+def _serial_now():
+    """The engine's running count of created graph variables (advances it by one)."""
+    return next(_Variable.__count__)
+
+
+def _serial(v):
+    name = getattr(v, 'auto_name', '')
+    try:
+        return int(name[5:]) if name.startswith('auto_') else -1
+    except ValueError:
+        return -1
+
+
 @contextlib.contextmanager
 def control_dependencies(control_inputs):
-    """Context manager for ordering dependencies.  In a pure symbolic graph
-    outputs already run after what they depend on, so it only accepts the
-    inputs (None or a list of tensors/updates).
+    """Context manager: what is built inside reads the values that the updates
+    among ``control_inputs`` write, as TensorFlow's control edges order it.
+
+    A pure symbolic graph has no control edges. Here every op created inside
+    the block that reads a variable updated by one of ``control_inputs``
+    (``(variable, new_value)`` pairs from the ``update`` family) reads that
+    update's new value instead, once compiled into a ``function`` (the
+    update itself is still applied by that function's ``updates``). This is
+    how Keras' stateful metrics return their value after this batch's
+    update. Other entries of ``control_inputs`` (tensors) only order, and
+    outputs already run after what they depend on.
+
+    Args:
+        control_inputs: None, or a list of updates and tensors.
+
+    Raises:
+        ValueError: when ``control_inputs`` is neither None nor a list/tuple.
 
     Example:
-        >>> with K.control_dependencies([update_op]):
-        ...     y = K.identity(x)
+        >>> total = K.variable(0.); x = K.placeholder((None,))
+        >>> up = K.update_add(total, K.sum(x))
+        >>> with K.control_dependencies([up]):
+        ...     result = total * 1.
+        >>> K.function([x], [result], updates=[up])([np.ones(3)])
+        [array(3., dtype=float32)]
     """
     if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
         raise ValueError('control_dependencies: expected None or a list, got %r'
                          % (control_inputs,))
-    yield
+    writes = {}
+    for u in control_inputs or []:
+        if isinstance(u, tuple) and len(u) == 2 and isinstance(u[0], _SharedVariable):
+            writes[u[0]] = u[1]
+    scope = [_serial_now(), None, writes]
+    try:
+        yield
+    finally:
+        scope[1] = _serial_now()
+        if writes:
+            _CONTROL_SCOPES.append(scope)
+
+
+def _toposort(outputs, stop=()):
+    """Apply nodes of the graph of ``outputs``, inputs before users; the
+    graphs above the variables whose ids are in ``stop`` are left out."""
+    order, seen = [], set()
+    stack = [(o.owner, False) for o in outputs
+             if _is_engine_var(o) and o.owner is not None and id(o) not in stop]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((i.owner, False) for i in node.inputs
+                     if i.owner is not None and id(i.owner) not in seen and id(i) not in stop)
+    return order
+
+
+def _after_control_updates(outputs):
+    """Rebuild ``outputs`` so that ops created inside a ``control_dependencies``
+    block read the new values of the variables its updates write."""
+    if not _CONTROL_SCOPES:
+        return outputs
+    lo = _bmin(sc[0] for sc in _CONTROL_SCOPES)
+    mapping = {}
+    for node in _toposort(outputs):
+        new_ins = [mapping.get(i, i) for i in node.inputs]
+        serial = _serial(node.outputs[0])
+        if serial >= lo:
+            for sc in _CONTROL_SCOPES:
+                if sc[0] < serial < sc[1]:
+                    new_ins = [sc[2][i] if isinstance(i, _SharedVariable) and i in sc[2]
+                               else n for i, n in zip(node.inputs, new_ins)]
+        if _ball(n is i for n, i in zip(new_ins, node.inputs)):
+            continue
+        new_ins = [T.cast(n, i.dtype) if getattr(n, 'dtype', None) != i.dtype
+                   and isinstance(i.type, T.TensorType) else n
+                   for n, i in zip(new_ins, node.inputs)]
+        new_node = node.clone_with_new_inputs(new_ins, strict=False)
+        for old, new in zip(node.outputs, new_node.outputs):
+            for attr in ('_keras_shape', '_uses_learning_phase'):
+                if hasattr(old, attr):
+                    setattr(new, attr, getattr(old, attr))
+            mapping[old] = new
+    return [mapping.get(o, o) if _is_engine_var(o) else o for o in outputs]
 
 
 def symbolic(func):
@@ -1437,7 +1530,7 @@ class Function(object):
                                      'pair, got %r' % (u,))
                 pairs.append(update(u[0], u[1]))
         n_out = len(self.outputs)
-        fixed = _fix_broadcast(self.outputs + [p[1] for p in pairs])
+        fixed = _fix_broadcast(_after_control_updates(self.outputs + [p[1] for p in pairs]))
         outputs = fixed[:n_out]
         pairs = [(p[0], f) for p, f in zip(pairs, fixed[n_out:])]
         if not kwargs.get('no_default_updates'):
@@ -2938,6 +3031,18 @@ def _conv_args(x, kernel, n, strides, padding, data_format, dilation_rate, name,
     return x, kernel, data_format, padding, strides, dilation
 
 
+def _flip_kernel(kernel, n):
+    """``kernel`` reversed along its ``n`` leading (spatial) axes, in the graph.
+
+    Keras' Theano backend computes ``conv1d/2d/3d`` (and their transposes)
+    as true convolutions (Theano's ``filter_flip=True``): the spatial axes
+    of the kernel are flipped relative to TensorFlow's and CNTK's
+    cross-correlation.  ``keras_backend.utils.convert_kernel`` converts
+    kernels between the two conventions."""
+    idx = tuple([_bslice(None, None, -1)] * n + [_bslice(None)] * (kernel.ndim - n))
+    return _with_shape(kernel[idx], int_shape(kernel))
+
+
 def _conv(x, kernel, n, strides, padding, data_format, dilation_rate, name):
     x, kernel, data_format, padding, strides, dilation = _conv_args(
         x, kernel, n, strides, padding, data_format, dilation_rate, name, n == 1)
@@ -2947,12 +3052,18 @@ def _conv(x, kernel, n, strides, padding, data_format, dilation_rate, name):
         raise ValueError('%s: input has %d channels, kernel expects %d'
                          % (name, int_shape(x_cl)[-1], ks[-2]))
     pads = _pads_for(x_cl, ks[:n], strides, dilation, padding)
-    return _from_cl(_conv_core(x_cl, kernel, strides, dilation, pads), data_format)
+    return _from_cl(_conv_core(x_cl, _flip_kernel(kernel, n), strides, dilation, pads),
+                    data_format)
 
 
 @_records_keras_shape
 def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
     """1-D convolution (im2col: strided slices + ``tensordot``).
+
+    As in Keras' Theano backend this is a true convolution: the kernel's
+    spatial axes are flipped relative to the cross-correlation of the
+    TensorFlow and CNTK backends (``keras_backend.utils.convert_kernel``
+    converts a kernel between the two).
 
     Args:
         x: (batch, steps, in) channels_last or (batch, in, steps) channels_first.
@@ -2977,6 +3088,11 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
     """2-D convolution (im2col: strided slices + ``tensordot``).
 
+    As in Keras' Theano backend this is a true convolution: the kernel's
+    spatial axes are flipped relative to the cross-correlation of the
+    TensorFlow and CNTK backends (``keras_backend.utils.convert_kernel``
+    converts a kernel between the two).
+
     Args:
         x: 4-D in ``data_format``; kernel: (kh, kw, in, out);
         padding: 'valid' or 'same' (TensorFlow's rule).
@@ -2995,6 +3111,11 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
     """3-D convolution (im2col: strided slices + ``tensordot``).
+
+    As in Keras' Theano backend this is a true convolution: the kernel's
+    spatial axes are flipped relative to the cross-correlation of the
+    TensorFlow and CNTK backends (``keras_backend.utils.convert_kernel``
+    converts a kernel between the two).
 
     Args:
         x: 5-D in ``data_format``; kernel: (kd, kh, kw, in, out).
@@ -3020,7 +3141,8 @@ def _depthwise(x, kernel, n, strides, padding, data_format, dilation_rate, name)
 
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
-    """Depthwise 2-D convolution.
+    """Depthwise 2-D convolution (a cross-correlation, no kernel flip, as
+    Keras' Theano backend, which pre-flips its depthwise kernels).
 
     Args:
         depthwise_kernel: (kh, kw, in, multiplier).
@@ -3110,7 +3232,7 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     # The transposed convolution is the gradient (adjoint) of the forward
     # convolution taking an ``output_shape`` image to ``x``'s shape.
     z = T.zeros([batch] + list(out_cl[1:]), dtype=x.dtype)
-    forward = _conv_core(z, kernel, strides, dilation, pads)
+    forward = _conv_core(z, _flip_kernel(kernel, n), strides, dilation, pads)
     out = T.grad(T.sum(forward * x_cl), z)
     out = _with_shape(out, (in_s[0] if out_cl[0] is None else out_cl[0],) + out_cl[1:])
     return _from_cl(out, data_format)
@@ -3119,7 +3241,9 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
     """Transposed 2-D convolution, built as the gradient (adjoint) of ``conv2d``
-    w.r.t. its input.
+    w.r.t. its input (so, like ``conv2d`` here and in Keras' Theano backend,
+    with the kernel's spatial axes flipped relative to TensorFlow/CNTK; see
+    ``keras_backend.utils.convert_kernel``).
 
     Args:
         kernel: (kh, kw, out, in); output_shape: the full output shape in the
@@ -3139,7 +3263,8 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 
 def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
                      data_format=None):
-    """Transposed 3-D convolution (gradient of ``conv3d`` w.r.t. its input).
+    """Transposed 3-D convolution (gradient of ``conv3d`` w.r.t. its input;
+    kernel flipped relative to TensorFlow/CNTK, as ``conv3d``).
 
     Args:
         kernel: (kd, kh, kw, out, in); output_shape: full output shape in the
@@ -3431,10 +3556,22 @@ def _stand_in(x, static_shape):
 
 
 def _clone(outputs, replace):
-    """Copy the graph of ``outputs`` with the variables of ``replace`` swapped."""
-    if ENGINE == 'theano':
-        return th.clone(list(outputs), replace=replace, strict=False)
-    return _clone_replace(list(outputs), replace=replace, rebuild_strict=False)
+    """Copy the graph of ``outputs`` with the variables of ``replace`` swapped
+    for their values (used as they are: their own graphs are not copied)."""
+    rep = dict((id(k), v) for k, v in replace.items())
+    mapping = {}
+
+    def get(v):
+        return rep[id(v)] if id(v) in rep else mapping.get(id(v), v)
+
+    for node in _toposort(outputs, stop=rep):
+        new_ins = [get(i) for i in node.inputs]
+        if _ball(n is i for n, i in zip(new_ins, node.inputs)):
+            continue
+        new_node = node.clone_with_new_inputs(new_ins, strict=False)
+        for old, new in zip(node.outputs, new_node.outputs):
+            mapping[id(old)] = new
+    return [get(o) for o in outputs]
 
 
 def _outer_parts(outputs, inner):
@@ -3544,6 +3681,10 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # loop, weight slices, ...) out of the loop as explicit non-sequences: the
     # engine's scan would otherwise rebuild those graphs inside the loop,
     # random generators included, and cannot differentiate through them.
+    # A first call on the real first step (as Keras' TensorFlow backend does)
+    # lets a step that caches tensors on its first call (Keras' recurrent
+    # cells draw their dropout masks so) build them outside the loop.
+    out0, _ = step_function(seq[0], initial_states + constants)
     x_in = _stand_in(seq[0], tuple(int_shape(seq))[1:])
     s_in = [_stand_in(s, int_shape(s)) for s in initial_states]
     rng_before = set(_RNG_NEXT)
@@ -3572,7 +3713,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         results = _scan(_step, sequences=[seq], outputs_info=[None] + initial_states,
                         non_sequences=hoisted)
     else:
-        init_out = T.zeros_like(_clone([out], dict(zip(inner, [seq[0]] + initial_states)))[0])
+        init_out = T.zeros_like(out0)
 
         def _step(x_t, m_t, prev_out, *args):
             states = list(args[:n_states])

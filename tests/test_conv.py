@@ -1,9 +1,21 @@
-"""Convolutions, transposed convolutions, pooling and local convolutions."""
+"""Convolutions, transposed convolutions, pooling and local convolutions.
+
+The reference computes cross-correlations (TensorFlow's and CNTK's
+convention). The Theano backend, as Keras' own, computes ``conv1d/2d/3d`` and
+the transposed convolutions as true convolutions, so on it these tests feed
+the kernels through ``keras_backend.utils.convert_kernel`` (what Keras' tools
+did to move kernels between backends); depthwise, separable and local
+convolutions correlate on every backend.
+"""
 import numpy as np
 import pytest
 
 import reference as R
 from helpers import bind, randn, run_cases, select, spec, spec_names
+from keras_backend.utils import convert_kernel
+
+#: ops whose kernel (input 1) is flipped on a true-convolution backend
+FLIPPED_OPS = ('conv1d', 'conv2d', 'conv3d', 'conv2d_transpose', 'conv3d_transpose')
 
 CL, CF = 'channels_last', 'channels_first'
 
@@ -174,21 +186,43 @@ SPECS = [
 NAMES = spec_names(SPECS)
 
 
+def flips_kernels(K):
+    """True when ``K`` computes true convolutions (Keras' Theano convention)."""
+    return K.backend() == 'theano'
+
+
+def kernel_for(K, kernel):
+    """A correlation-convention numpy kernel as ``K``'s conv ops expect it."""
+    return convert_kernel(kernel) if flips_kernels(K) else kernel
+
+
+def for_backend(K, specs):
+    """``specs`` with the kernels of the flipped ops converted for ``K``."""
+    if not flips_kernels(K):
+        return specs
+    out = []
+    for name, fn, inputs, expected, kw in specs:
+        if name.split(':')[0] in FLIPPED_OPS:
+            inputs = [inputs[0], convert_kernel(inputs[1])] + list(inputs[2:])
+        out.append((name, fn, inputs, expected, kw))
+    return out
+
+
 @pytest.mark.parametrize('name', NAMES)
 def test_eager(K, name):
-    run_cases(K, bind(K, select(SPECS, name), symbolic=False))
+    run_cases(K, bind(K, for_backend(K, select(SPECS, name)), symbolic=False))
 
 
 @pytest.mark.parametrize('names', [tuple(NAMES[:6]), tuple(NAMES[6:])],
                          ids=['convs', 'transposed_pool_local'])
 def test_symbolic_grouped(K, names):
     specs = [s for n in names for s in select(SPECS, n)]
-    run_cases(K, bind(K, specs, eager=False))
+    run_cases(K, bind(K, for_backend(K, specs), eager=False))
 
 
 def test_conv_default_data_format_is_image_data_format(K):
     K.set_image_data_format(CF)
-    out = K.eval(K.conv2d(K.variable(cf(X2)), K.variable(K2)))
+    out = K.eval(K.conv2d(K.variable(cf(X2)), K.variable(kernel_for(K, K2))))
     np.testing.assert_allclose(out, R.conv2d(cf(X2), K2, data_format=CF), atol=1e-5, rtol=1e-5)
     out = K.eval(K.pool2d(K.variable(cf(XP)), (2, 2), pool_mode='avg'))
     np.testing.assert_allclose(out, R.pool2d(cf(XP), (2, 2), data_format=CF, pool_mode='avg'),
@@ -202,6 +236,29 @@ def test_transposed_conv_is_adjoint_of_conv(K):
     fz = K.eval(K.conv2d(K.variable(z), K.variable(KT), (2, 2), 'same'))
     tx = K.eval(K.conv2d_transpose(K.variable(x), K.variable(KT), (2, 6, 8, 2), (2, 2), 'same'))
     np.testing.assert_allclose(np.sum(R.f64(fz) * x), np.sum(R.f64(tx) * z), rtol=1e-5)
+
+
+def test_convert_kernel_flips_spatial_axes_only():
+    for k in (K1, K2, K3):
+        c = convert_kernel(k)
+        assert c.shape == k.shape and c.dtype == k.dtype
+        n = k.ndim - 2
+        np.testing.assert_array_equal(c, k[(slice(None, None, -1),) * n])
+        np.testing.assert_array_equal(convert_kernel(c), k)
+        assert not np.shares_memory(c, k)
+    with pytest.raises(ValueError):
+        convert_kernel(np.zeros((3, 3)))
+
+
+def test_conv_convention_follows_backend(K):
+    """Theano convolves (kernel flipped), TensorFlow and CNTK correlate."""
+    x = np.zeros((1, 5, 1), 'float32')
+    x[0, 2, 0] = 1.
+    k = np.array([1., 2., 3.], 'float32').reshape(3, 1, 1)
+    out = K.eval(K.conv1d(K.variable(x), K.variable(k), padding='same'))[0, :, 0]
+    # correlation: out[i] = sum_j x[i + j - 1] k[j]; convolution reverses k
+    want = [0., 1., 2., 3., 0.] if flips_kernels(K) else [0., 3., 2., 1., 0.]
+    np.testing.assert_allclose(out, want, atol=1e-6)
 
 
 def test_bad_padding_raises(K):
