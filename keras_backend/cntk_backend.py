@@ -89,14 +89,19 @@ def _normalize_dtype(dtype, where='dtype'):
     """A Keras dtype as a numpy dtype name (``floatx()`` for None).
 
     Raises:
-        TypeError: naming ``where`` when ``dtype`` is not a dtype.
+        TypeError: naming ``where`` when ``dtype`` is not a dtype, or names a
+            dtype CNTK cannot represent (strings, complex, objects).
     """
     if dtype is None:
         return floatx()
     try:
-        return np.dtype(getattr(dtype, 'name', dtype)).name
+        dt = np.dtype(getattr(dtype, 'name', dtype))
     except (TypeError, ValueError):
         raise TypeError('%s: argument dtype=%r is not a known dtype' % (where, dtype))
+    if dt.kind not in 'biuf':
+        raise TypeError('%s: argument dtype=%r: CNTK has no %s tensors (float, integer and '
+                        'bool dtypes only)' % (where, dtype, dt.name))
+    return dt.name
 
 
 def _np_dtype(dtype=None, where='dtype'):
