@@ -182,7 +182,10 @@ def test_arange_from_scalar_tensor(K):
 @pytest.mark.parametrize('x_shape', [(2, 3, 4), (2, 3, 4, 5), (2, 2, 3, 4, 5)])
 def test_bias_add_full_rank_bias(K, x_shape, data_format):
     x = randn(*x_shape, seed=43)
-    bias = randn(*x_shape[1:], seed=44)
+    # Keras lays a full-rank bias out as (spatial..., channels) in both formats
+    channels_last_shape = x_shape[2:] + x_shape[1:2] if data_format == 'channels_first' \
+        else x_shape[1:]
+    bias = randn(*channels_last_shape, seed=44)
     got = K.eval(K.bias_add(K.variable(x), K.variable(bias), data_format=data_format))
     np.testing.assert_allclose(got, R.bias_add(x, bias, data_format), atol=1e-5)
 
