@@ -1,23 +1,31 @@
-"""What Keras 2.3.1 needs to import on today's Python, restored where it is missing.
+"""What Keras 2.3.1 needs on today's Python and packages, restored where it is missing.
 
-Keras 2.3.1 (2019) predates Python 3.10, which removed the aliases of the
-abstract collections from the ``collections`` module (``collections.Iterable``,
-``collections.Mapping``, ...; they live in ``collections.abc`` since Python
-3.3). Keras 2.3.1 still reads them (``keras.callbacks`` imports
-``collections.Iterable``; ``keras.engine.training_utils`` tests
-``collections.Mapping``), so ``import keras`` fails on Python 3.10+.
+Two things Keras 2.3.1 (2019) relies on have gone since:
 
-:func:`install` adds each missing alias back, pointing at the very same
-``collections.abc`` class; nothing that exists is replaced. It is called
-automatically when Keras 2 imports one of keras_backend's adapters as its
-external backend (``KERAS_BACKEND=keras_backend.tensorflow_backend``), and
-may be called by hand before ``import keras``::
+* Python 3.10 removed the aliases of the abstract collections from the
+  ``collections`` module (``collections.Iterable``, ``collections.Mapping``,
+  ...; they live in ``collections.abc`` since Python 3.3). Keras 2.3.1 still
+  reads them (``keras.callbacks`` imports ``collections.Iterable``), so
+  ``import keras`` fails on Python 3.10+.
+* h5py 3 reads string attributes back as ``str`` where h5py 2 gave ``bytes``;
+  Keras 2.3.1's weight loading calls ``.decode('utf8')`` on them
+  (``keras_version``, ``backend``, ``layer_names``, ``weight_names``), so
+  ``load_weights`` fails with "'str' object has no attribute 'decode'".
+
+:func:`install` adds each missing ``collections`` alias back, pointing at the
+very same ``collections.abc`` class (nothing that exists is replaced), and, with
+h5py 3, makes string attributes come back as :class:`DecodableStr`: a ``str``
+in every way that also answers ``.decode()`` with itself, so code written for
+either h5py keeps working. It is called automatically when Keras 2 imports one
+of keras_backend's adapters as its external backend
+(``KERAS_BACKEND=keras_backend.tensorflow_backend``), and may be called by hand
+before ``import keras``::
 
     import keras_backend.keras2_compat
     keras_backend.keras2_compat.install()
     import keras
 
-On Python < 3.10 it does nothing.
+On Python < 3.10 with h5py 2 it does nothing.
 """
 import collections
 import collections.abc
@@ -31,17 +39,66 @@ ABC_ALIASES = ('Awaitable', 'Coroutine', 'AsyncIterable', 'AsyncIterator', 'Asyn
                'Sequence', 'MutableSequence', 'ByteString')
 
 
+class DecodableStr(str):
+    """A ``str`` whose ``decode()`` returns the text itself (h5py 2's bytes had one).
+
+    Example:
+        >>> DecodableStr('2.3.1').decode('utf8') == '2.3.1'
+        True
+    """
+
+    def decode(self, encoding='utf-8', errors='strict'):
+        return str(self)
+
+
+def _decodable(value):
+    """``value`` with its ``str`` (or the ``str`` items of an object array) made decodable."""
+    if isinstance(value, str) and not isinstance(value, DecodableStr):
+        return DecodableStr(value)
+    if getattr(value, 'dtype', None) is not None and value.dtype.kind == 'O':
+        out = value.copy()
+        flat = out.reshape(-1)
+        for i, item in enumerate(flat):
+            if isinstance(item, str):
+                flat[i] = DecodableStr(item)
+        return out
+    return value
+
+
+def _install_h5py_attrs():
+    """With h5py >= 3, wrap attribute reads so string values answer ``.decode()``."""
+    try:
+        import h5py
+    except ImportError:
+        return False
+    manager = h5py.AttributeManager
+    if int(h5py.__version__.split('.')[0]) < 3 or getattr(manager, '_keras2_compat', False):
+        return False
+    read = manager.__getitem__
+
+    def __getitem__(self, name):
+        return _decodable(read(self, name))
+
+    __getitem__.__doc__ = read.__doc__
+    manager.__getitem__ = __getitem__
+    manager._keras2_compat = True
+    return True
+
+
 def install():
-    """Restore the ``collections.<ABC>`` aliases that Keras 2.3.1 reads.
+    """Restore what Keras 2.3.1 reads: ``collections.<ABC>`` aliases, decodable h5py strings.
 
     Returns:
-        list of str: the names added (empty on Python < 3.10 or when already there).
+        list of str: what was added (the alias names, and 'h5py string attributes');
+        empty when nothing was needed or it was already done.
     """
     added = []
     for name in ABC_ALIASES:
         if not hasattr(collections, name) and hasattr(collections.abc, name):
             setattr(collections, name, getattr(collections.abc, name))
             added.append(name)
+    if _install_h5py_attrs():
+        added.append('h5py string attributes')
     return added
 
 
