@@ -49,10 +49,8 @@ try:
         from cntk.internal import _value_as_sequence_or_array as _value_as_array
         from cntk.cntk_py import Function as _CFunction
 except ImportError as e:  # pragma: no cover - depends on the interpreter
-    raise common.engine_import_error(
-        'CNTK', 'cntk', 'cntk', e,
-        hint='CNTK 2.7 needs CPython 3.5 or 3.6 (wheels exist only for those); '
-             'see README "CNTK backend" / tools/setup_cntk_env.sh')
+    # the advice names this interpreter and what works on it (README "CNTK backend")
+    raise common.engine_import_error('CNTK', 'cntk', 'cntk', e)
 
 #: the engine serving this adapter and its version (``python -m keras_backend`` prints them)
 ENGINE = 'cntk'
