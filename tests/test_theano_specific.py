@@ -1,0 +1,113 @@
+"""Theano/PyTensor adapter behaviours that Keras 2.3.1 relies on (Theano only).
+
+What Keras' model library needs from this engine beyond the common contract:
+``control_dependencies`` ordering reads after updates (stateful metrics),
+``name_scope`` naming (weights are saved by name), ``rnn`` moving
+loop-invariant tensors such as dropout masks out of the loop (so that
+gradients flow through scan), and Theano's names for batch-norm axes.
+"""
+import numpy as np
+import pytest
+
+import reference as R
+from helpers import randn
+
+
+@pytest.fixture
+def TK(K):
+    if K.backend() != 'theano':
+        pytest.skip('Theano/PyTensor adapter only')
+    return K
+
+
+def test_control_dependencies_reads_updated_values(TK):
+    K = TK
+    total = K.variable(0.)
+    count = K.variable(0.)
+    x = K.placeholder(shape=(None,))
+    ups = [K.update_add(total, K.sum(x)), K.update_add(count, K.cast(K.size(x), 'float32'))]
+    with K.control_dependencies(ups):
+        result = total / count
+    before = total / count            # built outside: reads the old values
+    f = K.function([x], [result, before], updates=ups)
+    r, b = f([np.array([1., 2., 3.], 'float32')])
+    assert float(r) == pytest.approx(2.)
+    assert not np.isfinite(float(b))   # 0 / 0 before the first update
+    r, b = f([np.array([7.], 'float32')])
+    assert float(r) == pytest.approx(13. / 4.) and float(b) == pytest.approx(2.)
+    np.testing.assert_allclose(K.get_value(total), 13.)
+
+
+def test_name_scope_prefixes_names(TK):
+    K = TK
+    with K.name_scope('outer'):
+        with K.name_scope('inner'):
+            v = K.variable(np.zeros(2), name='kernel')
+        p = K.placeholder(shape=(2,), name='x')
+    assert v.name == 'outer/inner/kernel'
+    assert p.name == 'outer/x'
+    assert K.variable(0., name='plain').name == 'plain'
+    with pytest.raises(ValueError):
+        with K.name_scope(3):
+            pass
+
+
+def test_rnn_hoists_outer_dropout_mask_and_differentiates(TK):
+    K = TK
+    seq = K.placeholder(shape=(None, 5, 3))
+    init = K.placeholder(shape=(None, 3))
+    w = K.variable(randn(3, 3, seed=60) * 0.5)
+    cache = {}
+
+    def step(x, states):
+        if 'mask' not in cache:     # as Keras' recurrent cells: drawn on the first call
+            ones = K.ones_like(x)
+            cache['mask'] = K.in_train_phase(K.dropout(ones, 0.5), ones)
+        h = K.tanh(K.dot(x * cache['mask'], w) + states[0])
+        h._uses_learning_phase = True       # what Keras' cells set with dropout
+        return h, [h]
+
+    last, outputs, _ = K.rnn(step, seq, [init])
+    assert last._uses_learning_phase is True
+    loss = K.sum(outputs)
+    grad, = K.gradients(loss, [w])
+    f = K.function([seq, init, K.learning_phase()], [outputs, grad, cache['mask']])
+    xs = np.ones((2, 5, 3), 'float32')
+    h0 = np.zeros((2, 3), 'float32')
+    out, g, mask = f([xs, h0, 1])
+    assert np.isfinite(g).all() and np.abs(g).sum() > 0
+    assert set(np.unique(mask)) <= {0., 2.}
+    # the same mask at every step: recompute the recurrence in numpy
+    h = h0.astype(np.float64)
+    wv = K.get_value(w).astype(np.float64)
+    for t in range(5):
+        h = np.tanh((xs[:, t] * mask) @ wv + h)
+        np.testing.assert_allclose(out[:, t], h, atol=1e-5)
+    out_test, _, mask_test = f([xs, h0, 0])
+    np.testing.assert_array_equal(mask_test, np.ones_like(mask_test))
+
+
+@pytest.mark.parametrize('axes,kept', [('per-activation', [1, 2, 3]), ('spatial', [1])])
+def test_normalize_batch_in_training_theano_axis_names(TK, axes, kept):
+    K = TK
+    x = randn(3, 4, 2, 5, seed=61) * 2 + 1
+    gamma = randn(*[x.shape[i] for i in kept], seed=62)
+    beta = randn(*[x.shape[i] for i in kept], seed=63)
+    outs = K.normalize_batch_in_training(K.variable(x), K.variable(gamma), K.variable(beta),
+                                         axes, epsilon=1e-3)
+    numeric = [0] if axes == 'per-activation' else [0, 2, 3]
+    want = R.normalize_batch_in_training(x, gamma, beta, numeric, 1e-3)
+    for got, exp in zip(outs, want):
+        np.testing.assert_allclose(K.eval(got), exp, atol=1e-4, rtol=1e-4)
+    with pytest.raises(ValueError, match='reduction_axes'):
+        K.normalize_batch_in_training(K.variable(x), None, None, 'everything')
+
+
+def test_shape_ops_record_keras_shape(TK):
+    K = TK
+    p = K.placeholder(shape=(None, 3, 4))
+    assert K.batch_flatten(p)._keras_shape == (None, 12)
+    assert K.permute_dimensions(p, (0, 2, 1))._keras_shape == (None, 4, 3)
+    assert K.expand_dims(p, 1)._keras_shape == (None, 1, 3, 4)
+    assert K.concatenate([p, p], axis=-1)._keras_shape == (None, 3, 8)
+    assert K.sum(p, axis=1)._keras_shape == (None, 4)
