@@ -10,33 +10,35 @@ empty ``tf.compat.v1.wrap_function``.  ``clear_session()`` replaces it.
 
 * ``placeholder`` creates a ``tf.compat.v1.placeholder`` in that graph.
 * ``variable`` (and ``zeros``, ``ones``, ``eye``, ``random_*_variable``)
-  always creates an eager ``tf.Variable``: its value can be read and set at
-  any time; graph ops that use it capture it automatically.
+  always creates an eager ``tf.Variable``: ``get_value`` / ``set_value`` /
+  ``batch_set_value`` read and set it at once; graph ops that use it capture
+  it and read it each time they run.
 * Every op of the API enters the graph when one of its arguments (searched
-  through lists and tuples) is a symbolic tensor; with only eager / numpy
-  inputs it runs eagerly and returns an ``EagerTensor``.
+  through lists and tuples) is a symbolic tensor OR a variable, as ops on
+  variables did in Keras 2's TensorFlow graph: ``K.square(v)``, ``0.5 * v``,
+  an optimiser's ``beta_1 * m`` or ``K.cast(iterations)`` are graph tensors,
+  read again at every call of a ``function``, never frozen when built. Their
+  values come from ``eval`` (or ``function``). With only eager / numpy
+  inputs an op runs eagerly and returns an ``EagerTensor``.
+* ``update``, ``update_add``, ``update_sub`` and ``moving_average_update``
+  build assignments that do nothing by themselves, as Keras 2's assign ops:
+  ``function(..., updates=[...])`` runs them at every call, ``eval`` of one
+  runs it once.
 * ``function(inputs, outputs, updates)`` prunes the graph once into a
   concrete function fed with the inputs; each call converts the numpy values
-  and runs it.
+  and runs it. ``eval`` of a graph tensor compiles such a function without
+  inputs, once per tensor.
 * ``get_session()`` returns a small session-like object (TF2 has no
   default session); its ``run(fetches, feed_dict=None)`` evaluates tensors.
-* Python operators on symbolic tensors (``x * 2``, ``v + x``, ``x[:, 0]``)
-  are made to build their op in the tensor's graph when called from eager
-  code (TensorFlow alone would fail with "out of scope"); symbolic tensors of
-  this adapter's graph compare and hash by identity, as in Keras 2 / TF1, so
-  they can key feed dicts. This patches ``tf.Tensor`` / ``tf.Variable``
-  operators process-wide, but only changes calls that would otherwise fail.
-* Variables are eager: a loss built only from variables with eager ops is a
-  value, not a graph; ``gradients`` needs a symbolic loss (use a
-  placeholder, or build the loss inside a ``K.symbolic`` function).
-* Under Keras 2 (this module loaded as Keras 2's external backend,
-  ``KERAS_BACKEND=keras_backend.tensorflow_backend``), ops and Python
-  operators with a variable operand build in the symbolic graph too, as in
-  Keras 2's own TensorFlow graph: an optimiser's ``beta_1 * m`` or
-  ``K.cast(iterations)`` is then read again at every call of the training
-  function instead of being frozen when it was built, and ``update``,
-  ``update_add``, ... only run with the function listing them (never at
-  creation). ``K.eval`` still gives the values of such graph tensors.
+* Python operators on symbolic tensors and on this adapter's variables
+  (``x * 2``, ``v + x``, ``x[:, 0]``) are made to build their op in the
+  module graph when called from eager code (TensorFlow alone would fail
+  with "out of scope", or compute a variable's value once); symbolic
+  tensors of this adapter's graph compare and hash by identity, as in
+  Keras 2 / TF1, so they can key feed dicts. This patches ``tf.Tensor`` /
+  ``tf.Variable`` operators process-wide, but only changes calls on this
+  adapter's tensors and variables (other ``tf.Variable``s keep TensorFlow's
+  eager operators).
 
 Example:
     >>> from keras_backend import backend as K
@@ -61,8 +63,9 @@ from .common import (_normalize_tuple, _normalize_padding, _normalize_pool_mode,
                      _to_channels_last_perm, _to_channels_first_perm, _check_ndim)
 
 if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
-    # Quiet TensorFlow's C++ start-up logs unless the user chose a level.
-    os.environ['TF_CPP_MIN_LOG_LEVEL'] = '2'
+    # Hide TensorFlow's C++ INFO start-up lines (warnings and errors are kept)
+    # unless the user chose a level.
+    os.environ['TF_CPP_MIN_LOG_LEVEL'] = '1'
 
 # ``import tensorflow`` also imports Keras 3 when it is installed, and Keras 3
 # refuses a KERAS_BACKEND (or keras.json backend) it does not know, such as
@@ -140,15 +143,6 @@ def _is_symbolic(x):
     return False
 
 
-def _keras2_graph_mode():
-    """True while Keras 2 drives this adapter (it was loaded, or is loaded now,
-    as Keras 2's external backend): ops with a variable operand then build in
-    the symbolic graph, as ops on variables do in Keras 2's TensorFlow graph
-    (an optimiser's ``beta_1 * m``, ``K.cast(iterations)`` must be read
-    again at every training step, not once when they are built)."""
-    return 'keras.backend.load_backend' in sys.modules
-
-
 def _has_variable(x):
     """True when ``x`` (or an item of a list/tuple ``x``) is a ``tf.Variable``."""
     if isinstance(x, tf.Variable):
@@ -161,21 +155,21 @@ def _has_variable(x):
 
 
 def _needs_graph(args, kwargs):
-    """True when an op on ``args``/``kwargs`` must be built in the module graph."""
+    """True when an op on ``args``/``kwargs`` must be built in the module graph:
+    one of them is a symbolic tensor or a variable (searched through lists and
+    tuples)."""
     for a in args:
-        if _is_symbolic(a):
+        if _is_symbolic(a) or _has_variable(a):
             return True
     for a in kwargs.values():
-        if _is_symbolic(a):
+        if _is_symbolic(a) or _has_variable(a):
             return True
-    if _keras2_graph_mode():
-        return _has_variable(args) or _has_variable(tuple(kwargs.values()))
     return False
 
 
 def _graph_aware(fn):
-    """Run ``fn`` inside the module graph when any argument is symbolic (or,
-    under Keras 2, a variable: see ``_keras2_graph_mode``).
+    """Run ``fn`` inside the module graph when any argument is symbolic or a
+    variable (ops on variables are graph ops, read at every run, as in Keras 2).
 
     When TensorFlow is already building a graph (inside ``function``,
     ``tf.while_loop`` bodies, a user ``tf.function``), ``fn`` runs as is.
@@ -194,8 +188,12 @@ def _graph_aware(fn):
 # not pass through the API functions. Called from eager code, TensorFlow would
 # build them in the eager context and fail ("out of scope"). The wrappers
 # below make those operators build their op in the graph of the symbolic
-# operand instead; they change nothing when no symbolic tensor is involved or
-# when a graph is already being built. Symbolic tensors of this adapter's
+# operand instead, and in the module graph when an operand is a variable made
+# by this adapter (``K.variable`` & co., marked by ``_keras_backend_variable``;
+# other ``tf.Variable``s keep TensorFlow's eager operators, so TensorFlow code
+# sharing the process is not affected). They change nothing when no symbolic
+# tensor or adapter variable is involved, or when a graph is already being
+# built. Symbolic tensors of this adapter's
 # graph also get Keras 2 / TF1 identity semantics for ``==``, ``!=`` and
 # ``hash`` (so they can key feed dicts and sets); use ``K.equal`` for
 # elementwise comparisons.
@@ -225,12 +223,28 @@ def _operand_graph(items):
     return None
 
 
+def _has_our_variable(items):
+    """True when one of ``items`` (slices, lists, tuples searched) is a variable
+    made by this adapter."""
+    for a in items:
+        if isinstance(a, tf.Variable):
+            if getattr(a, '_keras_backend_variable', False):
+                return True
+        elif isinstance(a, (tuple, list)):
+            if _has_our_variable(a):
+                return True
+        elif isinstance(a, py_slice):
+            if _has_our_variable((a.start, a.stop, a.step)):
+                return True
+    return False
+
+
 def _wrap_operator(orig):
     @functools.wraps(orig)
     def operator(self, *args):
         if tf.executing_eagerly():
             g = _operand_graph((self,) + args)
-            if g is None and _keras2_graph_mode() and _has_variable((self,) + args):
+            if g is None and _has_our_variable((self,) + args):
                 g = _graph()
             if g is not None:
                 with g.as_default():
@@ -559,11 +573,11 @@ def control_dependencies(control_inputs):
 
     With symbolic control inputs the block builds its ops in the symbolic
     graph; with eager ones (already computed) it is a no-op. Updates
-    (``update``, ``update_add``, ...) with symbolic values are accepted, as
-    in Keras 2 where they are graph ops: the block's ops run after the
-    assignment, and a ``function`` listing the same update among its
-    ``updates`` runs it once per call (Keras' stateful metrics read their
-    result after their update so).
+    (``update``, ``update_add``, ...) are accepted, as in Keras 2 where they
+    are graph ops: the block's ops run after the assignment, and a
+    ``function`` listing the same update among its ``updates`` runs it once
+    per call (Keras' stateful metrics read their result after their update
+    so).
 
     Args:
         control_inputs: list of tensors / operations / updates (or None).
@@ -575,17 +589,16 @@ def control_dependencies(control_inputs):
     if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
         control_inputs = [control_inputs]
     control_inputs = list(control_inputs or [])
-    pending = [c for c in control_inputs if isinstance(c, _Update) and c.pending]
-    # Updates with eager values were applied when made; they order nothing.
+    updates = [c for c in control_inputs if isinstance(c, _Update)]
     inputs = [c for c in control_inputs if not isinstance(c, _Update)]
-    if tf.executing_eagerly() and (pending or py_any(
+    if tf.executing_eagerly() and (updates or py_any(
             _is_symbolic(c) or isinstance(c, tf.Operation) for c in inputs)):
         with _graph().as_default():
-            inputs += [u.shared_op() for u in pending]
+            inputs += [u.shared_op() for u in updates]
             with tf.control_dependencies(inputs) as ctx:
                 yield ctx
     else:
-        inputs += [u.shared_op() for u in pending]
+        inputs += [u.shared_op() for u in updates]
         with tf.control_dependencies(inputs) as ctx:
             yield ctx
 
@@ -671,8 +684,9 @@ def variable(value, dtype=None, name=None, constraint=None):
         (False).
 
     Raises:
-        ValueError: when ``value`` is symbolic (a placeholder or an op on
-            one) or cannot be converted to ``dtype``.
+        ValueError: when ``value`` depends on a placeholder, or cannot be
+            converted to ``dtype`` (a graph tensor of variables and
+            constants is evaluated and its value copied).
         TypeError: when ``dtype`` names no dtype.
 
     Example:
@@ -681,9 +695,12 @@ def variable(value, dtype=None, name=None, constraint=None):
     """
     dtype = _normalize_dtype(dtype, 'variable: dtype')
     if _is_symbolic(value):
-        raise ValueError('variable: value must be a numpy array, list, scalar or eager '
-                         'tensor; got the symbolic tensor %r (variables are eager here)'
-                         % (value,))
+        if _placeholders_needed([value.indices if isinstance(value, tf.SparseTensor) else
+                                 getattr(value, 'values', value)], []):
+            raise ValueError('variable: value must be a numpy array, list, scalar, eager '
+                             'tensor or a graph tensor that needs no placeholder; got %r '
+                             '(feed it through K.function and pass the result)' % (value,))
+        value = eval(value)
     if constraint is not None and not callable(constraint):
         raise ValueError('constraint: expected a callable or None, got %r' % (constraint,))
     with tf.init_scope():
@@ -700,6 +717,7 @@ def variable(value, dtype=None, name=None, constraint=None):
             v = tf.Variable(init, dtype=dtype, name=name, constraint=constraint)
         except ValueError:
             v = tf.Variable(init, dtype=dtype, constraint=constraint)
+    v._keras_backend_variable = True
     return _keras_meta(v, False)
 
 
@@ -979,7 +997,7 @@ def eval(x):
         array([2., 4.], dtype=float32)
     """
     if isinstance(x, _Update):
-        return np.asarray(x.variable.numpy())
+        return x.run()
     if isinstance(x, tf.Variable):
         return np.asarray(x.numpy())
     if isinstance(x, (list, tuple)):
@@ -1205,9 +1223,9 @@ class _Update(object):
     """An assignment to a variable, for ``function(updates=...)``.
 
     Built by ``update``, ``update_add``, ``update_sub`` and
-    ``moving_average_update``. When the new value is eager (not symbolic) it
-    has already been applied once at creation (TensorFlow 2 is eager);
-    ``function`` applies it again on every call.
+    ``moving_average_update``. As Keras 2's assign ops it does nothing when
+    made: a ``function`` listing it among its ``updates`` runs it once per
+    call (``K.eval`` of it runs it once and returns the new value).
     """
 
     def __init__(self, variable, value, mode):
@@ -1215,7 +1233,7 @@ class _Update(object):
         self.value = value
         self.mode = mode
         self._shared_op = None     # (graph, op) made by ``shared_op``
-        self.pending = False       # True: not applied at creation (a graph value)
+        self._eval_fn = None       # compiled by ``K.eval`` of the update
 
     def shared_op(self):
         """The assign op of this update in the current graph, made once.
@@ -1249,8 +1267,25 @@ class _Update(object):
             return v.assign_add(value, read_value=False)
         return v.assign_sub(value, read_value=False)
 
+    def run(self):
+        """Apply the update once (needs no placeholder) and return the
+        variable's new value as a numpy array."""
+        if self._eval_fn is None or self._eval_fn[0] is not _graph():
+            with _graph().as_default():
+                op = self.build()
+                with tf.control_dependencies([op]):
+                    new_value = tf.identity(self.variable.read_value())
+            missing = _placeholders_needed([new_value], [])
+            if missing:
+                raise ValueError('eval: the update of %s depends on placeholder(s) %s; '
+                                 'run it with K.function([...], [...], updates=[...])'
+                                 % (self.variable.name,
+                                    ', '.join(repr(m.name) for m in missing)))
+            self._eval_fn = (_graph(), function([], new_value))
+        return self._eval_fn[1]([])
+
     def numpy(self):
-        return self.variable.numpy()
+        return self.run()
 
     def __repr__(self):
         return '<update %s of %s>' % (self.mode, getattr(self.variable, 'name', '?'))
@@ -1259,66 +1294,75 @@ class _Update(object):
 def _make_update(x, value, mode, name):
     if not isinstance(x, tf.Variable):
         raise ValueError('%s: x must be a variable, got %r' % (name, x))
-    if not _is_symbolic(value) and not (_keras2_graph_mode() and _has_variable(value)):
-        value_t = _to_tensor(value, x.dtype)
-        if tuple(value_t.shape.as_list()) != tuple(x.shape.as_list()) and value_t.shape.rank:
-            try:
-                tf.broadcast_static_shape(value_t.shape, x.shape)
-            except ValueError:
-                raise ValueError('%s: the new value has shape %s, the variable %s'
-                                 % (name, tuple(value_t.shape.as_list()),
-                                    tuple(x.shape.as_list())))
-        up = _Update(x, value_t, mode)
-        if _keras2_graph_mode():
-            # Keras 2 builds its updates (optimisers, metrics, batch norm) as
-            # graph ops that run only with the function listing them.
-            up.pending = True
-        elif tf.executing_eagerly():
+    if isinstance(value, tf.SparseTensor):
+        raise ValueError('%s: the new value must be dense, got a sparse tensor' % name)
+    if not (_is_symbolic(value) or isinstance(value, (tf.Tensor, tf.Variable)) or
+            _has_variable(value)):
+        try:
             with tf.init_scope():
-                up.build()
-        return up
-    up = _Update(x, value, mode)
-    up.pending = True
-    return up
+                value = _to_tensor(value, x.dtype)
+        except (TypeError, ValueError) as e:
+            raise ValueError('%s: cannot convert the new value to %s (%s)'
+                             % (name, x.dtype.name, e))
+    vshape = tf.TensorShape(getattr(value, 'shape', None))
+    if vshape.rank and tuple(vshape.as_list()) != tuple(x.shape.as_list()):
+        try:
+            tf.broadcast_static_shape(vshape, x.shape)
+        except ValueError:
+            raise ValueError('%s: the new value has shape %s, the variable %s'
+                             % (name, tuple(vshape.as_list()), tuple(x.shape.as_list())))
+    return _Update(x, value, mode)
 
 
 def update(x, new_x):
-    """Assign ``new_x`` to the variable ``x``.
+    """Assign ``new_x`` to the variable ``x`` when a function runs the update.
+
+    As in Keras 2, this builds an assignment that does nothing by itself:
+    ``function(inputs, outputs, updates=[K.update(x, new_x)])`` applies it
+    at every call (after computing the outputs), and ``K.eval`` of the
+    update applies it once. ``new_x`` is a graph value: an expression of
+    variables (``0.5 * x``) is read again at every run. To set a value at
+    once, use ``set_value``.
 
     Args:
         x: variable.
-        new_x: tensor / numpy value of ``x``'s shape.
+        new_x: tensor / numpy value of ``x``'s shape (or broadcastable to it).
 
     Returns:
-        an update for ``function(updates=...)``; an eager ``new_x`` is also
-        applied at once (not under Keras 2, where updates are graph ops that
-        run only with a function, see the module docstring).
+        an update for ``function(updates=...)`` (also accepted by
+        ``control_dependencies``).
 
     Raises:
         ValueError: when ``x`` is not a variable or the shapes differ.
 
     Example:
-        >>> v = K.variable(0.); K.update(v, 3.); K.eval(v)
-        array(3., dtype=float32)
+        >>> v = K.variable(1.)
+        >>> f = K.function([], [], updates=[K.update(v, v * 3.)])
+        >>> f([]); f([]); K.eval(v)
+        array(9., dtype=float32)
     """
     return _make_update(x, new_x, 'assign', 'update')
 
 
 def update_add(x, increment):
-    """Add ``increment`` to the variable ``x`` (see ``update``).
+    """Add ``increment`` to the variable ``x`` when a function runs the update
+    (see ``update``).
 
     Example:
         >>> x = K.placeholder(()); v = K.variable(0.)
         >>> f = K.function([x], [], updates=[K.update_add(v, x)])
+        >>> f([2.]); K.eval(v)
+        array(2., dtype=float32)
     """
     return _make_update(x, increment, 'add', 'update_add')
 
 
 def update_sub(x, decrement):
-    """Subtract ``decrement`` from the variable ``x`` (see ``update``).
+    """Subtract ``decrement`` from the variable ``x`` when a function runs the
+    update (see ``update``).
 
     Example:
-        >>> v = K.variable(5.); K.update_sub(v, 2.); K.eval(v)
+        >>> v = K.variable(5.); K.eval(K.update_sub(v, 2.))
         array(3., dtype=float32)
     """
     return _make_update(x, decrement, 'sub', 'update_sub')
@@ -1332,7 +1376,8 @@ def _moving_average_value(x, value, momentum):
 
 
 def moving_average_update(x, value, momentum):
-    """Update ``x <- x * momentum + value * (1 - momentum)`` (no zero-debiasing).
+    """Update ``x <- x * momentum + value * (1 - momentum)`` (no zero-debiasing)
+    when a function runs the update (see ``update``).
 
     Args:
         x: variable.
@@ -1340,10 +1385,12 @@ def moving_average_update(x, value, momentum):
         momentum: float.
 
     Returns:
-        an update (see ``update``).
+        an update (see ``update``); ``x`` is read when it runs.
 
     Example:
-        >>> v = K.variable(1.); K.moving_average_update(v, 3., 0.5); K.eval(v)
+        >>> v = K.variable(1.); x = K.placeholder(())
+        >>> f = K.function([x], [], updates=[K.moving_average_update(v, x, 0.5)])
+        >>> f([3.]); K.eval(v)
         array(2., dtype=float32)
     """
     if not isinstance(x, tf.Variable):
@@ -1634,22 +1681,21 @@ def gradients(loss, variables):
         ``loss`` does not depend on a variable).
 
     Raises:
-        ValueError: when ``loss`` is an eager tensor. On TensorFlow 2 an op
-            whose inputs are all variables runs eagerly, so its result is a
-            value, not a graph; build the loss from a placeholder (or wrap its
-            construction in ``K.symbolic``) to differentiate it.
+        ValueError: when ``loss`` is an eager tensor (computed from numpy
+            values or eager tensors only, it depends on no variable).
 
     Example:
         >>> x = K.placeholder((3,)); w = K.variable([1., 2., 3.])
         >>> g = K.gradients(K.sum(x * w), [w])
+        >>> K.eval(K.gradients(K.sum(K.square(w)), [w])[0])
+        array([2., 4., 6.], dtype=float32)
     """
     single = not isinstance(variables, (list, tuple))
     var_list = [variables] if single else list(variables)
     if not _is_symbolic(loss):
-        raise ValueError('gradients: loss must be a symbolic tensor (built from placeholders '
-                         'inside the graph); got the eager value %r. On TensorFlow 2 ops on '
-                         'variables alone run eagerly: involve a placeholder or build the '
-                         'loss inside a K.symbolic function' % (loss,))
+        raise ValueError('gradients: loss must be a graph tensor built with this backend\'s '
+                         'ops from placeholders and/or variables; got the eager value %r'
+                         % (loss,))
     with _graph().as_default():
         grads = tf.gradients(loss, var_list,
                              unconnected_gradients=tf.UnconnectedGradients.ZERO)
@@ -4142,7 +4188,10 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
         decoded, log_prob = tf.compat.v1.nn.ctc_beam_search_decoder(
             inputs=logits, sequence_length=input_length, beam_width=int(beam_width),
             top_paths=int(top_paths), merge_repeated=bool(merge_repeated))
-    dense = [tf.sparse.to_dense(st, default_value=-1) for st in decoded]
+    # The batch size of the decoded labels is y_pred's (known statically when
+    # y_pred's is); their length depends on the data.
+    dense = [_set_shape(tf.sparse.to_dense(st, default_value=-1), [y_pred.shape[0], None])
+             for st in decoded]
     return dense, log_prob
 
 

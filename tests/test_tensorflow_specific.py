@@ -2,12 +2,9 @@
 
 Eager variables and the one symbolic graph (see the module docstring of
 ``keras_backend.tensorflow_backend``): updates used as control dependencies
-(Keras' stateful metrics), the Keras 2 graph mode for ops on variables,
+(Keras' stateful metrics), ops on variables as graph ops read at every run,
 string placeholders, numpy-drawn seeds.
 """
-import sys
-import types
-
 import numpy as np
 import pytest
 
@@ -43,14 +40,13 @@ def test_result_read_after_update_and_update_runs_once(K):
     assert float(K.eval(total)) == 12. and float(K.eval(count)) == 5.
 
 
-def test_keras2_graph_mode_reads_variables_at_every_call(K, monkeypatch):
-    # As Keras 2.3.1's Adam: t = cast(iterations) + 1 and beta_1 * m must be
-    # graph values, re-read at every training step.
-    monkeypatch.setitem(sys.modules, 'keras.backend.load_backend',
-                        types.ModuleType('keras.backend.load_backend'))
+def test_ops_on_variables_are_read_at_every_call(K):
+    # As Keras 2.3.1's Adam: t = cast(iterations) + 1 and beta_1 * m are graph
+    # values, re-read at every training step (with or without Keras loaded).
     it, beta, m = K.variable(0., name='it'), K.variable(0.9), K.variable(2.)
     t = K.cast(it, 'float32') + 1
     decayed = beta * m
+    assert not K.is_keras_tensor(t) and not K.is_placeholder(decayed)
     up = K.update(m, decayed)
     f = K.function([], [t, decayed], updates=[up, K.update_add(it, 1.)])
     assert float(K.eval(m)) == 2.           # not applied at creation
@@ -59,14 +55,45 @@ def test_keras2_graph_mode_reads_variables_at_every_call(K, monkeypatch):
     np.testing.assert_allclose([out1[0], out2[0]], [1., 2.])
     np.testing.assert_allclose([out1[1], out2[1]], [1.8, 1.62], rtol=1e-6)
     np.testing.assert_allclose(K.eval(t), 3.)
+    np.testing.assert_allclose(K.eval(K.square(m)), 1.62 ** 2, rtol=1e-6)
+    # the gradient of a loss made of variables alone
+    g = K.gradients(K.sum(K.square(m)), [m])[0]
+    np.testing.assert_allclose(K.eval(g), 2 * 1.62, rtol=1e-6)
 
 
-def test_eager_variable_ops_outside_keras2(K):
-    if 'keras.backend.load_backend' in sys.modules:
-        pytest.skip('Keras 2 is loaded in this process')
-    v = K.variable(2.)
-    assert not K.is_keras_tensor(K.cast(v, 'float32'))
-    np.testing.assert_allclose(K.eval(K.square(v)), 4.)
+def test_eval_of_an_update_runs_it_once(K):
+    v = K.variable(5.)
+    up = K.update_sub(v, 2.)
+    assert float(K.eval(v)) == 5.
+    assert float(K.eval(up)) == 3.
+    assert float(K.eval(v)) == 3.
+    assert float(K.eval(up)) == 1.
+
+
+def test_variable_from_an_expression_of_variables(K):
+    w = K.variable([1., 2.])
+    v = K.variable(w * 3.)
+    np.testing.assert_allclose(K.eval(v), [3., 6.])
+    with pytest.raises(ValueError) as info:
+        K.variable(K.placeholder((2,)) * 2.)
+    assert 'placeholder' in str(info.value)
+
+
+def test_plain_tf_variables_keep_eager_operators(K):
+    import tensorflow as tf
+    v = tf.Variable(2.)
+    assert hasattr(v * 3., 'numpy') and float(v * 3.) == 6.
+    assert not hasattr(K.variable(2.) * 3., 'numpy')   # a graph tensor of ours
+
+
+def test_set_value_is_immediate(K):
+    v = K.variable([1., 2.])
+    doubled = v * 2.
+    K.set_value(v, [3., 4.])
+    np.testing.assert_allclose(K.get_value(v), [3., 4.])
+    np.testing.assert_allclose(K.eval(doubled), [6., 8.])
+    K.batch_set_value([(v, [0., 1.])])
+    np.testing.assert_allclose(K.eval(doubled), [0., 2.])
 
 
 def test_string_placeholder(K):

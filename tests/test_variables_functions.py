@@ -204,7 +204,6 @@ def test_function_updates_after_outputs(K):
     m = K.variable(np.array([4., 8.], np.float32))
     p = K.placeholder(shape=(2,))
     # outputs: a variable itself, and expressions of variables and the input
-    # (an expression of variables alone may be computed once on eager engines)
     f = K.function([p], [v, w + K.sum(p) * 0., c + K.sum(p) * 0.],
                    updates=[K.update(v, v + p), K.update_add(w, K.sum(p, keepdims=True)),
                             K.update_sub(c, K.sum(p, keepdims=True) * 0.5),
@@ -244,18 +243,44 @@ def test_function_unknown_kwarg_raises(K):
     assert 'no_such_option_xyz' in str(info.value)
 
 
-def test_eager_update_applies_at_once_on_tensorflow(K):
-    if K.backend() != 'tensorflow':
-        pytest.skip('the contract applies an eager update at once on TensorFlow only')
+def test_updates_wait_for_a_function(K):
+    # Keras 2: update ops do nothing until a function runs them (on every engine).
     v = K.variable(np.array([1., 2.], np.float32))
-    K.update_add(v, np.array([1., 1.], np.float32))
+    ups = [K.update_add(v, np.array([1., 1.], np.float32)),
+           K.update(v, np.array([0., 0.], np.float32)),
+           K.update_sub(v, np.array([1., 2.], np.float32)),
+           K.moving_average_update(v, np.array([1., 0.], np.float32), 0.5)]
+    np.testing.assert_allclose(K.get_value(v), [1., 2.])
+    p = K.placeholder(shape=(2,))
+    K.function([p], [p * 1.], updates=ups[:1])([np.zeros(2, np.float32)])
     np.testing.assert_allclose(K.get_value(v), [2., 3.])
-    K.update(v, np.array([0., 0.], np.float32))
-    np.testing.assert_allclose(K.get_value(v), [0., 0.])
-    K.update_sub(v, np.array([1., 2.], np.float32))
-    np.testing.assert_allclose(K.get_value(v), [-1., -2.])
-    K.moving_average_update(v, np.array([1., 0.], np.float32), 0.5)
-    np.testing.assert_allclose(K.get_value(v), [0., -1.])
+    K.function([p], [p * 1.], updates=ups[3:])([np.zeros(2, np.float32)])
+    np.testing.assert_allclose(K.get_value(v), [1.5, 1.5])
+
+
+def test_update_value_of_variables_is_read_at_every_call(K):
+    # m <- 0.5 m + x, three times: 0.5, 1.25, 1.75 (Keras 2 on every engine)
+    m = K.variable(np.zeros(2))
+    x = K.placeholder((2,))
+    f = K.function([x], [m], updates=[K.update(m, 0.5 * m + x)])
+    seen = [f([np.ones(2, 'float32')])[0] for _ in range(3)]
+    np.testing.assert_allclose(K.get_value(m), [1.75, 1.75])
+    np.testing.assert_allclose(np.array(seen)[:, 0], [0., 1., 1.5])   # old values
+
+
+def test_outputs_of_variables_alone_are_read_at_every_call(K):
+    w = K.variable(np.array([1., 2.], np.float32))
+    doubled = w * 2.
+    total = K.sum(K.square(w))
+    p = K.placeholder(shape=(2,))
+    f = K.function([p], [doubled, total, K.sum(p)], updates=[K.update_add(w, p)])
+    out1 = f([np.ones(2, np.float32)])
+    out2 = f([np.ones(2, np.float32)])
+    np.testing.assert_allclose(out1[0], [2., 4.])
+    np.testing.assert_allclose(out2[0], [4., 6.])
+    np.testing.assert_allclose([out1[1], out2[1]], [5., 13.])
+    np.testing.assert_allclose(K.eval(doubled), [6., 8.])
+    np.testing.assert_allclose(K.eval(total), 25.)
 
 
 def test_gradients_and_stop_gradient(K):
