@@ -53,7 +53,7 @@ def fmt(c):
 def main(folder):
     status = 0
     lines = []
-    for name in sorted(os.listdir(folder)):
+    for name in sorted(os.listdir(folder), key=lambda n: (not n.startswith('py3'), n)):
         if not name.endswith('.label'):
             continue
         config = name[:-len('.label')]
