@@ -107,6 +107,7 @@ _PLAIN_TYPES = frozenset([_EagerTensor, float, int, bool, str, type(None), np.nd
 class _State(object):
     """Module-level state; ``clear_session`` resets it."""
     wrapped = None            # tf.compat.v1.wrap_function holding the graph
+    capture_index = None      # see ``_capture_index``
     learning_phase_tensor = None
     eval_cache = {}
     session = None
@@ -433,6 +434,7 @@ def clear_session():
     """
     common._reset_session_state()
     _State.wrapped = None
+    _State.capture_index = None
     _State.learning_phase_tensor = None
     _State.eval_cache = {}
     _State.session = None
@@ -943,26 +945,89 @@ def dtype(x):
     return np.dtype(dt).name
 
 
-def _placeholders_needed(tensors, fed):
-    """The Placeholder ops ``tensors`` depend on that are neither fed nor captures."""
-    flat_fed = []
+def _capture_index():
+    """``{id(placeholder op): external value}`` for the captures of the module
+    graph (variables, eager constants), kept up to date incrementally: the
+    graph's capture list only grows while it is in use."""
+    g = _graph()
+    caps = g.captures
+    cached = _State.capture_index
+    if cached is not None and cached[0] is g and cached[1] is caps:
+        return cached[2]
+    start, index = 0, {}
+    if cached is not None and cached[0] is g:
+        old = cached[1]
+        if len(caps) >= len(old) and (not old or caps[len(old) - 1][1] is old[-1][1]):
+            start, index = len(old), cached[2]
+    for external, internal in caps[start:]:
+        index[id(internal.op)] = external
+    _State.capture_index = (g, caps, index)
+    return index
+
+
+def _flat_fed_ops(fed):
+    ops = set()
     for t in fed:
         if isinstance(t, tf.SparseTensor):
-            flat_fed.extend([t.indices, t.values, t.dense_shape])
-        else:
-            flat_fed.append(t)
-    fed_ops = set(id(t.op) for t in flat_fed if hasattr(t, 'op'))
-    g = _graph()
-    captured = set(id(t.op) for t in g.internal_captures)
+            ops.update(id(c.op) for c in (t.indices, t.values, t.dense_shape))
+        elif hasattr(t, 'op'):
+            ops.add(id(t.op))
+    return ops
+
+
+def _ancestors(roots, fed):
+    """Walk the module graph up from ``roots`` (tensors / operations).
+
+    Returns ``(ops, missing, used)``: every op the roots need (ancestors
+    through data and control inputs), the Placeholder ops among them that
+    are neither in ``fed`` nor captures, and the captured placeholder ops
+    (variables, eager constants) they read. Cost: the size of that part of
+    the graph, whatever the size of the whole graph.
+    """
+    index = _capture_index()
+    fed_ops = _flat_fed_ops(fed)
     seen = set()
-    stack = [t.op for t in tensors if hasattr(t, 'op')]
+    ops, missing, used = [], [], []
+    stack = [r if isinstance(r, tf.Operation) else r.op for r in roots
+             if isinstance(r, tf.Operation) or hasattr(r, 'op')]
+    stop_at_feeds = True
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        ops.append(op)
+        if op.type == 'Placeholder':
+            if id(op) in index:
+                used.append(op)
+            elif id(op) not in fed_ops and stop_at_feeds:
+                missing.append(op)
+            continue
+        if id(op) in fed_ops:
+            # A fed intermediate tensor: its ancestors are kept (the import
+            # needs them) but the placeholders behind it need no feed.
+            stop_at_feeds = False
+        stack.extend(i.op for i in op.inputs)
+        stack.extend(op.control_inputs)
+    if not stop_at_feeds:
+        missing = _placeholders_needed(roots, fed)
+    return ops, missing, used
+
+
+def _placeholders_needed(tensors, fed):
+    """The Placeholder ops ``tensors`` depend on that are neither fed nor captures."""
+    fed_ops = _flat_fed_ops(fed)
+    index = _capture_index()
+    seen = set()
+    stack = [t if isinstance(t, tf.Operation) else t.op for t in tensors
+             if isinstance(t, tf.Operation) or hasattr(t, 'op')]
     missing = []
     while stack:
         op = stack.pop()
         if id(op) in seen or id(op) in fed_ops:
             continue
         seen.add(id(op))
-        if op.type == 'Placeholder' and id(op) not in captured:
+        if op.type == 'Placeholder' and id(op) not in index:
             missing.append(op)
             continue
         stack.extend(i.op for i in op.inputs)
@@ -1461,26 +1526,30 @@ def _feed_converter(t):
     return convert, 1
 
 
-def _subgraph_def(gdef, dest_nodes):
-    """The GraphDef of ``dest_nodes`` and their ancestors (library kept)."""
-    nodes = dict((n.name, n) for n in gdef.node)
-    keep = set()
-    stack = list(dest_nodes)
-    while stack:
-        name = stack.pop()
-        if name in keep:
-            continue
-        keep.add(name)
-        for inp in nodes[name].input:
-            stack.append(inp.lstrip('^').split(':')[0])
+def _function_names(attrs):
+    """Names of the functions that a NodeDef's attributes call (loop bodies,
+    cond branches, their gradients)."""
+    names = []
+    for value in attrs.values():
+        if value.HasField('func'):
+            names.append(value.func.name)
+        elif value.HasField('list'):
+            names.extend(f.name for f in value.list.func)
+    return names
+
+
+def _subgraph_def(ops):
+    """A GraphDef of ``ops`` (an ancestor-closed set of module-graph ops) with
+    the functions they call."""
+    g = _graph()
     out = tf.compat.v1.GraphDef()
-    out.versions.CopyFrom(gdef.versions)
-    out.library.CopyFrom(gdef.library)
-    for n in gdef.node:
-        if n.name not in keep:
-            continue
+    out.versions.CopyFrom(g.graph_def_versions)
+    keep = set(op.name for op in ops)
+    wanted = []
+    for op in ops:
         node = out.node.add()
-        node.CopyFrom(n)
+        node.CopyFrom(op.node_def)
+        wanted.extend(_function_names(node.attr))
         if '_class' in node.attr:
             # Colocation hints may name nodes left out (the forward op of a
             # gradient); keep only the hints that still resolve.
@@ -1491,40 +1560,58 @@ def _subgraph_def(gdef, dest_nodes):
                 node.attr['_class'].list.s.extend(locs)
             else:
                 del node.attr['_class']
+    done = set()
+    while wanted:
+        name = wanted.pop()
+        if name in done:
+            continue
+        done.add(name)
+        fdef = g._get_function(name).definition    # pylint: disable=protected-access
+        out.library.function.add().CopyFrom(fdef)
+        for node in fdef.node_def:
+            wanted.extend(_function_names(node.attr))
     return out
 
 
-def _compile(flat_feeds, outs, up_ops):
-    """Prune the module graph into a concrete function from ``flat_feeds`` to
-    ``outs`` + ``up_ops``.
+def _compile(flat_feeds, outs, up_ops, ops, used):
+    """Compile the part ``ops`` of the module graph into a concrete function
+    from ``flat_feeds`` to ``outs`` + ``up_ops``.
 
-    ``WrappedFunction.prune`` makes every eager value ever captured by the
-    graph (variables, eager constants) an argument of the pruned function,
-    so the call cost would grow with the graph. The needed part of the
-    graph is therefore re-imported in a fresh wrapped function whose only
-    captures are the values it uses; if that fails for any reason the plain
-    prune is used.
+    ``WrappedFunction.prune`` of the module graph would make every eager
+    value ever captured by the graph (variables, eager constants) an
+    argument of the pruned function, so compiles and calls would slow down
+    as the graph grows. Only the needed ops (``ops``, found by
+    ``_ancestors``, at a cost that does not grow with the rest of the graph)
+    are therefore imported in a fresh wrapped function taking the feeds as
+    arguments, whose only captures are the values they use (``used``) and
+    whose results wait for the updates; if that fails for any reason the
+    plain prune is used.
     """
-    g = _graph()
     try:
-        fetch_names = [t.name for t in outs] + [op.name for op in up_ops]
+        index = _capture_index()
+        out_names = [t.name for t in outs]
+        up_names = [op.name for op in up_ops]
         feed_names = [t.name for t in flat_feeds]
-        captured = dict((internal.op.name, external) for external, internal in g.captures)
-        gdef = g.as_graph_def()
-        sub = _subgraph_def(gdef, [n.split(':')[0] for n in fetch_names + feed_names])
-        used = [node.name for node in sub.node if node.name in captured]
+        sub = _subgraph_def(ops)
+        captured = [(op.name + ':0', index[id(op)]) for op in used]
 
-        def _import():
+        def _import(*args):
             inner = tf.compat.v1.get_default_graph()
-            input_map = dict((name + ':0', inner.capture(captured[name])) for name in used)
-            tf.graph_util.import_graph_def(sub, input_map=input_map, name='')
+            input_map = dict((name, inner.capture(value)) for name, value in captured)
+            input_map.update(zip(feed_names, args))
+            found = tf.graph_util.import_graph_def(
+                sub, input_map=input_map, return_elements=out_names + up_names, name='')
+            results, updates = found[:len(out_names)], found[len(out_names):]
+            if not updates:
+                return results
+            # The updates run after the outputs were computed (they were
+            # built so); the returned values wait for them.
+            with tf.control_dependencies(updates):
+                return [tf.identity(r) for r in results] or [tf.constant(0)]
 
         with tf.init_scope():
-            wrapped = tf.compat.v1.wrap_function(_import, [])
-            ng = wrapped.graph
-            return wrapped.prune(
-                feeds=[ng.as_graph_element(n) for n in feed_names],
-                fetches=[ng.as_graph_element(n) for n in fetch_names])
+            return tf.compat.v1.wrap_function(
+                _import, [tf.TensorSpec(t.shape, t.dtype) for t in flat_feeds])
     except Exception:  # noqa: BLE001 - any failure: the always-valid plain prune
         return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops))
 
@@ -1585,18 +1672,18 @@ class _Function(object):
                         up_ops.append(f.op)
                     elif isinstance(f, tf.Operation):
                         up_ops.append(f)
-        missing = _placeholders_needed(outs + up_ops, feeds)
-        if missing:
-            raise ValueError('function: the outputs depend on placeholder(s) %s that are not '
-                             'among the inputs' % ', '.join(repr(op.name) for op in missing))
-        self._n_out = len(outs)
         flat_feeds = []
         for t in feeds:
             if isinstance(t, tf.SparseTensor):
                 flat_feeds.extend([t.indices, t.values, t.dense_shape])
             else:
                 flat_feeds.append(t)
-        self._fn = _compile(flat_feeds, outs, up_ops)
+        ops, missing, used = _ancestors(list(outs) + list(up_ops) + flat_feeds, feeds)
+        if missing:
+            raise ValueError('function: the outputs depend on placeholder(s) %s that are not '
+                             'among the inputs' % ', '.join(repr(op.name) for op in missing))
+        self._n_out = len(outs)
+        self._fn = _compile(flat_feeds, outs, up_ops, ops, used)
         self._call = getattr(self._fn, '_call_flat', None)
 
     def _run(self, flat):
