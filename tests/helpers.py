@@ -1,8 +1,10 @@
 """Helpers that evaluate a backend op two ways and compare it with the reference.
 
-(a) eager: float inputs become ``K.variable``, integer/bool inputs ``K.constant``;
-    the op's ``int_shape`` must be the full expected shape and ``K.eval`` gives
-    the value.
+(a) "eager" (concrete inputs): float inputs become ``K.variable``,
+    integer/bool inputs ``K.constant``; the op's ``int_shape`` must be the full
+    expected shape and ``K.eval`` gives the value. (Ops on variables are graph
+    ops on every engine, TensorFlow included, so this also checks ``K.eval``
+    of graph tensors that need no feed.)
 (b) symbolic: inputs become ``K.placeholder`` (the batch dim ``None`` for the
     inputs listed in ``none_in``); ``int_shape`` must hold ``None`` exactly on
     the output axes listed in ``none_out`` and the expected sizes elsewhere;
