@@ -1048,7 +1048,10 @@ def eval(x):
     """Evaluate ``x`` and return its value as a numpy array.
 
     Args:
-        x: variable, eager tensor, or symbolic tensor that needs no feed.
+        x: variable, eager tensor, graph tensor that needs no feed (such as
+            an op on variables: its current value, computed by a function
+            compiled once per tensor), or an update (run once; its new value
+            is returned).
 
     Returns:
         numpy array (sparse tensors are returned dense).
@@ -1058,8 +1061,11 @@ def eval(x):
             ``function`` instead); the message names them.
 
     Example:
-        >>> K.eval(K.variable([1., 2.]) * 2)
+        >>> v = K.variable([1., 2.]); y = v * 2
+        >>> K.eval(y)
         array([2., 4.], dtype=float32)
+        >>> K.set_value(v, [3., 4.]); K.eval(y)
+        array([6., 8.], dtype=float32)
     """
     if isinstance(x, _Update):
         return x.run()
