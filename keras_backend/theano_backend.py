@@ -66,14 +66,23 @@ def _normalize_dtype(dtype, where='dtype'):
 
     Raises:
         TypeError: naming the function ``where`` and its ``dtype`` argument
-            when ``dtype`` is not a dtype.
+            when ``dtype`` is not a dtype of the engine (strings, objects).
     """
     if dtype is None:
         return common.floatx()
     try:
-        return np.dtype(getattr(dtype, 'name', dtype)).name
+        name = np.dtype(getattr(dtype, 'name', dtype)).name
     except TypeError:
-        raise TypeError('%s: argument dtype=%r is not a known dtype' % (where, dtype))
+        name = None
+    if name not in _ENGINE_DTYPES:
+        raise TypeError('%s: argument dtype=%r is not a dtype this engine has (%s)'
+                        % (where, dtype, ', '.join(_ENGINE_DTYPES)))
+    return name
+
+
+#: the tensor dtypes Theano and PyTensor offer (no strings or objects)
+_ENGINE_DTYPES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
+                  'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128')
 
 
 # ---------------------------------------------------------------------------
@@ -3611,6 +3620,14 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """Iterate ``step_function`` over the time axis (engine ``scan``, or a Python
     loop when ``unroll``).
+
+    As Keras' TensorFlow backend, the step function is first called once on
+    the first time step outside the loop (Keras' recurrent cells draw their
+    dropout masks on that call); the parts of the step that do not depend on
+    the step's inputs (such masks, weight slices) are computed once, before
+    the loop, and passed to ``scan`` as explicit non-sequences, so gradients
+    flow through the loop even with random masks. The results carry
+    ``_uses_learning_phase`` when the step's outputs do.
 
     Args:
         step_function: ``(x_t, states + constants) -> (output_t, new_states)``.
