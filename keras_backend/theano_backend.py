@@ -237,6 +237,7 @@ if ENGINE == 'theano':
 
     def _random_draw(kind, seed, size, dtype, **params):
         srng = _RandomStreams(seed=seed)
+        _TH_STREAMS.append(srng)
         kw = {}
         if _is_engine_var(size):
             # Theano finds the rank of a symbolic size vector only through a
@@ -622,6 +623,24 @@ def _default_mode():
 
 _MODE_CACHE = []
 _RNG_NEXT = {}  # PyTensor: shared Generator -> its next state
+_TH_STREAMS = []  # Theano: the RandomStreams of the draws made so far
+
+
+def _new_rng_updates(streams_before, rngs_before):
+    """(generator, its next state) of the draws made since the counts given."""
+    if ENGINE == 'theano':
+        return [(state, getattr(state, 'default_update', None))
+                for srng in _TH_STREAMS[streams_before:] for state, _ in srng.state_updates]
+    return [(rng, _RNG_NEXT[rng]) for rng in set(_RNG_NEXT) - rngs_before]
+
+
+def _freeze_rng(rng):
+    """Stop advancing ``rng`` (its next state is built from a loop body's inputs)."""
+    if ENGINE == 'theano':
+        if hasattr(rng, 'default_update'):
+            del rng.default_update
+    else:
+        _RNG_NEXT.pop(rng, None)
 
 
 def _rng_updates(roots, updated):
@@ -694,6 +713,7 @@ def clear_session():
     common._reset_session_state()
     _EVAL_CACHE.clear()
     del _CONTROL_SCOPES[:]
+    del _TH_STREAMS[:]
 
 
 _NAME_SCOPES = []
@@ -3704,16 +3724,17 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     out0, _ = step_function(seq[0], initial_states + constants)
     x_in = _stand_in(seq[0], tuple(int_shape(seq))[1:])
     s_in = [_stand_in(s, int_shape(s)) for s in initial_states]
-    rng_before = set(_RNG_NEXT)
+    rngs_before, streams_before = set(_RNG_NEXT), len(_TH_STREAMS)
     out, new_states = step_function(x_in, s_in + constants)
     new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]
     uses_lp = _bany(getattr(v, '_uses_learning_phase', False) for v in [out] + new_states)
     inner = [x_in] + s_in
     inner_ids = set(id(v) for v in inner)
-    for rng in set(_RNG_NEXT) - rng_before:
-        # a draw made inside the step: its generator is not advanced per call
-        if _bany(id(a) in inner_ids for a in _ancestors([_RNG_NEXT[rng]])):
-            del _RNG_NEXT[rng]
+    for rng, nxt in _new_rng_updates(streams_before, rngs_before):
+        # a draw made inside the step from its inputs: as with Keras' Theano
+        # backend, its generator is not advanced (same draw at every step)
+        if nxt is not None and _bany(id(a) in inner_ids for a in _ancestors([nxt])):
+            _freeze_rng(rng)
     hoisted = _outer_parts([out] + new_states, inner)
     n_h = len(hoisted)
 
