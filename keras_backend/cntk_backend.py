@@ -607,8 +607,6 @@ def clear_session():
     _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
 
 
-
-
 # ---------------------------------------------------------------------------
 # Variables, placeholders, tensors
 # ---------------------------------------------------------------------------
@@ -716,7 +714,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         value = value.astype(bool)
     value = value.astype(held)
     p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
-                    name=_scoped_name(name, 'variable'))
+                    name=common._scoped_name(name, 'variable', '_') or '')
     try:
         p.constraint = constraint
         if reported is not None:
@@ -774,7 +772,7 @@ def constant(value, dtype=None, shape=None, name=None):
             value = np.full(shape, value.reshape(()), dtype=dt)
         else:
             value = value.reshape(shape)
-    c = C.constant(value, dtype=dt, name=_scoped_name(name, 'constant'))
+    c = C.constant(value, dtype=dt, name=common._scoped_name(name, 'constant', '_') or '')
     if reported is not None:
         c._keras_dtype = reported
     return _mark(c, uses_learning_phase=False)
@@ -5217,23 +5215,8 @@ def name_scope(name):
         >>> v.name
         'block1/kernel'
     """
-    if not isinstance(name, str):
-        raise ValueError('name_scope: name must be a string, got %r' % (name,))
-    _NAME_SCOPES.append(name)
-    try:
+    with common._name_scope_stack(name):
         yield name
-    finally:
-        _NAME_SCOPES.pop()
-
-
-_NAME_SCOPES = []
-
-
-def _scoped_name(name, default):
-    """``name`` under the open name scopes ('' outside scopes when no name is given)."""
-    if not _NAME_SCOPES:
-        return name or ''
-    return '_'.join(_NAME_SCOPES) + '/' + (name or default)
 
 
 @contextlib.contextmanager

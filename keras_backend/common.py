@@ -251,6 +251,37 @@ _FIXED_LEARNING_PHASE = None     # None: each adapter's symbolic learning phase
 _MANUAL_VARIABLE_INITIALIZATION = False
 
 
+_NAME_SCOPES = []   # open K.name_scope names, outermost first (engines without scopes)
+
+
+@contextlib.contextmanager
+def _name_scope_stack(name):
+    """Push ``name`` on the name-scope stack for the block (adapters' ``name_scope``).
+
+    Raises:
+        ValueError: when ``name`` is not a string.
+    """
+    if not isinstance(name, str):
+        raise ValueError('name_scope: name must be a string, got %r' % (name,))
+    _NAME_SCOPES.append(name)
+    try:
+        yield name
+    finally:
+        _NAME_SCOPES.pop()
+
+
+def _scoped_name(name, default, separator='/'):
+    """``name`` under the open name scopes, joined by ``separator``, then ``/``.
+
+    Outside any scope ``name`` is returned as it is; inside, a missing name
+    (None or '') becomes ``default``: ``_scoped_name(None, 'variable')`` in
+    scopes 'a', 'b' gives ``'a/b/variable'``.
+    """
+    if not _NAME_SCOPES:
+        return name
+    return separator.join(_NAME_SCOPES) + '/' + (name or default)
+
+
 def _check_learning_phase(value, name):
     if isinstance(value, str) or value not in (0, 1):
         raise ValueError('%s: expected 0 (test) or 1 (train), got %r' % (name, value))

@@ -33,7 +33,9 @@ import contextlib
 import functools
 import inspect
 import itertools
+import logging
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -89,8 +91,22 @@ _ENGINE_DTYPES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 
 # Engine resolution and the small compatibility block
 # ---------------------------------------------------------------------------
 
+def _quiet_blas_warning(package):
+    """Hide the engine's "Using NumPy C-API based implementation for BLAS functions"
+    start-up warning (README: "How each engine is driven" explains it), unless
+    the user configured that logger or named a BLAS in the flags."""
+    flags = os.environ.get('PYTENSOR_FLAGS', '') + ',' + os.environ.get('THEANO_FLAGS', '')
+    if 'ldflags' in flags:
+        return
+    logger = logging.getLogger('%s.tensor.blas' % package)
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.ERROR)
+
+
 def _load_engine():
     """Return (package, tensor module, engine name)."""
+    _quiet_blas_warning('theano')
+    _quiet_blas_warning('pytensor')
     try:
         import theano as engine
         import theano.tensor as tensor
@@ -597,6 +613,31 @@ if not _flag_set_by_user('floatx'):
     th.config.floatX = 'float32'
 
 
+def _announce_first_compile():
+    """Say once, on stderr, that a first run compiles C code (a minute or more).
+
+    Only when the engine's compile cache holds no compiled module yet, and not
+    with ``KERAS_BACKEND_QUIET=1``.
+    """
+    if _ANNOUNCED:
+        return
+    _ANNOUNCED.append(True)
+    if os.environ.get('KERAS_BACKEND_QUIET', '') in ('1', 'true', 'True', 'yes'):
+        return
+    compiledir = str(getattr(th.config, 'compiledir', '') or '')
+    try:
+        cached = _bany(name.startswith("tmp") for name in os.listdir(compiledir))
+    except OSError:
+        cached = False
+    if not cached:
+        sys.stderr.write('keras_backend: %s compiles the C code of each new function into %s; '
+                         'this first run takes longer (a minute or more), later runs reuse it.\n'
+                         % ('PyTensor' if ENGINE == 'pytensor' else 'Theano', compiledir))
+
+
+_ANNOUNCED = []
+
+
 def _default_mode():
     """The compile mode ``function`` uses when the caller gives none.
 
@@ -604,6 +645,7 @@ def _default_mode():
     set a mode or linker in the flags (then the engine's default, None).
     Theano: always the engine default.
     """
+    _announce_first_compile()
     if ENGINE != 'pytensor':
         return None
     if _flag_set_by_user('mode', 'linker'):
@@ -716,9 +758,6 @@ def clear_session():
     del _TH_STREAMS[:]
 
 
-_NAME_SCOPES = []
-
-
 @contextlib.contextmanager
 def name_scope(name):
     """Context manager prefixing the names of the variables, constants and
@@ -737,20 +776,8 @@ def name_scope(name):
         >>> v.name
         'block1/kernel'
     """
-    if not isinstance(name, str):
-        raise ValueError('name_scope: name must be a string, got %r' % (name,))
-    _NAME_SCOPES.append(name)
-    try:
+    with common._name_scope_stack(name):
         yield name
-    finally:
-        _NAME_SCOPES.pop()
-
-
-def _scoped_name(name, default):
-    """``name`` under the open name scopes (``default`` when None inside a scope)."""
-    if not _NAME_SCOPES:
-        return name
-    return '/'.join(_NAME_SCOPES) + '/' + (default if name is None else name)
 
 
 _CONTROL_SCOPES = []  # [first serial, end serial, {variable: value it is updated to}]
@@ -968,7 +995,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         (2, 3)
     """
     dtype = _normalize_dtype(dtype, 'variable')
-    name = _scoped_name(name, 'variable')
+    name = common._scoped_name(name, 'variable')
     if hasattr(value, 'tocoo'):
         v = _sparse.shared(value.astype(dtype), name=name)
         v._keras_shape = tuple(value.shape)
@@ -1013,7 +1040,7 @@ def constant(value, dtype=None, shape=None, name=None):
         array([2., 2.], dtype=float32)
     """
     dtype = _normalize_dtype(dtype, 'constant')
-    name = _scoped_name(name, 'constant')
+    name = common._scoped_name(name, 'constant')
     arr = np.asarray(value, dtype=dtype)
     if shape is not None:
         shape = tuple(int(s) for s in shape)
@@ -1052,7 +1079,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         (None, 4)
     """
     dtype = _normalize_dtype(dtype, 'placeholder')
-    name = _scoped_name(name, 'placeholder')
+    name = common._scoped_name(name, 'placeholder')
     if shape is None:
         if ndim is None:
             raise ValueError('placeholder: give shape or ndim')
