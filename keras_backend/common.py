@@ -701,16 +701,6 @@ def _normalize_interpolation(interpolation):
     return interpolation
 
 
-def _normalize_dtype(dtype):
-    """Return ``dtype`` as a numpy dtype name; ``floatx()`` when None."""
-    if dtype is None:
-        return _FLOATX
-    try:
-        return np.dtype(getattr(dtype, 'name', dtype)).name
-    except TypeError:
-        raise ValueError('dtype: cannot interpret %r as a dtype' % (dtype,))
-
-
 def _normalize_axis(axis, ndim, name='axis'):
     """Turn a (possibly negative) axis into a non-negative one.
 
