@@ -14,7 +14,8 @@ import sys
 import tempfile
 
 from . import __version__
-from . import common as _cfg
+from . import config_file as _cfg
+from .engines import BUILTIN_BACKEND_NAMES
 
 
 def _engine_status(name):
@@ -41,7 +42,7 @@ def _probe_engines():
     scratch = tempfile.mkdtemp(prefix='keras_backend_probe_')
     os.environ['KERAS_HOME'] = scratch
     try:
-        return dict((name, _engine_status(name)) for name in _cfg.BUILTIN_BACKEND_NAMES)
+        return dict((name, _engine_status(name)) for name in BUILTIN_BACKEND_NAMES)
     finally:
         if saved is None:
             os.environ.pop('KERAS_HOME', None)
@@ -52,7 +53,7 @@ def _probe_engines():
 
 def _backend_warning(backend):
     """A warning line for a backend that is neither an engine nor an importable module."""
-    if backend in _cfg.BUILTIN_BACKEND_NAMES:
+    if backend in BUILTIN_BACKEND_NAMES:
         return None
     try:
         found = importlib.util.find_spec(backend) is not None
@@ -62,7 +63,7 @@ def _backend_warning(backend):
         return None
     return ('warning: backend %r is not one of %s and no module of that name can be imported: '
             '`from keras_backend import backend` will fail'
-            % (backend, ', '.join(_cfg.BUILTIN_BACKEND_NAMES)))
+            % (backend, ', '.join(BUILTIN_BACKEND_NAMES)))
 
 
 def main():

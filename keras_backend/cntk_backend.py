@@ -31,14 +31,9 @@ import warnings
 
 import numpy as np
 
-from . import common
+from . import api, common, engines
 from .common import *  # noqa: F401,F403  (config names)
-from .common import (_normalize_tuple, _normalize_padding, _conv_output_length,
-                     _padding_amounts, _deconv_crop, _batch_dot_axes,
-                     _batch_dot_output_shape, _to_channels_last_perm,
-                     _to_channels_first_perm, _normalize_spatial_padding,
-                     _normalize_pool_mode, _normalize_interpolation,
-                     _normalize_axis, _normalize_axes, _check_ndim)
+from . import ctc_search, shape_rules
 
 try:
     with warnings.catch_warnings():
@@ -50,7 +45,7 @@ try:
         from cntk.cntk_py import Function as _CFunction
 except ImportError as e:  # pragma: no cover - depends on the interpreter
     # the advice names this interpreter and what works on it (README "CNTK backend")
-    raise common.engine_import_error('CNTK', 'cntk', 'cntk', e)
+    raise engines.engine_import_error('CNTK', 'cntk', 'cntk', e)
 
 #: the engine serving this adapter and its version (``python -m keras_backend`` prints them)
 ENGINE = 'cntk'
@@ -1991,16 +1986,16 @@ def dot(x, y):
 def batch_dot(x, y, axes=None):
     """Per-sample contraction of ``x`` and ``y`` along ``axes``.
 
-    Axes follow ``common._batch_dot_axes``; the result shape is
-    ``common._batch_dot_output_shape``. Each sample is a ``C.times`` on
+    Axes follow ``shape_rules.batch_dot_axes``; the result shape is
+    ``shape_rules.batch_dot_output_shape``. Each sample is a ``C.times`` on
     CNTK's batch axis (``C.to_batch``).
 
     Args:
         x, y: tensors of rank >= 2 with the same batch size. axes: None, an int or a pair of
-            ints (see ``common._batch_dot_axes``).
+            ints (see ``shape_rules.batch_dot_axes``).
 
     Returns:
-        a tensor of ``common._batch_dot_output_shape``.
+        a tensor of ``shape_rules.batch_dot_output_shape``.
 
     Raises:
         ValueError: for a rank below 2 or axes touching the batch axis.
@@ -2011,9 +2006,9 @@ def batch_dot(x, y, axes=None):
     """
     x, y = _pair(x, y)
     nx, ny = _nd(x), _nd(y)
-    ax, ay = _batch_dot_axes(nx, ny, axes)
+    ax, ay = shape_rules.batch_dot_axes(nx, ny, axes)
     xs, ys = _shape_of(x), _shape_of(y)
-    out_shape = _batch_dot_output_shape(xs, ys, ax, ay)
+    out_shape = shape_rules.batch_dot_output_shape(xs, ys, ax, ay)
     xr = [a for a in range(1, nx) if a != ax]
     yr = [a for a in range(1, ny) if a != ay]
     xt = C.transpose(x, [0] + xr + [ax]) if [0] + xr + [ax] != list(range(nx)) else x
@@ -2080,7 +2075,7 @@ def _reduce(op, x, axis, keepdims):
     n = _nd(x)
     if n == 0:
         return x
-    axes = _normalize_axes(axis, n)
+    axes = shape_rules.normalize_axes(axis, n)
     r = op(x, axis=axes if len(axes) > 1 else axes[0])
     if not keepdims:
         r = _drop_axes(r, axes)
@@ -2309,7 +2304,7 @@ def argmax(x, axis=-1):
         array([1., 0.], dtype=float32)
     """
     x = _tensor(x)
-    a = _normalize_axis(axis, _nd(x))
+    a = shape_rules.normalize_axis(axis, _nd(x))
     return _drop_axis(C.argmax(x, axis=a), a)
 
 
@@ -2330,14 +2325,14 @@ def argmin(x, axis=-1):
         array([0., 1.], dtype=float32)
     """
     x = _tensor(x)
-    a = _normalize_axis(axis, _nd(x))
+    a = shape_rules.normalize_axis(axis, _nd(x))
     return _drop_axis(C.argmin(x, axis=a), a)
 
 
 def _scan(x, axis, product):
     x = _tensor(x)
     n = _nd(x)
-    a = _normalize_axis(axis, n)
+    a = shape_rules.normalize_axis(axis, n)
     length = _shape_of(x)[a]
     if length is None:
         # free length: a numpy graph node (gradient: reversed cumulative sum)
@@ -2829,7 +2824,7 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     """
     x = _tensor(x)
     n = _nd(x)
-    a = _normalize_axis(axis, n)
+    a = shape_rules.normalize_axis(axis, n)
     m = _broadcast_param(mean, n, a)
     v = _broadcast_param(var, n, a)
     y = (x - m) / C.sqrt(v + _like(x, epsilon))
@@ -2859,7 +2854,7 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """
     x = _tensor(x)
     n = _nd(x)
-    axes = _normalize_axes(reduction_axes, n)
+    axes = shape_rules.normalize_axes(reduction_axes, n)
     m = mean(x, axes, keepdims=True)
     v = mean(C.square(x - m), axes, keepdims=True)
     y = (x - m) / C.sqrt(v + _like(x, epsilon))
@@ -2900,7 +2895,7 @@ def concatenate(tensors, axis=-1):
         (None, 5)
     """
     tensors = [to_dense(t) if is_sparse(t) else _tensor(t) for t in tensors]
-    a = _normalize_axis(axis, _nd(tensors[0]))
+    a = shape_rules.normalize_axis(axis, _nd(tensors[0]))
     # zero-size parts add nothing (and CNTK cannot compute them)
     kept = [t for t in tensors if _shape_of(t)[a] != 0]
     if kept and len(kept) < len(tensors):
@@ -2974,7 +2969,7 @@ def repeat_elements(x, rep, axis):
         array([1., 1., 2., 2.], dtype=float32)
     """
     x = _tensor(x)
-    a = _normalize_axis(axis, _nd(x))
+    a = shape_rules.normalize_axis(axis, _nd(x))
     rep = int(rep)
     if rep == 1:
         return x
@@ -3002,7 +2997,7 @@ def repeat(x, n):
         (None, 3, 4)
     """
     x = _tensor(x)
-    _check_ndim(_nd(x), (2,), 'repeat', '2-D')
+    shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
     e = _add_axis(x, 1)
     return C.splice(*([e] * int(n)), axis=1) if int(n) > 1 else e
 
@@ -3217,7 +3212,7 @@ def squeeze(x, axis):
         (None, 3)
     """
     x = _tensor(x)
-    a = _normalize_axis(axis, _nd(x))
+    a = shape_rules.normalize_axis(axis, _nd(x))
     if _shape_of(x)[a] not in (1, None):
         raise ValueError('squeeze: axis %d has size %d, not 1' % (axis, _shape_of(x)[a]))
     return _drop_axis(x, a)
@@ -3248,16 +3243,16 @@ def temporal_padding(x, padding=(1, 1)):
         (None, 8, 2)
     """
     x = _tensor(x)
-    _check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
-    p = _normalize_tuple(padding, 2, 'padding')
+    shape_rules.check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
+    p = shape_rules.normalize_tuple(padding, 2, 'padding')
     return _pad(x, [(0, 0), p, (0, 0)])
 
 
 def _spatial_padding(x, padding, n, data_format):
     x = _tensor(x)
     fmt = normalize_data_format(data_format)
-    _check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
-    pairs = list(_normalize_spatial_padding(padding, n))
+    shape_rules.check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
+    pairs = list(shape_rules.normalize_spatial_padding(padding, n))
     full = [(0, 0)] + ([(0, 0)] + pairs if fmt == 'channels_first' else pairs + [(0, 0)])
     return _pad(x, full)
 
@@ -3377,7 +3372,7 @@ def reverse(x, axes):
     n = _nd(x)
     axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
     for a in axes:
-        a = _normalize_axis(a, n)
+        a = shape_rules.normalize_axis(a, n)
         length = _shape_of(x)[a]
         if length is None:
             # free length: a numpy graph node whose gradient is the reversed gradient
@@ -3448,8 +3443,8 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     """
     x = _tensor(x)
     fmt = normalize_data_format(data_format)
-    interpolation = _normalize_interpolation(interpolation)
-    _check_ndim(_nd(x), (4,), 'resize_images', '4-D')
+    interpolation = shape_rules.normalize_interpolation(interpolation)
+    shape_rules.check_ndim(_nd(x), (4,), 'resize_images', '4-D')
     ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
     fh, fw = int(height_factor), int(width_factor)
     if interpolation == 'nearest':
@@ -3500,7 +3495,7 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """
     x = _tensor(x)
     fmt = normalize_data_format(data_format)
-    _check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
+    shape_rules.check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
     axes = (2, 3, 4) if fmt == 'channels_first' else (1, 2, 3)
     for a, f in zip(axes, (depth_factor, height_factor, width_factor)):
         x = repeat_elements(x, f, a)
@@ -3583,7 +3578,7 @@ def softmax(x, axis=-1):
         array([[0.5, 0.5]], dtype=float32)
     """
     x = _tensor(x)
-    return C.softmax(x, axis=_normalize_axis(axis, _nd(x)))
+    return C.softmax(x, axis=shape_rules.normalize_axis(axis, _nd(x)))
 
 
 def softplus(x):
@@ -3705,7 +3700,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
         array([0.6931472], dtype=float32)
     """
     target, output = _pair(target, output)
-    a = _normalize_axis(axis, _nd(output))
+    a = shape_rules.normalize_axis(axis, _nd(output))
     if from_logits:
         return -_drop_axis(C.reduce_sum(target * _log_softmax(output, a), axis=a), a)
     p = output / C.reduce_sum(output, axis=a)
@@ -3733,7 +3728,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """
     output = _tensor(output)
     n = _nd(output)
-    a = _normalize_axis(axis, n)
+    a = shape_rules.normalize_axis(axis, n)
     if a != n - 1:
         perm = [i for i in range(n) if i != a] + [a]
         output = C.transpose(output, perm)
@@ -4032,13 +4027,13 @@ def dropout(x, level, noise_shape=None, seed=None):
 def _to_cf(x, fmt):
     """Return ``x`` channels_first."""
     if fmt == 'channels_last':
-        return _transpose(x, _to_channels_first_perm(_nd(x)))
+        return _transpose(x, shape_rules.to_channels_first_perm(_nd(x)))
     return x
 
 
 def _from_cf(x, fmt):
     if fmt == 'channels_last':
-        return _transpose(x, _to_channels_last_perm(_nd(x)))
+        return _transpose(x, shape_rules.to_channels_last_perm(_nd(x)))
     return x
 
 
@@ -4048,7 +4043,7 @@ def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
     for n, k, s, d in zip(sizes, kernel, strides, dilation):
         if padding != 'valid' and n is None:
             raise ValueError('%s: %r padding needs static spatial sizes on CNTK' % (name, padding))
-        pads.append(_padding_amounts(n, k, s, d, padding))
+        pads.append(shape_rules.padding_amounts(n, k, s, d, padding))
     return pads
 
 
@@ -4092,11 +4087,11 @@ def _kernel_to_cntk(kernel, nsp):
 def _conv(x, kernel, nsp, strides, padding, data_format, dilation_rate, name):
     x, kernel = _pair(x, kernel)
     fmt = normalize_data_format(data_format)
-    padding = _normalize_padding(padding, allow_causal=(nsp == 1))
-    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    _check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
-    strides = _normalize_tuple(strides, nsp, 'strides')
-    dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    shape_rules.check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     y = _conv_cf(_to_cf(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
                  padding, name)
     return _from_cf(y, fmt)
@@ -4219,10 +4214,10 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     """
     x, depthwise_kernel = _pair(x, depthwise_kernel)
     fmt = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    _check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
-    strides = _normalize_tuple(strides, 2, 'strides')
-    dilation = _normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding)
+    shape_rules.check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
+    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     y = _depthwise_cf(_to_cf(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
                       'depthwise_conv2d')
     return _from_cf(y, fmt)
@@ -4232,11 +4227,11 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
     x, dk = _pair(x, dk)
     pk = _tensor(pk, dtype=dtype(x))
     fmt = normalize_data_format(data_format)
-    padding = _normalize_padding(padding, allow_causal=(nsp == 1))
-    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    strides = _normalize_tuple(strides, nsp, 'strides')
-    dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    _check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
+    padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    shape_rules.check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
     dks, pks = _shape_of(dk), _shape_of(pk)
     if len(dks) == nsp + 2 and pks[nsp] != dks[nsp] * dks[nsp + 1]:
         raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
@@ -4313,10 +4308,10 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
                     dilation_rate, name):
     x, kernel = _pair(x, kernel)
     fmt = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    strides = _normalize_tuple(strides, nsp, 'strides')
-    dilation = _normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding)
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     if _is_cntk(output_shape):
         output_shape = eval(output_shape)
     output_shape = tuple(None if d is None else int(d) for d in output_shape)
@@ -4339,7 +4334,7 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
     y = _unbatch(y, x_cf)
     pads, axes, begins, ends = [(0, 0), (0, 0)], [], [], []
     for j in range(nsp):
-        before, after = _deconv_crop(out_cf[2 + j], in_sizes[j], ks[j], strides[j], padding,
+        before, after = shape_rules.deconv_crop(out_cf[2 + j], in_sizes[j], ks[j], strides[j], padding,
                                      dilation[j])
         total = before + out_cf[2 + j] + after
         pads.append((0, builtins.max(total - full[j], 0)))
@@ -4357,7 +4352,7 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 
     ``output_shape`` is the full output shape in the data format (batch
     entry may be None). ``C.convolution_transpose`` computes the full
-    result, which is then cropped per ``common._deconv_crop``.
+    result, which is then cropped per ``shape_rules.deconv_crop``.
 
     Raises:
         ValueError: when ``output_shape`` is incompatible with the input.
@@ -4405,11 +4400,11 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid'
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
     x = _tensor(x)
     fmt = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    pool_mode = _normalize_pool_mode(pool_mode)
-    _check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    pool_size = _normalize_tuple(pool_size, nsp, 'pool_size')
-    strides = _normalize_tuple(strides, nsp, 'strides')
+    padding = shape_rules.normalize_padding(padding)
+    pool_mode = shape_rules.normalize_pool_mode(pool_mode)
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    pool_size = shape_rules.normalize_tuple(pool_size, nsp, 'pool_size')
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     x_cf = _to_cf(x, fmt)
     pads = _spatial_pads(x_cf, pool_size, strides, (1,) * nsp, padding, name)
     full_pads = [(0, 0), (0, 0)] + pads
@@ -4424,7 +4419,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
         if builtins.any(p != (0, 0) for p in pads):
             sizes = _shape_of(x_cf)[2:]
             mask = np.pad(np.ones(sizes), pads, mode='constant')
-            counts = np.zeros([_conv_output_length(n, k, padding, s)
+            counts = np.zeros([shape_rules.conv_output_length(n, k, padding, s)
                                for n, k, s in zip(sizes, pool_size, strides)])
             for idx in np.ndindex(*counts.shape):
                 sl = tuple(builtins.slice(i * s, i * s + k)
@@ -4537,8 +4532,8 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     """
     inputs, kernel = _pair(inputs, kernel)
     fmt = normalize_data_format(data_format)
-    k = _normalize_tuple(kernel_size, 1, 'kernel_size')[0]
-    s = _normalize_tuple(strides, 1, 'strides')[0]
+    k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
+    s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
     x = inputs if fmt == 'channels_last' else C.transpose(inputs, (0, 2, 1))
     steps = _shape_of(kernel)[0]
     outs = []
@@ -4572,9 +4567,9 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     """
     inputs, kernel = _pair(inputs, kernel)
     fmt = normalize_data_format(data_format)
-    kh, kw = _normalize_tuple(kernel_size, 2, 'kernel_size')
-    sh, sw = _normalize_tuple(strides, 2, 'strides')
-    rows, cols = _normalize_tuple(output_shape, 2, 'output_shape')
+    kh, kw = shape_rules.normalize_tuple(kernel_size, 2, 'kernel_size')
+    sh, sw = shape_rules.normalize_tuple(strides, 2, 'strides')
+    rows, cols = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
     ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
     outs = []
     for r in range(rows):
@@ -5111,7 +5106,7 @@ def _greedy_decode(logits, lengths):
 
 def _beam_decode(logits, lengths, beam_width, top_paths, merge_repeated):
     log_probs = logits - np.logaddexp.reduce(logits, axis=2, keepdims=True)
-    return common._ctc_prefix_beam_search(log_probs, lengths, beam_width, top_paths,
+    return ctc_search.prefix_beam_search(log_probs, lengths, beam_width, top_paths,
                                           merge_repeated)
 
 
@@ -5154,7 +5149,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
         else:
             paths, scores = _beam_decode(lg, ln, beam_width, top_paths, merge_repeated)
         # CNTK aborts on zero-size values: keep at least one (-1) column.
-        outs = [common._pad_labellings(plist, np.float64, min_width=1) for plist in paths]
+        outs = [ctc_search.pad_labellings(plist, np.float64, min_width=1) for plist in paths]
         return outs + [scores]
     nb = _shape_of(y_pred)[0]
     shapes = [(nb, None)] * top_paths + [(nb, 1 if greedy else top_paths)]
@@ -5374,4 +5369,4 @@ def set_session(session):
     _SESSION = session
 
 
-globals().update(common.legacy_aliases(sys.modules[__name__]))
+api.install(globals(), ENGINE)

@@ -22,7 +22,7 @@ import importlib
 import os
 import sys
 
-from . import common
+from . import api, common, config_file
 
 #: backend name -> (adapter module, engine name shown to users)
 BUILTIN_BACKENDS = {
@@ -48,7 +48,7 @@ def import_backend(name):
         raise ImportError('backend %r is not one of %s and cannot be imported as a custom '
                           'backend module (%s: %s)' % (name, ', '.join(sorted(BUILTIN_BACKENDS)),
                                                        type(e).__name__, e))
-    missing = [n for n in common.missing_api_names(module) if n not in common.__all__]
+    missing = [n for n in api.missing_api_names(module) if n not in common.__all__]
     if missing:
         raise ValueError('custom backend module %r lacks %d required name(s): %s'
                          % (name, len(missing), ', '.join(missing)))
@@ -57,16 +57,20 @@ def import_backend(name):
 
 def exported_names(module):
     """{name: object} of the API, taking the config functions from common when a
-    custom module does not define them, plus the Keras 1 aliases."""
+    custom module does not define them, plus the Keras 1 aliases (our adapters
+    carry them; a custom module gets them built on its API)."""
     names = {}
-    for n in common.API_NAMES:
+    for n in api.API_NAMES:
         obj = getattr(module, n, None)
         names[n] = obj if callable(obj) else getattr(common, n)
-    names.update(common.legacy_aliases(module))
+    if all(callable(getattr(module, n, None)) for n in api.LEGACY_NAMES):
+        names.update((n, getattr(module, n)) for n in api.LEGACY_NAMES)
+    else:
+        names.update(api.legacy_aliases(module))
     return names
 
 
-_SETTINGS, _SOURCES, _PATH, _ = common.resolve_settings(write_default=True)
+_SETTINGS, _SOURCES, _PATH, _ = config_file.resolve_settings(write_default=True)
 common.set_floatx(_SETTINGS['floatx'])
 common.set_epsilon(_SETTINGS['epsilon'])
 common.set_image_data_format(_SETTINGS['image_data_format'])
@@ -77,4 +81,4 @@ if os.environ.get('KERAS_BACKEND_QUIET', '') not in ('1', 'true', 'True', 'yes')
     sys.stderr.write('Using %s backend.\n' % BUILTIN_BACKENDS.get(_BACKEND, (None, _BACKEND))[1])
 
 globals().update(exported_names(_MODULE))
-__all__ = list(common.API_NAMES) + list(common.LEGACY_NAMES)
+__all__ = list(api.API_NAMES) + list(api.LEGACY_NAMES)

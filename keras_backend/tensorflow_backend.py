@@ -54,13 +54,9 @@ import sys
 
 import numpy as np
 
-from . import common
+from . import api, common, engines
 from .common import *  # noqa: F401,F403  (the shared config API)
-from .common import (_normalize_tuple, _normalize_padding, _normalize_pool_mode,
-                     _normalize_interpolation, _normalize_axis,
-                     _normalize_axes, _normalize_spatial_padding, _conv_output_length,
-                     _padding_amounts, _batch_dot_axes, _batch_dot_output_shape,
-                     _to_channels_last_perm, _to_channels_first_perm, _check_ndim)
+from . import shape_rules
 
 if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
     # Hide TensorFlow's C++ INFO start-up lines (warnings and errors are kept)
@@ -78,7 +74,7 @@ if _saved_keras_backend not in _KERAS3_BACKENDS:
 try:
     import tensorflow as tf
 except ImportError as _e:
-    raise common.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
+    raise engines.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
 finally:
     if _saved_keras_backend is None:
         os.environ.pop('KERAS_BACKEND', None)
@@ -1160,7 +1156,7 @@ def eye(size, dtype=None, name=None):
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
         rows, cols = int(size), int(size)
     else:
-        rows, cols = _normalize_tuple(size, 2, 'size')
+        rows, cols = shape_rules.normalize_tuple(size, 2, 'size')
     with tf.init_scope():
         return variable(tf.eye(rows, cols, dtype=dtype), dtype, name)
 
@@ -1932,10 +1928,10 @@ def batch_dot(x, y, axes=None):
     Args:
         x, y: tensors of rank >= 2 with the same batch size.
         axes: None, int or pair of ints (axes counted with the batch axis 0;
-            see ``common._batch_dot_axes``).
+            see ``shape_rules.batch_dot_axes``).
 
     Returns:
-        tensor of shape ``common._batch_dot_output_shape(...)``; two 2-D
+        tensor of shape ``shape_rules.batch_dot_output_shape(...)``; two 2-D
         inputs give ``(batch, 1)``.
 
     Raises:
@@ -1951,12 +1947,12 @@ def batch_dot(x, y, axes=None):
     xn, yn = x.shape.rank, y.shape.rank
     if xn is None or yn is None:
         raise ValueError('batch_dot: x and y need a known rank')
-    ax, ay = _batch_dot_axes(xn, yn, axes)
+    ax, ay = shape_rules.batch_dot_axes(xn, yn, axes)
     xs, ys = x.shape.as_list(), y.shape.as_list()
     if xs[ax] is not None and ys[ay] is not None and xs[ax] != ys[ay]:
         raise ValueError('batch_dot: cannot contract axis %d of x (size %d) with axis %d of y '
                          '(size %d)' % (ax, xs[ax], ay, ys[ay]))
-    out_static = _batch_dot_output_shape(xs, ys, ax, ay)
+    out_static = shape_rules.batch_dot_output_shape(xs, ys, ax, ay)
     xd, yd = _dyn_dims(x), _dyn_dims(y)
     x_free = [i for i in range(1, xn) if i != ax]
     y_free = [i for i in range(1, yn) if i != ay]
@@ -2019,8 +2015,8 @@ def _axis_arg(x, axis):
         return None
     n = x.shape.rank
     if isinstance(axis, (list, tuple)):
-        return [_normalize_axis(int(a), n) for a in axis]
-    return _normalize_axis(int(axis), n)
+        return [shape_rules.normalize_axis(int(a), n) for a in axis]
+    return shape_rules.normalize_axis(int(axis), n)
 
 
 def _to_float(x):
@@ -2473,7 +2469,7 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """
     x = _to_tensor(x)
     n = x.shape.rank
-    axes = _normalize_axes(list(reduction_axes), n)
+    axes = shape_rules.normalize_axes(list(reduction_axes), n)
     mean_k, var_k = tf.nn.moments(x, axes=list(axes), keepdims=True)
     target = tf.shape(mean_k)
     normed = (x - mean_k) / tf.sqrt(var_k + _float_like(x, epsilon))
@@ -2507,7 +2503,7 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     """
     x = _to_tensor(x)
     n = x.shape.rank
-    ax = _normalize_axis(int(axis), n, 'axis') if n is not None else axis
+    ax = shape_rules.normalize_axis(int(axis), n, 'axis') if n is not None else axis
     mean = _broadcast_param(mean, x, ax, 'mean')
     var = _broadcast_param(var, x, ax, 'var')
     beta = _broadcast_param(beta, x, ax, 'beta')
@@ -2614,22 +2610,22 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     hf = _positive_int(height_factor, 'height_factor')
     wf = _positive_int(width_factor, 'width_factor')
     data_format = normalize_data_format(data_format)
-    interpolation = _normalize_interpolation(interpolation)
+    interpolation = shape_rules.normalize_interpolation(interpolation)
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (4,), 'x', '4-D image')
+    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D image')
     if interpolation == 'nearest':
         axes = (1, 2) if data_format == 'channels_last' else (2, 3)
         out = repeat_elements(x, hf, axes[0])
         return repeat_elements(out, wf, axes[1])
     if data_format == 'channels_first':
-        x = tf.transpose(x, _to_channels_last_perm(4))
+        x = tf.transpose(x, shape_rules.to_channels_last_perm(4))
     dims = _dyn_dims(x)
     size = _shape_arg([dims[1] * hf, dims[2] * wf])
     out = tf.image.resize(x, size, method='bilinear', antialias=False)
     if out.dtype != x.dtype:
         out = tf.cast(out, x.dtype)
     if data_format == 'channels_first':
-        out = tf.transpose(out, _to_channels_first_perm(4))
+        out = tf.transpose(out, shape_rules.to_channels_first_perm(4))
     return out
 
 
@@ -2655,7 +2651,7 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
                _positive_int(width_factor, 'width_factor'))
     data_format = normalize_data_format(data_format)
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (5,), 'x', '5-D volume')
+    shape_rules.check_ndim(x.shape.rank, (5,), 'x', '5-D volume')
     first = 1 if data_format == 'channels_last' else 2
     out = x
     for i, f in enumerate(factors):
@@ -2676,7 +2672,7 @@ def repeat_elements(x, rep, axis):
     if rep < 0:
         raise ValueError('rep: expected a non-negative int, got %r' % (rep,))
     n = x.shape.rank
-    axis = _normalize_axis(int(axis), n)
+    axis = shape_rules.normalize_axis(int(axis), n)
     static = x.shape.as_list()
     dims = _dyn_dims(x)
     y = tf.expand_dims(x, axis + 1)
@@ -2702,7 +2698,7 @@ def repeat(x, n):
         (2, 4, 3)
     """
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (2,), 'x', '2-D')
+    shape_rules.check_ndim(x.shape.rank, (2,), 'x', '2-D')
     return tf.tile(tf.expand_dims(x, 1), [1, int(n), 1])
 
 
@@ -2836,7 +2832,7 @@ def squeeze(x, axis):
     """
     x = _to_tensor(x)
     n = x.shape.rank
-    a = _normalize_axis(int(axis), n)
+    a = shape_rules.normalize_axis(int(axis), n)
     if n is not None and x.shape[a] is not None and x.shape[a] != 1:
         raise ValueError('squeeze: axis %d has length %d, expected 1' % (axis, x.shape[a]))
     return tf.squeeze(x, [a])
@@ -2851,15 +2847,15 @@ def temporal_padding(x, padding=(1, 1)):
         (2, 6, 4)
     """
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (3,), 'x', '3-D')
-    pad = _normalize_spatial_padding([padding], 1)[0]
+    shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
+    pad = shape_rules.normalize_spatial_padding([padding], 1)[0]
     return tf.pad(x, [[0, 0], list(pad), [0, 0]])
 
 
 def _spatial_padding(x, padding, n, data_format):
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (n + 2,), 'x', '%d-D' % (n + 2))
-    pads = _normalize_spatial_padding(padding, n)
+    shape_rules.check_ndim(x.shape.rank, (n + 2,), 'x', '%d-D' % (n + 2))
+    pads = shape_rules.normalize_spatial_padding(padding, n)
     data_format = normalize_data_format(data_format)
     if data_format == 'channels_last':
         full = [[0, 0]] + [list(p) for p in pads] + [[0, 0]]
@@ -2935,7 +2931,7 @@ def reverse(x, axes):
     x = _to_tensor(x)
     if isinstance(axes, (int, np.integer)):
         axes = [axes]
-    return tf.reverse(x, [_normalize_axis(int(a), x.shape.rank) for a in axes])
+    return tf.reverse(x, [shape_rules.normalize_axis(int(a), x.shape.rank) for a in axes])
 
 
 @_graph_aware
@@ -3355,7 +3351,7 @@ def softsign(x):
 
 def _move_axis_last(x, axis):
     n = x.shape.rank
-    axis = _normalize_axis(int(axis), n, 'axis')
+    axis = shape_rules.normalize_axis(int(axis), n, 'axis')
     if axis == n - 1:
         return x, axis
     perm = [i for i in range(n) if i != axis] + [axis]
@@ -3385,7 +3381,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output = _to_tensor(output)
     target = _to_tensor(target, output.dtype)
     n = output.shape.rank
-    axis = _normalize_axis(int(axis), n, 'axis')
+    axis = shape_rules.normalize_axis(int(axis), n, 'axis')
     if from_logits:
         return -tf.reduce_sum(target * tf.nn.log_softmax(output, axis=axis), axis=axis)
     eps = _float_like(output, epsilon())
@@ -3581,13 +3577,13 @@ def in_top_k(predictions, targets, k):
 def _to_cl(x, data_format, rank):
     """Move channels last when ``data_format`` is channels_first."""
     if data_format == 'channels_first':
-        return tf.transpose(x, _to_channels_last_perm(rank + 2))
+        return tf.transpose(x, shape_rules.to_channels_last_perm(rank + 2))
     return x
 
 
 def _from_cl(x, data_format, rank):
     if data_format == 'channels_first':
-        return tf.transpose(x, _to_channels_first_perm(rank + 2))
+        return tf.transpose(x, shape_rules.to_channels_first_perm(rank + 2))
     return x
 
 
@@ -3602,7 +3598,7 @@ def _explicit_pad(x, kernel_sizes, strides, dilations, padding):
             raise ValueError('padding: \'same\' with strides > 1 and dilation_rate > 1 (or '
                              'unequal depthwise strides) needs static spatial sizes, got '
                              'shape %s' % (tuple(static),))
-        pads.append(list(_padding_amounts(length, k, s, d, padding)))
+        pads.append(list(shape_rules.padding_amounts(length, k, s, d, padding)))
     pads.append([0, 0])
     if py_all(p == [0, 0] for p in pads):
         return x
@@ -3641,11 +3637,11 @@ def _check_kernel(kernel, rank, name='kernel'):
 
 def _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, rank, allow_causal):
     data_format = normalize_data_format(data_format)
-    padding = _normalize_padding(padding, allow_causal=allow_causal)
-    strides = _normalize_tuple(strides, rank, 'strides')
-    dilation_rate = _normalize_tuple(dilation_rate, rank, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding, allow_causal=allow_causal)
+    strides = shape_rules.normalize_tuple(strides, rank, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, rank, 'dilation_rate')
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
+    shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     kernel = _check_kernel(kernel, rank + 2)
     if kernel.dtype != x.dtype:
         kernel = tf.cast(kernel, x.dtype)
@@ -3761,11 +3757,11 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_
         (1, 3, 3, 6)
     """
     data_format = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    strides = _normalize_tuple(strides, 2, 'strides')
-    dilation_rate = _normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding)
+    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (4,), 'x', '4-D')
+    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
     dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
     if dk.dtype != x.dtype:
         dk = tf.cast(dk, x.dtype)
@@ -3795,11 +3791,11 @@ def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padd
         (1, 3, 3, 4)
     """
     data_format = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    strides = _normalize_tuple(strides, 2, 'strides')
-    dilation_rate = _normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding)
+    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (4,), 'x', '4-D')
+    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
     dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
     pk = _check_kernel(pointwise_kernel, 4, 'pointwise_kernel')
     dk, pk = tf.cast(dk, x.dtype), tf.cast(pk, x.dtype)
@@ -3830,11 +3826,11 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
         (1, 8, 4)
     """
     data_format = normalize_data_format(data_format)
-    padding = _normalize_padding(padding, allow_causal=True)
-    strides = _normalize_tuple(strides, 1, 'strides')
-    dilation_rate = _normalize_tuple(dilation_rate, 1, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding, allow_causal=True)
+    strides = shape_rules.normalize_tuple(strides, 1, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 1, 'dilation_rate')
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (3,), 'x', '3-D')
+    shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
     dk = tf.cast(_check_kernel(depthwise_kernel, 3, 'depthwise_kernel'), x.dtype)
     pk = tf.cast(_check_kernel(pointwise_kernel, 3, 'pointwise_kernel'), x.dtype)
     x = _to_cl(x, data_format, 1)
@@ -3858,13 +3854,13 @@ def _transpose_output_shape(x_cl, output_shape, data_format, rank):
     if shp is None or isinstance(output_shape, (tf.Tensor, tf.Variable)):
         out = tf.cast(output_shape, 'int32')
         if data_format == 'channels_first':
-            out = tf.gather(out, list(_to_channels_last_perm(rank + 2)))
+            out = tf.gather(out, list(shape_rules.to_channels_last_perm(rank + 2)))
         return out, None
     if len(shp) != rank + 2:
         raise ValueError('output_shape: expected %d entries (batch, spatial..., channels in '
                          'the data format), got %r' % (rank + 2, output_shape))
     if data_format == 'channels_first':
-        shp = [shp[i] for i in _to_channels_last_perm(rank + 2)]
+        shp = [shp[i] for i in shape_rules.to_channels_last_perm(rank + 2)]
     static = [None if isinstance(d, (tf.Tensor, tf.Variable)) else
               (None if d is None else int(d)) for d in shp]
     dyn = list(static)
@@ -3903,14 +3899,14 @@ def _dilate_kernel(kernel, dilations):
 def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dilation_rate,
                     rank):
     data_format = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    strides = _normalize_tuple(strides, rank, 'strides')
-    dilation_rate = _normalize_tuple(dilation_rate, rank, 'dilation_rate')
+    padding = shape_rules.normalize_padding(padding)
+    strides = shape_rules.normalize_tuple(strides, rank, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, rank, 'dilation_rate')
     if py_any(s > 1 for s in strides) and py_any(d > 1 for d in dilation_rate):
         raise ValueError('dilation_rate: a transposed conv cannot have both strides %r and '
                          'dilation_rate %r above 1' % (strides, dilation_rate))
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
+    shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     kernel = tf.cast(_check_kernel(kernel, rank + 2), x.dtype)
     x = _to_cl(x, data_format, rank)
     out_shape, static = _transpose_output_shape(x, output_shape, data_format, rank)
@@ -3922,7 +3918,7 @@ def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dila
                              '(kernel layout: spatial..., out, in)'
                              % (static[-1], tuple(ks), ks[rank]))
         for i in range(rank):
-            if in_static[i + 1] is not None and ks[i] is not None and _conv_output_length(
+            if in_static[i + 1] is not None and ks[i] is not None and shape_rules.conv_output_length(
                     static[i + 1], ks[i], padding, strides[i],
                     dilation_rate[i]) != in_static[i + 1]:
                 raise ValueError('output_shape: spatial size %d (axis %d) is not compatible '
@@ -3995,12 +3991,12 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid'
 
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
     data_format = normalize_data_format(data_format)
-    padding = _normalize_padding(padding)
-    pool_mode = _normalize_pool_mode(pool_mode)
-    pool_size = _normalize_tuple(pool_size, rank, 'pool_size')
-    strides = _normalize_tuple(strides, rank, 'strides')
+    padding = shape_rules.normalize_padding(padding)
+    pool_mode = shape_rules.normalize_pool_mode(pool_mode)
+    pool_size = shape_rules.normalize_tuple(pool_size, rank, 'pool_size')
+    strides = shape_rules.normalize_tuple(strides, rank, 'strides')
     x = _to_tensor(x)
-    _check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
+    shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     x = _to_cl(x, data_format, rank)
     fn = tf.nn.max_pool if pool_mode == 'max' else tf.nn.avg_pool
     out = fn(x, ksize=list(pool_size), strides=list(strides), padding=padding.upper())
@@ -4363,10 +4359,10 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
         (2, 3, 4)
     """
     data_format = normalize_data_format(data_format)
-    k = _normalize_tuple(kernel_size, 1, 'kernel_size')[0]
-    s = _normalize_tuple(strides, 1, 'strides')[0]
+    k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
+    s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
     x = _to_tensor(inputs)
-    _check_ndim(x.shape.rank, (3,), 'inputs', '3-D')
+    shape_rules.check_ndim(x.shape.rank, (3,), 'inputs', '3-D')
     kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
     x = _to_cl(x, data_format, 1)
     out_len = kernel.shape[0]
@@ -4404,11 +4400,11 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
         (2, 2, 2, 5)
     """
     data_format = normalize_data_format(data_format)
-    kh, kw = _normalize_tuple(kernel_size, 2, 'kernel_size')
-    sh, sw = _normalize_tuple(strides, 2, 'strides')
-    rows, cols = _normalize_tuple(output_shape, 2, 'output_shape')
+    kh, kw = shape_rules.normalize_tuple(kernel_size, 2, 'kernel_size')
+    sh, sw = shape_rules.normalize_tuple(strides, 2, 'strides')
+    rows, cols = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
     x = _to_tensor(inputs)
-    _check_ndim(x.shape.rank, (4,), 'inputs', '4-D')
+    shape_rules.check_ndim(x.shape.rank, (4,), 'inputs', '4-D')
     kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
     if kernel.shape[0] is not None and kernel.shape[0] != rows * cols:
         raise ValueError('kernel: axis 0 has %d entries, output_shape %r needs %d'
@@ -4484,4 +4480,4 @@ def get_variable_shape(x):
     return int_shape(x)
 
 
-globals().update(common.legacy_aliases(sys.modules[__name__]))
+api.install(globals(), ENGINE)

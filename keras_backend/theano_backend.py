@@ -40,7 +40,7 @@ import warnings
 
 import numpy as np
 
-from . import common
+from . import api, common, engines
 
 try:
     import builtins as _builtins
@@ -54,13 +54,7 @@ _bmin = _builtins.min
 _bany = _builtins.any
 _bslice = _builtins.slice
 from .common import *  # noqa: F401,F403  (public config names)
-from .common import (_normalize_tuple, _normalize_padding, _conv_output_length,
-                     _same_padding, _padding_amounts, _deconv_crop,
-                     _batch_dot_axes, _batch_dot_output_shape,
-                     _to_channels_last_perm, _to_channels_first_perm,
-                     _normalize_spatial_padding, _normalize_pool_mode,
-                     _normalize_interpolation, _normalize_axis,
-                     _normalize_axes, _check_ndim)
+from . import ctc_search, shape_rules
 
 
 def _normalize_dtype(dtype, where='dtype'):
@@ -120,7 +114,7 @@ def _load_engine():
         import pytensor as engine
         import pytensor.tensor as tensor
     except Exception as err:
-        raise common.engine_import_error('Theano', 'pytensor', 'theano', err)
+        raise engines.engine_import_error('Theano', 'pytensor', 'theano', err)
     return engine, tensor, 'pytensor'
 
 
@@ -1758,7 +1752,7 @@ def batch_dot(x, y, axes=None):
     ``axes[0]`` with ``y``'s axis ``axes[1]`` (rules of Keras 2.3).
 
     Returns:
-        tensor of shape ``common._batch_dot_output_shape`` ((batch, 1) for two
+        tensor of shape ``shape_rules.batch_dot_output_shape`` ((batch, 1) for two
         2-D inputs).
 
     Raises:
@@ -1770,7 +1764,7 @@ def batch_dot(x, y, axes=None):
     """
     x = _as_tensor(x)
     y = _as_tensor(y)
-    ax, ay = _batch_dot_axes(x.ndim, y.ndim, axes)
+    ax, ay = shape_rules.batch_dot_axes(x.ndim, y.ndim, axes)
     xs, ys = int_shape(x), int_shape(y)
     x_rest = [i for i in range(1, x.ndim) if i != ax]
     y_rest = [i for i in range(1, y.ndim) if i != ay]
@@ -1787,7 +1781,7 @@ def batch_dot(x, y, axes=None):
     if len(out_dims) == 1:
         out_dims.append(1)
     out = T.reshape(out, T.stack(out_dims), ndim=len(out_dims))
-    return _with_shape(out, _batch_dot_output_shape(xs, ys, ax, ay))
+    return _with_shape(out, shape_rules.batch_dot_output_shape(xs, ys, ax, ay))
 
 
 @_records_keras_shape
@@ -2267,7 +2261,7 @@ def _bn_axes(reduction_axes, x_ndim):
         raise ValueError("normalize_batch_in_training: reduction_axes must be 'per-activation', "
                          "'spatial' or a list of ints, got %r" % (reduction_axes,))
     try:
-        return _normalize_axes(reduction_axes, x_ndim)
+        return shape_rules.normalize_axes(reduction_axes, x_ndim)
     except (TypeError, ValueError) as err:
         raise ValueError('normalize_batch_in_training: bad reduction_axes %r (%s)'
                          % (reduction_axes, err))
@@ -2338,7 +2332,7 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
         >>> y = K.batch_normalization(x, m, v, None, None, axis=-1)
     """
     x = _as_tensor(x)
-    axis = _normalize_axis(axis, x.ndim)
+    axis = shape_rules.normalize_axis(axis, x.ndim)
     m = _broadcast_param(mean, x.ndim, axis)
     v = _broadcast_param(var, x.ndim, axis)
     out = (x - m) / T.sqrt(v + epsilon)
@@ -2365,12 +2359,12 @@ def concatenate(tensors, axis=-1):
         raise ValueError('concatenate: expected a non-empty list of tensors')
     if _ball(is_sparse(t) for t in tensors):
         nd = 2
-        axis = _normalize_axis(axis, nd)
+        axis = shape_rules.normalize_axis(axis, nd)
         if axis == 0:
             return _sparse.vstack(tensors, format='csr')
         return _sparse.hstack(tensors, format='csr')
     tensors = [to_dense(_as_tensor(t)) for t in tensors]
-    axis = _normalize_axis(axis, tensors[0].ndim)
+    axis = shape_rules.normalize_axis(axis, tensors[0].ndim)
     return T.concatenate(tensors, axis=axis)
 
 
@@ -2426,7 +2420,7 @@ def repeat_elements(x, rep, axis):
         array([1., 1., 2., 2.], dtype=float32)
     """
     x = _as_tensor(x)
-    axis = _normalize_axis(axis, x.ndim)
+    axis = shape_rules.normalize_axis(axis, x.ndim)
     out = T.repeat(x, int(rep), axis=axis)
     s = list(int_shape(x))
     if s[axis] is not None:
@@ -2446,7 +2440,7 @@ def repeat(x, n):
         (None, 4, 3)
     """
     x = _as_tensor(x)
-    _check_ndim(x.ndim, (2,), 'x', 'repeat input')
+    shape_rules.check_ndim(x.ndim, (2,), 'x', 'repeat input')
     out = T.repeat(x.dimshuffle(0, 'x', 1), int(n), axis=1)
     s = int_shape(x)
     return _with_shape(out, (s[0], int(n), s[1]))
@@ -2550,7 +2544,7 @@ def squeeze(x, axis):
         (2, 3)
     """
     x = _as_tensor(x)
-    axis = _normalize_axis(axis, x.ndim)
+    axis = shape_rules.normalize_axis(axis, x.ndim)
     s = list(int_shape(x))
     if s[axis] not in (None, 1):
         raise ValueError('squeeze: axis %d has size %d, expected 1' % (axis, s[axis]))
@@ -2593,15 +2587,15 @@ def temporal_padding(x, padding=(1, 1)):
         (2, 6, 4)
     """
     x = _as_tensor(x)
-    _check_ndim(x.ndim, (3,), 'x', 'temporal_padding input')
-    padding = _normalize_tuple(padding, 2, 'padding')
+    shape_rules.check_ndim(x.ndim, (3,), 'x', 'temporal_padding input')
+    padding = shape_rules.normalize_tuple(padding, 2, 'padding')
     return _pad(x, [(0, 0), padding, (0, 0)])
 
 
 def _spatial_padding(x, padding, n, data_format, name):
     x = _as_tensor(x)
-    _check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
-    pairs = _normalize_spatial_padding(padding, n)
+    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
+    pairs = shape_rules.normalize_spatial_padding(padding, n)
     data_format = normalize_data_format(data_format)
     if data_format == 'channels_first':
         pads = [(0, 0), (0, 0)] + list(pairs)
@@ -2647,7 +2641,7 @@ def stack(x, axis=0):
     if not xs:
         raise ValueError('stack: expected a non-empty list of tensors')
     nd = xs[0].ndim + 1
-    axis = _normalize_axis(axis, nd)
+    axis = shape_rules.normalize_axis(axis, nd)
     return T.stack(xs, axis=axis)
 
 
@@ -2679,7 +2673,7 @@ def reverse(x, axes):
     x = _as_tensor(x)
     if isinstance(axes, (int, np.integer)):
         axes = [axes]
-    axes = [_normalize_axis(int(a), x.ndim, 'axes') for a in axes]
+    axes = [shape_rules.normalize_axis(int(a), x.ndim, 'axes') for a in axes]
     idx = [_bslice(None, None, -1) if i in axes else _bslice(None) for i in range(x.ndim)]
     return x[tuple(idx)]
 
@@ -2798,7 +2792,7 @@ def softmax(x, axis=-1):
         array([[0.5, 0.5]], dtype=float32)
     """
     x = _as_tensor(x)
-    return _softmax(x, _normalize_axis(axis, x.ndim))
+    return _softmax(x, shape_rules.normalize_axis(axis, x.ndim))
 
 
 def softplus(x):
@@ -2867,7 +2861,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """
     target = _as_tensor(target)
     output = _as_tensor(output)
-    axis = _normalize_axis(axis, output.ndim)
+    axis = shape_rules.normalize_axis(axis, output.ndim)
     if from_logits:
         return -T.sum(target * _log_softmax(output, axis), axis=axis)
     eps = common.epsilon()
@@ -2889,7 +2883,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """
     target = _as_tensor(target)
     output = _as_tensor(output)
-    axis = _normalize_axis(axis, output.ndim)
+    axis = shape_rules.normalize_axis(axis, output.ndim)
     if not from_logits:
         eps = common.epsilon()
         output = T.log(T.clip(output, _fconst(eps, output), _fconst(1. - eps, output)))
@@ -2986,7 +2980,7 @@ def _pads_for(x_cl, kernel_size, strides, dilation, padding):
         if padding == 'same' and length is None:
             pads.append(_sym_same_padding(x_cl.shape[i + 1], k, strides[i], dilation[i]))
         else:
-            pads.append(_padding_amounts(length, k, strides[i], dilation[i], padding))
+            pads.append(shape_rules.padding_amounts(length, k, strides[i], dilation[i], padding))
     return pads
 
 
@@ -3022,13 +3016,13 @@ def _patches(x_cl, kernel_size, strides, dilation, pads, fill=0.):
 
 def _to_cl(x, data_format):
     if data_format == 'channels_first':
-        return x.dimshuffle(_to_channels_last_perm(x.ndim))
+        return x.dimshuffle(shape_rules.to_channels_last_perm(x.ndim))
     return x
 
 
 def _from_cl(x, data_format):
     if data_format == 'channels_first':
-        return x.dimshuffle(_to_channels_first_perm(x.ndim))
+        return x.dimshuffle(shape_rules.to_channels_first_perm(x.ndim))
     return x
 
 
@@ -3077,10 +3071,10 @@ def _conv_args(x, kernel, n, strides, padding, data_format, dilation_rate, name,
     x = _as_tensor(x)
     kernel = _as_tensor(kernel)
     data_format = normalize_data_format(data_format)
-    _check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
-    padding = _normalize_padding(padding, allow_causal)
-    strides = _normalize_tuple(strides, n, 'strides')
-    dilation = _normalize_tuple(dilation_rate, n, 'dilation_rate')
+    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
+    padding = shape_rules.normalize_padding(padding, allow_causal)
+    strides = shape_rules.normalize_tuple(strides, n, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, n, 'dilation_rate')
     if _bany(s < 1 for s in strides) or _bany(d < 1 for d in dilation):
         raise ValueError('%s: strides and dilation_rate must be >= 1, got %r and %r'
                          % (name, strides, dilation))
@@ -3154,7 +3148,7 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
         padding: 'valid' or 'same' (TensorFlow's rule).
 
     Returns:
-        4-D tensor in the data format, spatial sizes ``common._conv_output_length``.
+        4-D tensor in the data format, spatial sizes ``shape_rules.conv_output_length``.
 
     Example:
         >>> K.int_shape(K.conv2d(K.placeholder((1, 5, 5, 3)), K.variable(np.ones((3, 3, 3, 2)))))
@@ -3279,10 +3273,10 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     pads = []
     for i in range(n):
         if in_s[i + 1] is not None:
-            pads.append(_deconv_crop(out_cl[i + 1], in_s[i + 1], ks[i], strides[i],
+            pads.append(shape_rules.deconv_crop(out_cl[i + 1], in_s[i + 1], ks[i], strides[i],
                                      padding, dilation[i]))
         else:
-            pads.append(_padding_amounts(out_cl[i + 1], ks[i], strides[i], dilation[i],
+            pads.append(shape_rules.padding_amounts(out_cl[i + 1], ks[i], strides[i], dilation[i],
                                          padding))
     batch = x_cl.shape[0]
     # The transposed convolution is the gradient (adjoint) of the forward
@@ -3336,11 +3330,11 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid'
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     x = _as_tensor(x)
     data_format = normalize_data_format(data_format)
-    _check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
-    pool_size = _normalize_tuple(pool_size, n, 'pool_size')
-    strides = _normalize_tuple(strides if strides is not None else pool_size, n, 'strides')
-    padding = _normalize_padding(padding)
-    pool_mode = _normalize_pool_mode(pool_mode)
+    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
+    pool_size = shape_rules.normalize_tuple(pool_size, n, 'pool_size')
+    strides = shape_rules.normalize_tuple(strides if strides is not None else pool_size, n, 'strides')
+    padding = shape_rules.normalize_padding(padding)
+    pool_mode = shape_rules.normalize_pool_mode(pool_mode)
     ones = (1,) * n
     x_cl = _to_cl(x, data_format)
     pads = _pads_for(x_cl, pool_size, strides, ones, padding)
@@ -3431,10 +3425,10 @@ def bias_add(x, bias, data_format=None):
 
 def _local_patches(inputs, kernel_size, strides, data_format, n, name):
     inputs = _as_tensor(inputs)
-    _check_ndim(inputs.ndim, (n + 2,), 'inputs', name + ' input')
+    shape_rules.check_ndim(inputs.ndim, (n + 2,), 'inputs', name + ' input')
     data_format = normalize_data_format(data_format)
-    kernel_size = _normalize_tuple(kernel_size, n, 'kernel_size')
-    strides = _normalize_tuple(strides, n, 'strides')
+    kernel_size = shape_rules.normalize_tuple(kernel_size, n, 'kernel_size')
+    strides = shape_rules.normalize_tuple(strides, n, 'strides')
     x_cl = _to_cl(inputs, data_format)
     cols = _patches(x_cl, kernel_size, strides, (1,) * n, [(0, 0)] * n)
     return T.stack(cols, axis=n + 1), data_format  # (B, *O, nK, C)
@@ -3490,7 +3484,7 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     """
     kernel = _as_tensor(kernel)
     ks = _kernel_shape(kernel, 3, 'local_conv2d')
-    rows, cols_ = _normalize_tuple(output_shape, 2, 'output_shape')
+    rows, cols_ = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
     stacked, data_format = _local_patches(inputs, kernel_size, strides, data_format, 2,
                                           'local_conv2d')
     if data_format == 'channels_first':
@@ -3564,10 +3558,10 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
         (1, 4, 6, 3)
     """
     x = _as_tensor(x)
-    _check_ndim(x.ndim, (4,), 'x', 'resize_images input')
+    shape_rules.check_ndim(x.ndim, (4,), 'x', 'resize_images input')
     data_format = normalize_data_format(data_format)
-    interpolation = _normalize_interpolation(interpolation)
-    hf, wf = _normalize_tuple((height_factor, width_factor), 2, 'height_factor/width_factor')
+    interpolation = shape_rules.normalize_interpolation(interpolation)
+    hf, wf = shape_rules.normalize_tuple((height_factor, width_factor), 2, 'height_factor/width_factor')
     if hf < 1 or wf < 1:
         raise ValueError('resize_images: factors must be positive ints, got %r' % ((hf, wf),))
     axes = (2, 3) if data_format == 'channels_first' else (1, 2)
@@ -3583,9 +3577,9 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
         (1, 4, 4, 4, 3)
     """
     x = _as_tensor(x)
-    _check_ndim(x.ndim, (5,), 'x', 'resize_volumes input')
+    shape_rules.check_ndim(x.ndim, (5,), 'x', 'resize_volumes input')
     data_format = normalize_data_format(data_format)
-    factors = _normalize_tuple((depth_factor, height_factor, width_factor), 3, 'factors')
+    factors = shape_rules.normalize_tuple((depth_factor, height_factor, width_factor), 3, 'factors')
     if _bany(f < 1 for f in factors):
         raise ValueError('resize_volumes: factors must be positive ints, got %r' % (factors,))
     axes = (2, 3, 4) if data_format == 'channels_first' else (1, 2, 3)
@@ -4186,10 +4180,10 @@ class _CTCBeamSearchOp(_Op):
 
     def perform(self, node, inputs, output_storage, params=None):
         log_probs, lengths = inputs
-        paths, scores = common._ctc_prefix_beam_search(
+        paths, scores = ctc_search.prefix_beam_search(
             log_probs, lengths, self.beam_width, self.top_paths, self.merge_repeated)
         for k in range(self.top_paths):
-            output_storage[k][0] = common._pad_labellings(paths[k], np.int64)
+            output_storage[k][0] = ctc_search.pad_labellings(paths[k], np.int64)
         output_storage[self.top_paths][0] = scores.astype(log_probs.dtype)
 
     def grad(self, inputs, output_grads):
@@ -4255,6 +4249,4 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 
 
 # Keras 1 names (seed 000), each warning DeprecationWarning.
-import sys as _sys  # noqa: E402
-
-globals().update(common.legacy_aliases(_sys.modules[__name__]))
+api.install(globals(), ENGINE)

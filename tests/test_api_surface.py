@@ -4,24 +4,24 @@ import warnings
 
 import numpy as np
 
-from keras_backend import common
+from keras_backend import api
 import reference as R
 from helpers import randn
 from keras_backend.utils import convert_kernel
 
 
 def test_all_api_names_present(K):
-    assert common.missing_api_names(K) == []
+    assert api.missing_api_names(K) == []
 
 
 def test_api_names_match_api_md():
-    assert len(common.API_NAMES) == 163
-    assert len(set(common.API_NAMES)) == 163
+    assert len(api.API_NAMES) == 163
+    assert len(set(api.API_NAMES)) == 163
 
 
 def test_public_functions_have_docstrings(K):
     missing = []
-    for name in common.API_NAMES:
+    for name in api.API_NAMES:
         fn = getattr(K, name, None)
         if fn is None:
             continue
@@ -40,7 +40,7 @@ def _call_warns(fn, *args, **kwargs):
 
 
 def test_legacy_aliases_work_and_warn(K):
-    aliases = common.legacy_aliases(K)
+    aliases = api.legacy_aliases(K)
     assert sorted(aliases) == ['asymmetric_temporal_padding', 'deconv2d', 'lesser',
                                'lesser_equal']
     a = np.array([[1., 2., 3.]], np.float32)

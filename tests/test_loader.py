@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from keras_backend import common
+from keras_backend import common, config_file, engines
 from conftest import load_adapter, requested_backends
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -73,7 +73,7 @@ def test_missing_config_is_written_with_defaults(avail, home):
     assert out.split('\n')[0].split() == [avail, 'float32', '1e-07', 'channels_last']
     assert out.split('\n')[1] == 'True True'
     with open(os.path.join(home, 'keras.json')) as f:
-        assert json.load(f) == common.DEFAULTS
+        assert json.load(f) == config_file.DEFAULTS
     assert [n for n in os.listdir(home)] == ['keras.json']  # no temp file left behind
     assert err.count('Using %s backend.' % ENGINE_NAMES[avail]) == 1
 
@@ -123,8 +123,8 @@ def test_keras_backend_module_path_means_that_engine(avail, home):
     rc, out, err = run_python(SHOW, home, {'KERAS_BACKEND': 'keras_backend.%s_backend' % avail})
     assert rc == 0, err
     assert out.split()[0] == avail
-    assert common.canonical_backend('keras_backend.cntk_backend') == 'cntk'
-    assert common.canonical_backend('my.module') == 'my.module'
+    assert engines.canonical_backend('keras_backend.cntk_backend') == 'cntk'
+    assert engines.canonical_backend('my.module') == 'my.module'
 
 
 @pytest.mark.parametrize('key,value,expected', [
@@ -139,16 +139,16 @@ def test_keras_backend_module_path_means_that_engine(avail, home):
 ])
 def test_wrong_values_name_file_key_and_expectation(home, key, value, expected):
     path = write_config(home, {key: value})
-    with pytest.raises(common.ConfigError) as info:
-        common.read_config(path)
+    with pytest.raises(config_file.ConfigError) as info:
+        config_file.read_config(path)
     message = str(info.value)
     assert path in message and repr(key) in message and expected in message
 
 
 def test_non_object_json_is_rejected(home):
     path = write_config(home, '[1, 2]')
-    with pytest.raises(common.ConfigError, match='expected a JSON object'):
-        common.read_config(path)
+    with pytest.raises(config_file.ConfigError, match='expected a JSON object'):
+        config_file.read_config(path)
 
 
 def test_config_error_stops_the_loader_before_any_engine(home):
@@ -161,7 +161,7 @@ def test_config_error_stops_the_loader_before_any_engine(home):
 
 def _race(path, barrier, results):
     barrier.wait()
-    results.put(common.write_default_config(path))
+    results.put(config_file.write_default_config(path))
 
 
 def test_concurrent_first_start_writes_one_file(tmp_path):
@@ -176,26 +176,26 @@ def test_concurrent_first_start_writes_one_file(tmp_path):
     created = [results.get(timeout=10) for _ in procs]
     assert created.count(True) == 1
     with open(path) as f:
-        assert json.load(f) == common.DEFAULTS
+        assert json.load(f) == config_file.DEFAULTS
     assert os.listdir(os.path.dirname(path)) == ['keras.json']
 
 
 def test_existing_file_is_never_overwritten_by_the_default_writer(home):
     path = write_config(home, '{"floatx": "float64"}')
-    assert common.write_default_config(path) is False
+    assert config_file.write_default_config(path) is False
     with open(path) as f:
         assert f.read() == '{"floatx": "float64"}'
 
 
 def test_config_dir_precedence(monkeypatch, tmp_path):
     monkeypatch.setenv('KERAS_HOME', str(tmp_path / 'kh'))
-    assert common.config_dir() == str(tmp_path / 'kh')
+    assert config_file.config_dir() == str(tmp_path / 'kh')
     monkeypatch.delenv('KERAS_HOME')
     monkeypatch.setenv('HOME', str(tmp_path))
-    assert common.config_dir() == os.path.join(str(tmp_path), '.keras')
+    assert config_file.config_dir() == os.path.join(str(tmp_path), '.keras')
     # A home that does not exist (so is not writable): the per-user temp folder.
     monkeypatch.setenv('HOME', str(tmp_path / 'missing' / 'home'))
-    got = common.config_dir()
+    got = config_file.config_dir()
     assert os.path.dirname(got) == tempfile.gettempdir()
     assert os.path.basename(got).startswith('keras-')
 
@@ -248,7 +248,7 @@ def test_engine_that_cannot_import_names_engine_extra_and_cause(home):
 
 @pytest.mark.parametrize('engine', ['tensorflow', 'theano', 'cntk'])
 def test_install_advice_fits_the_interpreter(engine):
-    advice = common.engine_install_advice(engine)
+    advice = engines.engine_install_advice(engine)
     assert sys.executable in advice
     py = sys.version_info[:2]
     if engine == 'cntk' and py > (3, 6):

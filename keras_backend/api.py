@@ -1,0 +1,207 @@
+"""The API contract, declared once: its names, their order, their documentation.
+
+Every adapter (``tensorflow_backend``, ``theano_backend``, ``cntk_backend``)
+defines the public functions listed in :data:`SECTIONS`, in that order (the
+order of the Keras 2 backend pages, seed 001, grouped into the sections of the
+API reference), and ends with ``api.install(globals(), '<Engine>')``, which
+
+* gives each public function its one docstring from
+  :mod:`keras_backend._api_docs` (an adapter's own docstring, when it has one,
+  is a short engine note and is appended under ``Note:``);
+* adds the Keras 1 aliases of :data:`LEGACY_NAMES`, each warning
+  ``DeprecationWarning``.
+
+``tests/test_layout.py`` checks the order; ``tests/test_doc_examples.py`` runs
+every docstring's example on every engine that imports here.
+"""
+import inspect
+import sys
+import warnings
+
+from . import common
+
+#: (title, names): the sections of the API reference, in order. Within a
+#: section the names follow seed 001 (Keras 2.2's backend page); names that
+#: page lacks sit beside their closest relative.
+SECTIONS = (
+    ('Configuration', (
+        'backend', 'epsilon', 'set_epsilon', 'floatx', 'set_floatx', 'cast_to_floatx',
+        'image_data_format', 'set_image_data_format', 'normalize_data_format',
+        'image_dim_ordering', 'set_image_dim_ordering')),
+    ('Session and learning phase', (
+        'get_uid', 'reset_uids', 'clear_session', 'get_session', 'set_session',
+        'manual_variable_initialization', 'learning_phase', 'set_learning_phase',
+        'learning_phase_scope', 'name_scope')),
+    ('Tensors and variables', (
+        'is_sparse', 'to_dense', 'variable', 'is_variable', 'constant', 'is_keras_tensor',
+        'is_tensor', 'placeholder', 'is_placeholder', 'shape', 'int_shape', 'ndim', 'size',
+        'dtype', 'eval', 'zeros', 'ones', 'eye', 'zeros_like', 'ones_like', 'identity',
+        'random_uniform_variable', 'random_normal_variable', 'count_params', 'cast')),
+    ('Variable updates', (
+        'update', 'update_add', 'update_sub', 'moving_average_update')),
+    ('Math', (
+        'dot', 'batch_dot', 'transpose', 'gather', 'max', 'min', 'sum', 'prod', 'cumsum',
+        'cumprod', 'var', 'std', 'mean', 'any', 'all', 'argmax', 'argmin', 'square', 'abs',
+        'sqrt', 'exp', 'log', 'logsumexp', 'round', 'sign', 'pow', 'clip', 'equal',
+        'not_equal', 'greater', 'greater_equal', 'less', 'less_equal', 'maximum', 'minimum',
+        'sin', 'cos', 'normalize_batch_in_training', 'batch_normalization')),
+    ('Shape manipulation', (
+        'concatenate', 'reshape', 'permute_dimensions', 'resize_images', 'resize_volumes',
+        'repeat_elements', 'repeat', 'arange', 'tile', 'flatten', 'batch_flatten',
+        'expand_dims', 'squeeze', 'temporal_padding', 'spatial_2d_padding',
+        'spatial_3d_padding', 'stack', 'one_hot', 'reverse', 'slice', 'pattern_broadcast')),
+    ('Values, functions and gradients', (
+        'get_value', 'batch_get_value', 'set_value', 'batch_set_value', 'get_variable_shape',
+        'print_tensor', 'function', 'gradients', 'stop_gradient', 'control_dependencies',
+        'symbolic', 'eager')),
+    ('Control flow', (
+        'rnn', 'switch', 'in_train_phase', 'in_test_phase')),
+    ('Activations and losses', (
+        'relu', 'elu', 'softmax', 'softplus', 'softsign', 'categorical_crossentropy',
+        'sparse_categorical_crossentropy', 'binary_crossentropy', 'sigmoid', 'hard_sigmoid',
+        'tanh', 'dropout', 'l2_normalize', 'in_top_k')),
+    ('Convolution and pooling', (
+        'conv1d', 'conv2d', 'conv2d_transpose', 'separable_conv1d', 'separable_conv2d',
+        'depthwise_conv2d', 'conv3d', 'conv3d_transpose', 'pool2d', 'pool3d', 'bias_add')),
+    ('Random', (
+        'random_normal', 'random_uniform', 'random_binomial', 'truncated_normal')),
+    ('CTC', (
+        'ctc_label_dense_to_sparse', 'ctc_batch_cost', 'ctc_decode')),
+    ('Higher-order functions', (
+        'map_fn', 'foldl', 'foldr')),
+    ('Locally connected', (
+        'local_conv1d', 'local_conv2d')),
+)
+
+#: Every public name of ../shared/API.md (rows 1-163), in reference order.
+API_NAMES = tuple(name for _, names in SECTIONS for name in names)
+
+#: Keras 1 names (seed 000) kept for old code; each warns DeprecationWarning.
+LEGACY_NAMES = ('lesser', 'lesser_equal', 'deconv2d', 'asymmetric_temporal_padding')
+
+#: The names every adapter takes unchanged from :mod:`keras_backend.common`.
+COMMON_NAMES = tuple(n for n in API_NAMES if n in common.__all__)
+
+
+def missing_api_names(module):
+    """Return the sorted API names that ``module`` lacks (empty list when complete)."""
+    return sorted(n for n in API_NAMES if not callable(getattr(module, n, None)))
+
+
+def section_of(name):
+    """The title of the reference section that documents ``name``."""
+    for title, names in SECTIONS:
+        if name in names:
+            return title
+    if name in LEGACY_NAMES:
+        return 'Keras 1 aliases'
+    raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------
+# Keras 1 aliases, built once on top of any adapter
+# ---------------------------------------------------------------------------
+
+def _deprecated(old, new):
+    warnings.warn('%s is deprecated (Keras 1); use %s instead' % (old, new),
+                  DeprecationWarning, stacklevel=3)
+
+
+def legacy_aliases(module):
+    """Return {name: function} of the Keras 1 aliases, calling ``module``'s API.
+
+    Each alias warns ``DeprecationWarning`` and forwards:
+    ``lesser`` -> ``less``, ``lesser_equal`` -> ``less_equal``,
+    ``asymmetric_temporal_padding(x, left_pad=1, right_pad=1)`` ->
+    ``temporal_padding(x, (left_pad, right_pad))`` and
+    ``deconv2d(x, kernel, output_shape, strides, border_mode, dim_ordering)`` ->
+    ``conv2d_transpose`` with ``border_mode`` as ``padding`` and
+    ``dim_ordering`` ('th'/'tf'/'default') as ``data_format``.
+    """
+    def lesser(x, y):
+        _deprecated('lesser', 'less')
+        return module.less(x, y)
+
+    def lesser_equal(x, y):
+        _deprecated('lesser_equal', 'less_equal')
+        return module.less_equal(x, y)
+
+    def asymmetric_temporal_padding(x, left_pad=1, right_pad=1):
+        _deprecated('asymmetric_temporal_padding', 'temporal_padding')
+        return module.temporal_padding(x, (left_pad, right_pad))
+
+    def deconv2d(x, kernel, output_shape, strides=(1, 1), border_mode='valid',
+                 dim_ordering='default', image_shape=None, filter_shape=None):
+        _deprecated('deconv2d', 'conv2d_transpose')
+        if dim_ordering == 'default':
+            data_format = None
+        elif dim_ordering in common.DIM_ORDERINGS:
+            data_format = common.DIM_ORDERINGS[dim_ordering]
+        else:
+            raise ValueError("dim_ordering: unknown value %r; expected 'th', 'tf' or 'default'"
+                             % (dim_ordering,))
+        return module.conv2d_transpose(x, kernel, output_shape, strides=strides,
+                                       padding=border_mode, data_format=data_format)
+
+    aliases = {'lesser': lesser, 'lesser_equal': lesser_equal,
+               'asymmetric_temporal_padding': asymmetric_temporal_padding,
+               'deconv2d': deconv2d}
+    for name, fn in aliases.items():
+        fn.__doc__ = _doc_for(name)
+    return aliases
+
+
+# ---------------------------------------------------------------------------
+# Attaching the one docstring of each name
+# ---------------------------------------------------------------------------
+
+def _doc_for(name):
+    from ._api_docs import DOCS
+    return DOCS.get(name)
+
+
+def documented(fn, name, engine=None):
+    """Give ``fn`` the docstring of API name ``name``, keeping its engine note.
+
+    ``fn.__doc__``, when set by the adapter, is a short engine note (which
+    engine op does the work, any engine limit); it is kept as
+    ``fn.engine_note`` and appended to the shared text under ``Note:``.
+    """
+    doc = _doc_for(name)
+    if doc is None:
+        return fn
+    note = getattr(fn, 'engine_note', None)
+    if note is None:
+        note = inspect.cleandoc(fn.__doc__) if fn.__doc__ else ''
+        if note == inspect.cleandoc(doc):
+            note = ''
+    text = inspect.cleandoc(doc)
+    if note and engine:
+        text += '\n\nNote:\n    %s: %s' % (engine, note.replace('\n', '\n    '))
+    try:
+        fn.__doc__ = text
+        fn.engine_note = note
+    except (AttributeError, TypeError):
+        pass
+    return fn
+
+
+_ENGINE_TITLES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'pytensor': 'PyTensor',
+                  'cntk': 'CNTK'}
+
+
+def install(namespace, engine):
+    """Finish an adapter module: attach the docs and add the Keras 1 aliases.
+
+    ``namespace`` is the adapter's ``globals()``; ``engine`` the engine's name
+    (``ENGINE``: 'tensorflow', 'theano', 'pytensor' or 'cntk'). Names the
+    adapter takes from :mod:`keras_backend.common` get the shared text only.
+    """
+    module = sys.modules[namespace['__name__']]
+    engine = _ENGINE_TITLES.get(str(engine).lower(), str(engine))
+    for name in API_NAMES:
+        fn = namespace.get(name)
+        if fn is None:
+            continue
+        documented(fn, name, None if name in COMMON_NAMES else engine)
+    namespace.update(legacy_aliases(module))

@@ -1,0 +1,228 @@
+"""Engine-neutral argument normalisation and shape arithmetic for the adapters.
+
+Every adapter calls these before it builds an engine op: the normalisation of
+``strides``/``padding``/``pool_mode``/axis arguments, the output length and
+the padding amounts of convolutions and pooling (``'valid'``, ``'same'``,
+``'causal'``), the crop of transposed convolutions, the ``data_format``
+permutations and the ``batch_dot`` axes rule. Nothing here imports an engine;
+everything stays importable on CPython 3.6.
+"""
+import numpy as np
+
+
+# ---------------------------------------------------------------------------
+# Argument normalisation shared by every adapter
+# ---------------------------------------------------------------------------
+
+def normalize_tuple(value, n, name):
+    """Turn an int or an iterable of ``n`` ints into a tuple of ``n`` ints.
+
+    Raises:
+        ValueError: naming ``name`` when ``value`` is not an int or ``n`` ints.
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),) * n
+    try:
+        values = tuple(value)
+    except TypeError:
+        raise ValueError('%s: expected an int or a tuple of %d ints, got %r' % (name, n, value))
+    if len(values) != n or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        raise ValueError('%s: expected an int or a tuple of %d ints, got %r' % (name, n, value))
+    return tuple(int(v) for v in values)
+
+
+def normalize_padding(padding, allow_causal=False):
+    """Validate a conv/pool ``padding`` string; returns it lower-cased.
+
+    Raises:
+        ValueError: unless ``padding`` is 'valid', 'same' (or 'causal' when allowed).
+    """
+    allowed = ('valid', 'same', 'causal') if allow_causal else ('valid', 'same')
+    p = padding.lower() if isinstance(padding, str) else padding
+    if p not in allowed:
+        raise ValueError('padding: unknown value %r; expected one of %s'
+                         % (padding, ', '.join(repr(a) for a in allowed)))
+    return p
+
+
+def normalize_pool_mode(pool_mode):
+    """Validate ``pool_mode``: 'max' or 'avg'."""
+    if pool_mode not in ('max', 'avg'):
+        raise ValueError("pool_mode: unknown value %r; expected 'max' or 'avg'" % (pool_mode,))
+    return pool_mode
+
+
+def normalize_interpolation(interpolation):
+    """Validate ``interpolation``: 'nearest' or 'bilinear'."""
+    if interpolation not in ('nearest', 'bilinear'):
+        raise ValueError("interpolation: unknown value %r; expected 'nearest' or 'bilinear'"
+                         % (interpolation,))
+    return interpolation
+
+
+def normalize_axis(axis, ndim, name='axis'):
+    """Turn a (possibly negative) axis into a non-negative one.
+
+    Raises:
+        ValueError: when ``axis`` is out of range for ``ndim`` dimensions.
+    """
+    if ndim is None:
+        return axis
+    if not -ndim <= axis < ndim:
+        raise ValueError('%s: %r is out of range for a tensor of %d dimensions'
+                         % (name, axis, ndim))
+    return axis % ndim
+
+
+def normalize_axes(axis, ndim):
+    """Reduction axes: None -> all axes; int or list -> sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = [axis]
+    return tuple(sorted(set(normalize_axis(int(a), ndim) for a in axis)))
+
+
+def normalize_spatial_padding(padding, n, name='padding'):
+    """Normalise spatial padding to ``n`` (before, after) pairs of non-negative ints.
+
+    Accepts an int (same on every side), ``n`` ints (symmetric per axis) or
+    ``n`` pairs.
+    """
+    if isinstance(padding, (int, np.integer)) and not isinstance(padding, bool):
+        pairs = [(int(padding), int(padding))] * n
+    else:
+        try:
+            items = list(padding)
+        except TypeError:
+            raise ValueError('%s: expected an int, %d ints or %d pairs of ints, got %r'
+                             % (name, n, n, padding))
+        if len(items) != n:
+            raise ValueError('%s: expected %d entries (one per spatial axis), got %r'
+                             % (name, n, padding))
+        pairs = []
+        for item in items:
+            if isinstance(item, (int, np.integer)):
+                pairs.append((int(item), int(item)))
+            else:
+                pairs.append(normalize_tuple(item, 2, name))
+    for a, b in pairs:
+        if a < 0 or b < 0:
+            raise ValueError('%s: expected non-negative amounts, got %r' % (name, padding))
+    return tuple(pairs)
+
+
+# ---------------------------------------------------------------------------
+# Shape arithmetic (conv, pool, transposed conv)
+# ---------------------------------------------------------------------------
+
+def conv_output_length(length, kernel, padding, stride, dilation=1):
+    """Output length of a conv/pool along one axis (None stays None).
+
+    ``padding`` 'same'/'causal': ceil(length / stride);
+    'valid': ceil((length - dilated_kernel + 1) / stride).
+    """
+    if length is None:
+        return None
+    dk = (kernel - 1) * dilation + 1
+    if padding in ('same', 'causal'):
+        out = length
+    else:
+        out = length - dk + 1
+    return max(0, (out + stride - 1) // stride)
+
+
+def same_padding(length, kernel, stride, dilation=1):
+    """(before, after) zero padding of TensorFlow's 'same' rule along one axis.
+
+    Total = max((ceil(length/stride) - 1) * stride + dilated_kernel - length, 0);
+    the extra cell, when odd, goes after.
+    """
+    dk = (kernel - 1) * dilation + 1
+    out = (length + stride - 1) // stride
+    total = max((out - 1) * stride + dk - length, 0)
+    return total // 2, total - total // 2
+
+
+def padding_amounts(length, kernel, stride, dilation, padding):
+    """(before, after) padding for 'valid', 'same' or 'causal' along one axis."""
+    if padding == 'valid':
+        return 0, 0
+    if padding == 'causal':
+        return (kernel - 1) * dilation, 0
+    return same_padding(length, kernel, stride, dilation)
+
+
+def deconv_crop(out_length, in_length, kernel, stride, padding, dilation=1):
+    """For a transposed conv built as the gradient of a conv: (before, after)
+    padding of the forward conv whose input length is ``out_length`` and
+    whose output length must be ``in_length``.
+
+    Raises:
+        ValueError: when ``out_length`` is not a valid output size.
+    """
+    if conv_output_length(out_length, kernel, padding, stride, dilation) != in_length:
+        raise ValueError('output_shape: a spatial size of %d is not compatible with input '
+                         'size %d, kernel %d, stride %d and padding %r'
+                         % (out_length, in_length, kernel, stride, padding))
+    return padding_amounts(out_length, kernel, stride, dilation, padding)
+
+
+# ---------------------------------------------------------------------------
+# data_format permutations
+# ---------------------------------------------------------------------------
+
+def to_channels_last_perm(ndim):
+    """Axis permutation taking a channels_first tensor to channels_last."""
+    return (0,) + tuple(range(2, ndim)) + (1,)
+
+
+def to_channels_first_perm(ndim):
+    """Axis permutation taking a channels_last tensor to channels_first."""
+    return (0, ndim - 1) + tuple(range(1, ndim - 1))
+
+
+def check_ndim(x_ndim, expected, name, what):
+    """Raise ValueError naming ``name`` unless ``x_ndim`` is in ``expected``."""
+    if x_ndim is not None and x_ndim not in expected:
+        raise ValueError('%s: expected a %s tensor of rank %s, got rank %d'
+                         % (name, what, ' or '.join(str(e) for e in expected), x_ndim))
+
+
+# ---------------------------------------------------------------------------
+# batch_dot
+# ---------------------------------------------------------------------------
+
+def batch_dot_axes(x_ndim, y_ndim, axes):
+    """Normalise ``batch_dot`` axes to a pair of non-negative ints (Keras 2.3 rules).
+
+    ``axes`` None: (x_ndim - 1, y_ndim - 2), or (x_ndim - 1, y_ndim - 1) for 2-D ``y``.
+    An int ``a`` means (a, a). Axis 0 (the batch axis) cannot be reduced.
+
+    Raises:
+        ValueError: for rank < 2 inputs, bad ``axes`` or a batch-axis reduction.
+    """
+    if x_ndim < 2 or y_ndim < 2:
+        raise ValueError('batch_dot: x and y must have rank >= 2, got ranks %d and %d'
+                         % (x_ndim, y_ndim))
+    if axes is None:
+        axes = (x_ndim - 1, y_ndim - 1 if y_ndim == 2 else y_ndim - 2)
+    elif isinstance(axes, (int, np.integer)):
+        axes = (int(axes), int(axes))
+    else:
+        axes = normalize_tuple(axes, 2, 'axes')
+    ax = normalize_axis(axes[0], x_ndim, 'axes')
+    ay = normalize_axis(axes[1], y_ndim, 'axes')
+    if ax == 0 or ay == 0:
+        raise ValueError('batch_dot: axes %r would reduce the batch axis 0' % (axes,))
+    return ax, ay
+
+
+def batch_dot_output_shape(x_shape, y_shape, ax, ay):
+    """Static output shape of ``batch_dot``; a rank-1 result becomes (batch, 1)."""
+    out = (tuple(x_shape[:ax]) + tuple(x_shape[ax + 1:])
+           + tuple(y_shape[1:ay]) + tuple(y_shape[ay + 1:]))
+    if len(out) == 1:
+        out = out + (1,)
+    return out
