@@ -47,6 +47,8 @@ setup(
             'scipy', 'six', 'pyyaml',
         ],
         'examples': ['scikit-learn'],
+        # The API reference (docs/reference, Sphinx autodoc + napoleon).
+        'docs': ['sphinx>=7; python_version>="3.9"'],
     },
     entry_points={'console_scripts': ['keras-backend-info=keras_backend.__main__:main']},
     classifiers=[

@@ -1,0 +1,40 @@
+"""Every API docstring's Example runs, and prints the same values, on every engine.
+
+The docstrings live once, in ``keras_backend._api_docs``; ``doc_examples``
+runs a name's examples as a doctest with ``K`` (this engine's adapter) and
+``np`` in scope (see its module docstring for how outputs are compared).
+"""
+import pytest
+
+from keras_backend import _api_docs, api
+import doc_examples
+
+NAMES = list(api.API_NAMES) + list(api.LEGACY_NAMES)
+
+
+def test_every_name_has_one_docstring_with_the_sections():
+    missing = [n for n in NAMES if n not in _api_docs.DOCS]
+    assert missing == [], 'no docstring in _api_docs.DOCS for %s' % missing
+    extra = sorted(set(_api_docs.DOCS) - set(NAMES))
+    assert extra == [], '_api_docs.DOCS documents names outside the API: %s' % extra
+    lacking = [n for n in NAMES if 'Returns:' not in _api_docs.DOCS[n]
+               or 'Example:' not in _api_docs.DOCS[n]]
+    assert lacking == [], 'docstrings without a Returns: or Example: section: %s' % lacking
+
+
+@pytest.mark.parametrize('name', NAMES)
+def test_doc_example_runs(K, name):
+    doc = _api_docs.DOCS.get(name)
+    if doc is None:
+        pytest.fail('no docstring for %s in keras_backend._api_docs' % name)
+    n, report = doc_examples.run_examples(K, name, doc)
+    assert n > 0, '%s: the docstring has no example' % name
+    assert not report, report
+
+
+def test_adapter_functions_carry_the_shared_docstring(K):
+    import inspect
+    for name in NAMES:
+        doc = inspect.getdoc(getattr(K, name))
+        shared = inspect.cleandoc(_api_docs.DOCS[name])
+        assert doc.startswith(shared), '%s: the docstring is not the shared one' % name
