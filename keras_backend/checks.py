@@ -1,0 +1,1188 @@
+"""Argument checks, written once, that every adapter runs before its engine sees a call.
+
+:func:`keras_backend.api.install` wraps each public function of an adapter
+with the checks that :data:`SPECS` declares for its name: the type and range
+of each argument (ranks, axes, sizes, dtypes, paddings, data formats) and the
+shape agreements that static shapes already decide (contraction sizes of
+``dot``/``batch_dot``, ``concatenate``/``stack`` shapes, convolution input
+channels against the kernel, bias size, ``reshape`` element counts, ...).
+
+A bad argument raises :class:`ValueError` (a bad value or shape) or
+:class:`TypeError` (a bad type or dtype), with the same message on every
+engine::
+
+    sum: argument 'axis' must be an int in [-2, 2) (the axes of 'x', a 2-D tensor); got 5
+
+Only what can be decided before the engine runs is checked here; sizes known
+at run time only are the engine's to check, and the adapters re-raise its
+error as a ``ValueError`` naming the call (see ``docs/semantics.md``).
+Checks accept every symbolic form the API allows (tensors inside shape
+tuples, tensors for sizes): what is not static is left to the engine.
+"""
+import numbers
+
+import numpy as np
+
+DATA_FORMATS = ('channels_first', 'channels_last')
+PADDINGS = ('valid', 'same')
+
+_NO_SHAPE = object()
+
+
+# ---------------------------------------------------------------------------
+# What a value is, without asking the engine more than the API allows
+# ---------------------------------------------------------------------------
+
+def _is_int(v):
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_number(v):
+    return isinstance(v, (numbers.Number, np.number)) and not isinstance(v, (bool, np.bool_))
+
+
+class Call(object):
+    """One checked call: the function name, the adapter, the bound arguments."""
+
+    def __init__(self, K, fname, arguments):
+        self.K = K
+        self.fname = fname
+        self.args = arguments
+        self._shapes = {}
+
+    def is_tensor(self, v):
+        try:
+            return bool(self.K.is_tensor(v))
+        except Exception:
+            return False
+
+    def static_shape(self, v):
+        """Tuple of ints/None, or None when the rank is unknown (or not array-like)."""
+        key = id(v)
+        if key not in self._shapes:
+            self._shapes[key] = self._compute_shape(v)
+        return self._shapes[key]
+
+    def _compute_shape(self, v):
+        if v is None or isinstance(v, (str, bytes)):
+            return None
+        if isinstance(v, np.ndarray) or _is_number(v) or isinstance(v, (bool, np.bool_)):
+            return tuple(np.shape(v))
+        if self.is_tensor(v):
+            try:
+                shape = self.K.int_shape(v)
+            except Exception:
+                return None
+            return None if shape is None else tuple(shape)
+        if isinstance(v, (list, tuple)):
+            if any(self.is_tensor(item) for item in _flatten(v)):
+                return None
+            try:
+                return tuple(np.shape(np.asarray(v, dtype=np.float64)))
+            except (TypeError, ValueError):
+                return None
+        return None
+
+    def ndim(self, v):
+        shape = self.static_shape(v)
+        return None if shape is None else len(shape)
+
+    def fail(self, arg, expected, value, error=ValueError):
+        raise error("%s: argument '%s' %s; got %s" % (self.fname, arg, expected,
+                                                     self.describe(value)))
+
+    def describe(self, value):
+        if self.is_tensor(value):
+            shape = self.static_shape(value)
+            if shape is None:
+                return 'a tensor of unknown rank'
+            return 'a tensor of shape %s' % (shape,)
+        if isinstance(value, np.ndarray):
+            return 'a numpy array of shape %s, dtype %s' % (value.shape, value.dtype)
+        text = repr(value)
+        if len(text) > 60:
+            text = text[:57] + '...'
+        if value is None or isinstance(value, (bool, numbers.Number, str, list, tuple)):
+            return text
+        return '%s (%s)' % (text, type(value).__name__)
+
+
+def _flatten(v):
+    if isinstance(v, (list, tuple)):
+        for item in v:
+            for sub in _flatten(item):
+                yield sub
+    else:
+        yield v
+
+
+# ---------------------------------------------------------------------------
+# Argument checkers: each is check(call, arg_name, value)
+# ---------------------------------------------------------------------------
+
+def tensor(allow_none=False):
+    """A tensor, a variable, or a numeric value (number, list, numpy array)."""
+    def check(call, arg, v):
+        if v is None:
+            if allow_none:
+                return
+            call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
+        if call.is_tensor(v) or isinstance(v, np.ndarray) or _is_number(v) \
+                or isinstance(v, (bool, np.bool_)):
+            return
+        if isinstance(v, (list, tuple)):
+            for item in _flatten(v):
+                if item is None or isinstance(item, (str, bytes)) or not (
+                        call.is_tensor(item) or _is_number(item)
+                        or isinstance(item, (bool, np.bool_, np.ndarray))):
+                    call.fail(arg, 'must be a tensor, a variable or a numeric array '
+                                   '(a list holding only numbers and tensors)', v, TypeError)
+            return
+        call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
+    return check
+
+
+def tensor_list(min_len=1):
+    """A non-empty list or tuple of tensors."""
+    each = tensor()
+
+    def check(call, arg, v):
+        if not isinstance(v, (list, tuple)):
+            call.fail(arg, 'must be a list of tensors', v, TypeError)
+        if len(v) < min_len:
+            call.fail(arg, 'must hold at least %d tensor(s)' % min_len, v)
+        for i, item in enumerate(v):
+            each(call, '%s[%d]' % (arg, i), item)
+    return check
+
+
+def rank(*allowed, **kw):
+    """A tensor (see :func:`tensor`) whose rank, when known, is one of ``allowed``
+    (``min_rank=n`` for 'at least n')."""
+    base = tensor()
+    min_rank = kw.get('min_rank')
+
+    def check(call, arg, v):
+        base(call, arg, v)
+        n = call.ndim(v)
+        if n is None:
+            return
+        if allowed and n not in allowed:
+            call.fail(arg, 'must be a %s tensor' % ' or '.join('%d-D' % a for a in allowed), v)
+        if min_rank is not None and n < min_rank:
+            call.fail(arg, 'must be a tensor of rank >= %d' % min_rank, v)
+    return check
+
+
+def _axis_problem(call, arg, v, ref, extra, ints_only=True):
+    """The axis range text for the rank of argument ``ref``, or None when unknown."""
+    n = call.ndim(call.args.get(ref)) if ref else None
+    if n is None:
+        return None
+    lo, hi = -(n + extra), n + extra
+    return lo, hi, "an int in [%d, %d) (the axes of '%s', a %d-D tensor)" % (lo, hi, ref, n)
+
+
+def axis(ref='x', allow_none=False, extra=0):
+    """An int axis of argument ``ref`` (``extra=1``: one past the end allowed, for
+    ``expand_dims``/``stack``), or None when ``allow_none``."""
+    def check(call, arg, v):
+        if v is None and allow_none:
+            return
+        if call.is_tensor(v):
+            return
+        if not _is_int(v):
+            call.fail(arg, 'must be an int%s' % (' or None' if allow_none else ''), v, TypeError)
+        problem = _axis_problem(call, arg, v, ref, extra)
+        if problem and not problem[0] <= v < problem[1]:
+            call.fail(arg, 'must be ' + problem[2], v)
+    return check
+
+
+def axes(ref='x', allow_none=True, unique=True):
+    """None, an int or a list/tuple of ints: axes of argument ``ref``."""
+    one = axis(ref)
+
+    def check(call, arg, v):
+        if v is None:
+            if allow_none:
+                return
+            call.fail(arg, 'must be an int or a list of ints', v, TypeError)
+        if isinstance(v, (list, tuple)):
+            for item in v:
+                if not _is_int(item):
+                    call.fail(arg, 'must be an int or a list of ints', v, TypeError)
+                one(call, arg, item)
+            n = call.ndim(call.args.get(ref))
+            if unique and n is not None and len(set(a % n for a in v)) != len(v):
+                call.fail(arg, 'must not name an axis twice', v)
+            return
+        if not _is_int(v) and not call.is_tensor(v):
+            call.fail(arg, 'must be an int or a list of ints', v, TypeError)
+        one(call, arg, v)
+    return check
+
+
+def integer(minimum=None, maximum=None, allow_none=False, allow_tensor=False):
+    def check(call, arg, v):
+        if v is None and allow_none:
+            return
+        if allow_tensor and call.is_tensor(v):
+            return
+        if not _is_int(v):
+            call.fail(arg, 'must be an int', v, TypeError)
+        if minimum is not None and v < minimum:
+            call.fail(arg, 'must be an int >= %d' % minimum, v)
+        if maximum is not None and v > maximum:
+            call.fail(arg, 'must be an int <= %d' % maximum, v)
+    return check
+
+
+def int_tuple(n, minimum=1):
+    """An int or a list/tuple of ``n`` ints, each >= ``minimum``."""
+    def check(call, arg, v):
+        values = (v,) * n if _is_int(v) else v
+        if not isinstance(values, (list, tuple)) or not all(_is_int(i) for i in values):
+            call.fail(arg, 'must be an int or a tuple of %d ints' % n, v, TypeError)
+        if len(values) != n:
+            call.fail(arg, 'must be an int or a tuple of %d ints' % n, v)
+        if any(i < minimum for i in values):
+            call.fail(arg, 'must hold ints >= %d' % minimum, v)
+    return check
+
+
+def number(minimum=None, maximum=None, allow_none=False, open_min=False, open_max=False,
+           allow_tensor=True):
+    """A Python/numpy number in the range (a tensor passes when ``allow_tensor``)."""
+    def check(call, arg, v):
+        if v is None and allow_none:
+            return
+        if allow_tensor and call.is_tensor(v):
+            return
+        if not _is_number(v):
+            call.fail(arg, 'must be a number', v, TypeError)
+        if v != v:
+            call.fail(arg, 'must be a number, not NaN', v)
+        lo_bad = minimum is not None and (v <= minimum if open_min else v < minimum)
+        hi_bad = maximum is not None and (v >= maximum if open_max else v > maximum)
+        if lo_bad or hi_bad:
+            lo = '' if minimum is None else ('(' if open_min else '[') + repr(minimum)
+            hi = '' if maximum is None else repr(maximum) + (')' if open_max else ']')
+            if minimum is None:
+                text = 'must be a number %s %r' % ('<' if open_max else '<=', maximum)
+            elif maximum is None:
+                text = 'must be a number %s %r' % ('>' if open_min else '>=', minimum)
+            else:
+                text = 'must be a number in %s, %s' % (lo, hi)
+            call.fail(arg, text, v)
+    return check
+
+
+def boolean():
+    def check(call, arg, v):
+        if isinstance(v, (bool, np.bool_)) or (_is_int(v) and v in (0, 1)):
+            return
+        call.fail(arg, 'must be True or False', v, TypeError)
+    return check
+
+
+def choice(values, allow_none=False):
+    def check(call, arg, v):
+        if v is None and allow_none:
+            return
+        if not isinstance(v, str):
+            call.fail(arg, 'must be one of %s' % ', '.join(repr(x) for x in values), v, TypeError)
+        if v.lower() not in values:
+            call.fail(arg, 'must be one of %s%s' % (', '.join(repr(x) for x in values),
+                                                    ' or None' if allow_none else ''), v)
+    return check
+
+
+_DTYPE_WORDS = ('bool', 'string')
+
+
+def dtype(allow_none=True):
+    """A dtype: None (floatx), a name such as 'float32', a numpy dtype or type, or an
+    engine's dtype object (anything with a ``name`` numpy knows)."""
+    def check(call, arg, v):
+        if v is None:
+            if allow_none:
+                return
+            call.fail(arg, 'must be a dtype', v, TypeError)
+        name = v if isinstance(v, str) else getattr(v, 'name', v)
+        if isinstance(name, str) and name in _DTYPE_WORDS:
+            return
+        try:
+            np.dtype(name)
+        except (TypeError, ValueError):
+            call.fail(arg, "must be a dtype such as 'float32', 'int64' or 'bool'", v, TypeError)
+        if isinstance(name, str) and np.dtype(name).kind not in 'biuf':
+            call.fail(arg, "must be a numeric or bool dtype such as 'float32', 'int64' or 'bool'",
+                      v, TypeError)
+    return check
+
+
+def shape_arg(allow_none_dims=False, allow_minus_one=False, allow_tensor=True):
+    """A shape: an int or a tuple/list of ints >= 0 (None dims, -1 or tensors where allowed)."""
+    def check(call, arg, v):
+        if allow_tensor and call.is_tensor(v):
+            return
+        dims = (v,) if _is_int(v) else v
+        if not isinstance(dims, (list, tuple)):
+            call.fail(arg, 'must be a tuple of ints', v, TypeError)
+        minus = 0
+        for d in dims:
+            if d is None and allow_none_dims:
+                continue
+            if allow_tensor and call.is_tensor(d):
+                continue
+            if not _is_int(d):
+                call.fail(arg, 'must be a tuple of ints%s' % (' or None' if allow_none_dims else ''),
+                          v, TypeError)
+            if d == -1 and allow_minus_one:
+                minus += 1
+                continue
+            if d < 0:
+                call.fail(arg, 'must hold sizes >= 0%s' % (' (or one -1)' if allow_minus_one else ''),
+                          v)
+        if minus > 1:
+            call.fail(arg, 'may hold at most one -1', v)
+    return check
+
+
+def callable_():
+    def check(call, arg, v):
+        if not callable(v):
+            call.fail(arg, 'must be callable', v, TypeError)
+    return check
+
+
+def string(allow_none=True):
+    def check(call, arg, v):
+        if v is None and allow_none:
+            return
+        if not isinstance(v, str):
+            call.fail(arg, 'must be a string%s' % (' or None' if allow_none else ''), v, TypeError)
+    return check
+
+
+def padding_pairs(n):
+    """``n`` pairs of ints >= 0 (an int or an int pair per axis also accepted)."""
+    def check(call, arg, v):
+        if _is_int(v):
+            v_list = [(v, v)] * n
+        elif isinstance(v, (list, tuple)) and len(v) == n:
+            v_list = []
+            for item in v:
+                if _is_int(item):
+                    v_list.append((item, item))
+                elif isinstance(item, (list, tuple)) and len(item) == 2 and all(
+                        _is_int(i) for i in item):
+                    v_list.append(tuple(item))
+                else:
+                    call.fail(arg, 'must be %d pairs of ints' % n, v, TypeError)
+        else:
+            call.fail(arg, 'must be %d pairs of ints' % n, v,
+                      ValueError if isinstance(v, (list, tuple)) else TypeError)
+        if any(i < 0 for pair in v_list for i in pair):
+            call.fail(arg, 'must hold paddings >= 0', v)
+    return check
+
+
+def anything():
+    def check(call, arg, v):
+        return None
+    return check
+
+
+# ---------------------------------------------------------------------------
+# Checks across arguments (static shapes only)
+# ---------------------------------------------------------------------------
+
+def _channels_axis(call, data_format, nd):
+    fmt = data_format
+    if fmt is None:
+        from . import common
+        fmt = common.image_data_format()
+    return 1 if fmt == 'channels_first' else nd - 1
+
+
+def _known(*sizes):
+    return all(s is not None for s in sizes)
+
+
+def dot_sizes(call):
+    x, y = call.args['x'], call.args['y']
+    sx, sy = call.static_shape(x), call.static_shape(y)
+    if sx is None or sy is None or not sx or not sy:
+        if (sx is not None and not sx) or (sy is not None and not sy):
+            bad = 'x' if sx is not None and not sx else 'y'
+            call.fail(bad, 'must be a tensor of rank >= 1', call.args[bad])
+        return
+    kx = sx[-1]
+    ky = sy[0] if len(sy) == 1 else sy[-2]
+    if _known(kx, ky) and kx != ky:
+        raise ValueError("dot: arguments 'x' and 'y' cannot be contracted: 'x' has shape %s and "
+                         "'y' %s; the last axis of 'x' (%d) must equal the %s axis of 'y' (%d)"
+                         % (sx, sy, kx, 'only' if len(sy) == 1 else 'second-to-last', ky))
+
+
+def batch_dot_sizes(call):
+    from .shape_rules import batch_dot_axes
+    x, y, ax = call.args['x'], call.args['y'], call.args.get('axes')
+    sx, sy = call.static_shape(x), call.static_shape(y)
+    if sx is None or sy is None:
+        return
+    for arg, s in (('x', sx), ('y', sy)):
+        if len(s) < 2:
+            call.fail(arg, 'must be a tensor of rank >= 2 (batch first)', call.args[arg])
+    if ax is not None:
+        items = [ax, ax] if _is_int(ax) else list(ax) if isinstance(ax, (list, tuple)) else None
+        if items is None or len(items) != 2 or not all(_is_int(i) for i in items):
+            call.fail('axes', 'must be None, an int or a pair of ints', ax, TypeError)
+        for arg, a, s in (('x', items[0], sx), ('y', items[1], sy)):
+            if not -len(s) <= a < len(s) or a % len(s) == 0:
+                call.fail('axes', "must name non-batch axes of 'x' and 'y' (in [1, %d) and "
+                                  "[1, %d))" % (len(sx), len(sy)), ax)
+    try:
+        a_x, a_y = batch_dot_axes(len(sx), len(sy), ax)
+    except ValueError as e:
+        raise ValueError('batch_dot: %s' % e)
+    if _known(sx[0], sy[0]) and sx[0] != sy[0]:
+        raise ValueError("batch_dot: arguments 'x' and 'y' have different batch sizes: "
+                         "'x' has shape %s and 'y' %s" % (sx, sy))
+    if _known(sx[a_x], sy[a_y]) and sx[a_x] != sy[a_y]:
+        raise ValueError("batch_dot: arguments 'x' and 'y' cannot be contracted on axes (%d, %d): "
+                         "'x' has shape %s and 'y' %s (%d != %d)"
+                         % (a_x, a_y, sx, sy, sx[a_x], sy[a_y]))
+
+
+def concatenate_shapes(call):
+    tensors, ax = call.args['tensors'], call.args.get('axis', -1)
+    shapes = [call.static_shape(t) for t in tensors]
+    known = [(i, s) for i, s in enumerate(shapes) if s is not None]
+    if not known:
+        return
+    ranks = set(len(s) for _, s in known)
+    if len(ranks) > 1:
+        raise ValueError("concatenate: argument 'tensors' must hold tensors of one rank; got "
+                         "shapes %s" % [s for s in shapes])
+    n = ranks.pop()
+    if n == 0:
+        raise ValueError("concatenate: argument 'tensors' must hold tensors of rank >= 1; got "
+                         "scalars")
+    if not _is_int(ax):
+        return
+    if not -n <= ax < n:
+        call.fail('axis', "must be an int in [%d, %d) (the axes of the tensors, %d-D)"
+                  % (-n, n, n), ax)
+    a = ax % n
+    for d in range(n):
+        if d == a:
+            continue
+        sizes = set(s[d] for _, s in known if s[d] is not None)
+        if len(sizes) > 1:
+            raise ValueError("concatenate: argument 'tensors' must agree on every axis but %d; "
+                             "got shapes %s" % (a, shapes))
+
+
+def stack_shapes(call):
+    tensors, ax = call.args['x'], call.args.get('axis', 0)
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        call.fail('x', 'must be a non-empty list of tensors', tensors,
+                  TypeError if not isinstance(tensors, (list, tuple)) else ValueError)
+    shapes = [call.static_shape(t) for t in tensors]
+    known = [s for s in shapes if s is not None]
+    if not known:
+        return
+    if len(set(len(s) for s in known)) > 1 or any(
+            len(set(s[d] for s in known if s[d] is not None)) > 1 for d in range(len(known[0]))):
+        raise ValueError("stack: argument 'x' must hold tensors of one shape; got shapes %s"
+                         % shapes)
+    n = len(known[0]) + 1
+    if _is_int(ax) and not -n <= ax < n:
+        call.fail('axis', 'must be an int in [%d, %d) (the axes of the result, %d-D)'
+                  % (-n, n, n), ax)
+
+
+def reshape_count(call):
+    x, shape = call.args['x'], call.args['shape']
+    sx = call.static_shape(x)
+    if _is_int(shape):
+        shape = (shape,)
+    if sx is None or not isinstance(shape, (list, tuple)) or any(
+            not _is_int(d) for d in shape) or None in sx:
+        return
+    size = int(np.prod(sx, dtype=np.int64))
+    fixed = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if -1 in shape:
+        ok = (fixed > 0 and size % fixed == 0) or (fixed == 0 and size == 0)
+    else:
+        ok = fixed == size
+    if not ok:
+        call.fail('shape', "must hold as many elements as 'x' (%d, shape %s)" % (size, sx),
+                  call.args['shape'])
+
+
+def permutation(call):
+    x, pattern = call.args['x'], call.args['pattern']
+    if not isinstance(pattern, (list, tuple)) or not all(_is_int(p) for p in pattern):
+        call.fail('pattern', 'must be a tuple of ints', pattern, TypeError)
+    n = call.ndim(x)
+    if n is not None and sorted(pattern) != list(range(n)):
+        call.fail('pattern', "must be a permutation of %s (the axes of 'x', a %d-D tensor)"
+                  % (tuple(range(n)), n), pattern)
+
+
+def conv_channels(n, kernel_arg='kernel', kernel_rank=None, in_axis=-2, transpose=False):
+    """The input of an ``n``-D convolution: rank ``n + 2`` and input channels equal to the
+    kernel's input channels (axis ``in_axis`` of the kernel; the last for transposes)."""
+    def check(call):
+        x, kernel = call.args.get('x'), call.args.get(kernel_arg)
+        sx, sk = call.static_shape(x), call.static_shape(kernel)
+        if sx is not None and len(sx) != n + 2:
+            call.fail('x', 'must be a %d-D tensor (batch, %d spatial axes, channels in the data '
+                           'format)' % (n + 2, n), x)
+        k_rank = kernel_rank or n + 2
+        if sk is not None and len(sk) != k_rank:
+            call.fail(kernel_arg, 'must be a %d-D kernel' % k_rank, kernel)
+        if sx is None or sk is None:
+            return
+        c = sx[_channels_axis(call, call.args.get('data_format'), len(sx))]
+        k = sk[-1] if transpose else sk[in_axis]
+        if _known(c, k) and c != k:
+            raise ValueError("%s: the input channels of 'x' (%d, shape %s) must equal the "
+                             "kernel's (%d, '%s' of shape %s)"
+                             % (call.fname, c, sx, k, kernel_arg, sk))
+    return check
+
+
+def separable_channels(n):
+    def check(call):
+        conv_channels(n, 'depthwise_kernel')(call)
+        sd = call.static_shape(call.args.get('depthwise_kernel'))
+        sp = call.static_shape(call.args.get('pointwise_kernel'))
+        if sp is not None and len(sp) != n + 2:
+            call.fail('pointwise_kernel', 'must be a %d-D kernel' % (n + 2),
+                      call.args['pointwise_kernel'])
+        if sd is None or sp is None:
+            return
+        if _known(sd[-1], sd[-2], sp[-2]) and sd[-2] * sd[-1] != sp[-2]:
+            raise ValueError("%s: the input channels of 'pointwise_kernel' (%d) must equal the "
+                             "channels times the multiplier of 'depthwise_kernel' (%d x %d)"
+                             % (call.fname, sp[-2], sd[-2], sd[-1]))
+    return check
+
+
+def output_shape_rank(n):
+    def check(call):
+        conv_channels(n, transpose=True)(call)
+        out = call.args.get('output_shape')
+        if isinstance(out, (list, tuple)) and len(out) != n + 2:
+            call.fail('output_shape', 'must hold %d sizes (batch, %d spatial axes, channels)'
+                      % (n + 2, n), out)
+        sk = call.static_shape(call.args.get('kernel'))
+        if isinstance(out, (list, tuple)) and len(out) == n + 2 and sk is not None:
+            c = out[_channels_axis(call, call.args.get('data_format'), n + 2)]
+            if _is_int(c) and _known(sk[-2]) and c != sk[-2]:
+                raise ValueError("%s: the output channels of 'output_shape' (%d) must equal the "
+                                 "kernel's (%d, axis -2 of shape %s)"
+                                 % (call.fname, c, sk[-2], sk))
+    return check
+
+
+def pool_rank(n):
+    def check(call):
+        x = call.args.get('x')
+        if call.ndim(x) not in (None, n + 2):
+            call.fail('x', 'must be a %d-D tensor (batch, %d spatial axes, channels in the data '
+                           'format)' % (n + 2, n), x)
+    return check
+
+
+def bias_size(call):
+    x, bias = call.args['x'], call.args['bias']
+    sx, sb = call.static_shape(x), call.static_shape(bias)
+    if sx is None or sb is None:
+        return
+    if len(sx) < 2:
+        call.fail('x', 'must be a tensor of rank >= 2', x)
+    if len(sb) not in (1, len(sx) - 1):
+        call.fail('bias', "must be 1-D (channels) or of rank %d (ndim(x) - 1)" % (len(sx) - 1),
+                  bias)
+    c = sx[_channels_axis(call, call.args.get('data_format'), len(sx))]
+    b = sb[0] if len(sb) == 1 else sb[-1]
+    if len(sb) == 1 and _known(c, b) and c != b:
+        call.fail('bias', "must have one value per channel of 'x' (%d, shape %s)" % (c, sx), bias)
+
+
+def same_shape(*names):
+    """Arguments whose static shapes must agree where known (elementwise partners)."""
+    def check(call):
+        shapes = [(n, call.static_shape(call.args.get(n))) for n in names]
+        known = [(n, s) for n, s in shapes if s is not None]
+        for (n1, s1), (n2, s2) in zip(known, known[1:]):
+            if len(s1) != len(s2) or any(_known(a, b) and a != b for a, b in zip(s1, s2)):
+                raise ValueError("%s: arguments '%s' and '%s' must have the same shape; got %s "
+                                 "and %s" % (call.fname, n1, n2, s1, s2))
+    return check
+
+
+def broadcastable(x_name='x', y_name='y'):
+    """Elementwise partners: static sizes must be equal or 1 (numpy broadcasting)."""
+    def check(call):
+        sx = call.static_shape(call.args.get(x_name))
+        sy = call.static_shape(call.args.get(y_name))
+        if sx is None or sy is None:
+            return
+        for a, b in zip(reversed(sx), reversed(sy)):
+            if _known(a, b) and a != b and a != 1 and b != 1:
+                raise ValueError("%s: arguments '%s' and '%s' do not broadcast together: shapes "
+                                 "%s and %s" % (call.fname, x_name, y_name, sx, sy))
+    return check
+
+
+def gather_indices(call):
+    ref, idx = call.args['reference'], call.args['indices']
+    if call.ndim(ref) == 0:
+        call.fail('reference', 'must be a tensor of rank >= 1', ref)
+    if isinstance(idx, np.ndarray) or isinstance(idx, (list, tuple)) or _is_number(idx):
+        arr = np.asarray(idx)
+        if arr.dtype.kind == 'f':
+            if not np.all(np.equal(np.mod(arr, 1), 0)):
+                call.fail('indices', 'must hold integers', idx, TypeError)
+        elif arr.dtype.kind not in 'iub':
+            call.fail('indices', 'must hold integers', idx, TypeError)
+        n = (call.static_shape(ref) or (None,))[0]
+        if arr.size and n is not None and (arr.max() >= n or arr.min() < -n):
+            call.fail('indices', "must be in [0, %d) (the rows of 'reference')" % n, idx)
+    elif call.is_tensor(idx) and call.K.backend() != 'cntk':
+        kind = np.dtype(_dtype_name(call, idx)).kind
+        if kind not in 'iu':
+            call.fail('indices', 'must be an integer tensor', idx, TypeError)
+
+
+def _dtype_name(call, v):
+    try:
+        return str(call.K.dtype(v))
+    except Exception:
+        return 'float32'
+
+
+def in_top_k_shapes(call):
+    sp = call.static_shape(call.args['predictions'])
+    st = call.static_shape(call.args['targets'])
+    if sp is not None and len(sp) != 2:
+        call.fail('predictions', 'must be a 2-D tensor (batch, classes)', call.args['predictions'])
+    if st is not None and len(st) != 1:
+        call.fail('targets', 'must be a 1-D tensor (batch,)', call.args['targets'])
+    if sp is not None and st is not None and _known(sp[0], st[0]) and sp[0] != st[0]:
+        raise ValueError("in_top_k: arguments 'predictions' and 'targets' must have the same "
+                         "batch size; got shapes %s and %s" % (sp, st))
+
+
+def slice_args(call):
+    x, start, size = call.args['x'], call.args['start'], call.args['size']
+    n = call.ndim(x)
+    for arg, v, lo in (('start', start, 0), ('size', size, -1)):
+        if call.is_tensor(v):
+            continue
+        vals = [v] if _is_int(v) else v
+        if not isinstance(vals, (list, tuple)) or not all(
+                _is_int(i) or call.is_tensor(i) for i in vals):
+            call.fail(arg, 'must be a list of ints', v, TypeError)
+        if n is not None and len(vals) != n:
+            call.fail(arg, "must hold one int per axis of 'x' (%d)" % n, v)
+        if any(_is_int(i) and i < lo for i in vals):
+            call.fail(arg, 'must hold ints >= %d' % lo, v)
+    sx = call.static_shape(x)
+    if sx is None or not isinstance(start, (list, tuple)) or not isinstance(size, (list, tuple)):
+        return
+    for d, (s, z, dim) in enumerate(zip(start, size, sx)):
+        if _is_int(s) and _is_int(z) and dim is not None:
+            if s > dim or (z != -1 and s + z > dim):
+                raise ValueError("slice: 'start' %s and 'size' %s go past the end of 'x' "
+                                 "(shape %s) on axis %d" % (start, size, sx, d))
+
+
+def update_shapes(value_arg):
+    def check(call):
+        x = call.args['x']
+        if not _is_variable(call, x):
+            call.fail('x', 'must be a variable', x, TypeError)
+        same_shape('x', value_arg)(call) if call.ndim(call.args[value_arg]) else None
+    return check
+
+
+def _is_variable(call, v):
+    try:
+        return bool(call.K.is_variable(v))
+    except Exception:
+        return False
+
+
+def variable_arg(arg='x'):
+    def check(call):
+        if not _is_variable(call, call.args[arg]):
+            call.fail(arg, 'must be a variable', call.args[arg], TypeError)
+    return check
+
+
+def value_tuples(call):
+    tuples = call.args['tuples']
+    if not isinstance(tuples, (list, tuple)):
+        call.fail('tuples', 'must be a list of (variable, value) pairs', tuples, TypeError)
+    for i, pair in enumerate(tuples):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            call.fail('tuples', 'must be a list of (variable, value) pairs', tuples, TypeError)
+        if not _is_variable(call, pair[0]):
+            call.fail('tuples[%d][0]' % i, 'must be a variable', pair[0], TypeError)
+        _value_shape(call, 'tuples[%d][1]' % i, pair[0], pair[1])
+
+
+def _value_shape(call, arg, var, value):
+    tensor()(call, arg, value)
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return
+    if arr.dtype.kind not in 'biuf':
+        call.fail(arg, 'must be numeric', value, TypeError)
+    shape = call.static_shape(var)
+    if shape is not None and tuple(arr.shape) != tuple(shape):
+        call.fail(arg, "must have the variable's shape %s" % (shape,), value)
+
+
+def set_value_shape(call):
+    x = call.args['x']
+    if not _is_variable(call, x):
+        call.fail('x', 'must be a variable', x, TypeError)
+    _value_shape(call, 'value', x, call.args['value'])
+
+
+def switch_ranks(call):
+    c = call.args['condition']
+    nc = call.ndim(c)
+    for arg in ('then_expression', 'else_expression'):
+        v = call.args[arg]
+        if callable(v) and not call.is_tensor(v):
+            continue
+        tensor()(call, arg, v)
+        nv = call.ndim(v)
+        if nc is not None and nv is not None and nc > nv:
+            raise ValueError("switch: argument 'condition' (rank %d) must not have a higher rank "
+                             "than '%s' (rank %d)" % (nc, arg, nv))
+
+
+def phase_alternatives(call):
+    for arg in ('x', 'alt'):
+        v = call.args[arg]
+        if callable(v) and not call.is_tensor(v):
+            continue
+        tensor()(call, arg, v)
+    training = call.args.get('training')
+    if training is not None and not call.is_tensor(training) and not (
+            isinstance(training, (bool, np.bool_)) or (_is_int(training) and training in (0, 1))):
+        call.fail('training', 'must be None, 0, 1, True, False or a tensor', training, TypeError)
+
+
+def rnn_inputs(call):
+    x = call.args['inputs']
+    n = call.ndim(x)
+    if n is not None and n < 3:
+        call.fail('inputs', 'must be a tensor of rank >= 3 (batch, time, ...)', x)
+    states = call.args['initial_states']
+    if not isinstance(states, (list, tuple)):
+        call.fail('initial_states', 'must be a list of tensors', states, TypeError)
+    mask = call.args.get('mask')
+    if mask is not None:
+        tensor()(call, 'mask', mask)
+        sm, sx = call.static_shape(mask), call.static_shape(x)
+        if sm is not None and sx is not None:
+            if len(sm) not in (2, 3) or any(_known(a, b) and a != b for a, b in zip(sm[:2], sx[:2])):
+                call.fail('mask', "must have shape (batch, time) matching 'inputs' %s" % (sx,),
+                          mask)
+
+
+def resize_factors(names):
+    def check(call):
+        for n in names:
+            integer(1)(call, n, call.args[n])
+    return check
+
+
+def crossentropy_shapes(class_axis=True, sparse=False):
+    def check(call):
+        st = call.static_shape(call.args['target'])
+        so = call.static_shape(call.args['output'])
+        if st is None or so is None:
+            return
+        if sparse:
+            if len(so) < 1 or len(st) not in (len(so) - 1, len(so)):
+                raise ValueError("%s: argument 'target' (shape %s) must have the shape of "
+                                 "'output' %s without its class axis" % (call.fname, st, so))
+            return
+        if len(st) != len(so) or any(_known(a, b) and a != b for a, b in zip(st, so)):
+            raise ValueError("%s: arguments 'target' and 'output' must have the same shape; "
+                             "got %s and %s" % (call.fname, st, so))
+    return check
+
+
+def ctc_shapes(call):
+    sp = call.static_shape(call.args['y_pred'])
+    if sp is not None and len(sp) != 3:
+        call.fail('y_pred', 'must be a 3-D tensor (batch, time, classes)', call.args['y_pred'])
+
+
+def ctc_decode_args(call):
+    ctc_shapes(call)
+    tp, bw = call.args.get('top_paths', 1), call.args.get('beam_width', 100)
+    if _is_int(tp) and _is_int(bw) and not call.args.get('greedy', True) and tp > bw:
+        call.fail('top_paths', "must be <= 'beam_width' (%d)" % bw, tp)
+
+
+def local_conv_args(n):
+    def check(call):
+        x = call.args['inputs']
+        if call.ndim(x) not in (None, n + 2):
+            call.fail('inputs', 'must be a %d-D tensor' % (n + 2), x)
+        sk = call.static_shape(call.args['kernel'])
+        if sk is not None and len(sk) != 3:
+            call.fail('kernel', 'must be a 3-D kernel (output positions, patch size, filters)',
+                      call.args['kernel'])
+    return check
+
+
+def arange_step(call):
+    step = call.args.get('step', 1)
+    if _is_number(step) and step == 0:
+        call.fail('step', 'must not be 0', step)
+
+
+def pattern_length(call):
+    x, pattern = call.args['x'], call.args['broadcastable']
+    if not isinstance(pattern, (list, tuple)):
+        call.fail('broadcastable', 'must be a tuple of bools', pattern, TypeError)
+    n = call.ndim(x)
+    if n is not None and len(pattern) != n:
+        call.fail('broadcastable', "must hold one bool per axis of 'x' (%d)" % n, pattern)
+
+
+def batch_norm_params(call):
+    x = call.args['x']
+    sx = call.static_shape(x)
+    if sx is None:
+        return
+    ax = call.args.get('axis', -1)
+    if not _is_int(ax):
+        return
+    c = sx[ax % len(sx)] if sx else None
+    for arg in ('mean', 'var', 'beta', 'gamma'):
+        v = call.args.get(arg)
+        if v is None:
+            continue
+        s = call.static_shape(v)
+        if s is not None and len(s) == 1 and _known(c, s[0]) and s[0] not in (c, 1):
+            call.fail(arg, "must have the size of axis %d of 'x' (%d, shape %s)" % (ax, c, sx), v)
+
+
+def function_args(call):
+    inputs, outputs = call.args['inputs'], call.args['outputs']
+    if not isinstance(inputs, (list, tuple)):
+        call.fail('inputs', 'must be a list of placeholders', inputs, TypeError)
+    for i, v in enumerate(inputs):
+        if not call.is_tensor(v):
+            call.fail('inputs[%d]' % i, 'must be a placeholder (or a tensor to feed)', v, TypeError)
+    outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    for i, v in enumerate(outs):
+        if not call.is_tensor(v):
+            call.fail('outputs' if not isinstance(outputs, (list, tuple)) else 'outputs[%d]' % i,
+                      'must be a tensor', v, TypeError)
+    updates = call.args.get('updates')
+    if updates is not None and not isinstance(updates, (list, tuple)):
+        call.fail('updates', 'must be a list of updates', updates, TypeError)
+
+
+def gradients_args(call):
+    loss = call.args['loss']
+    if not call.is_tensor(loss):
+        call.fail('loss', 'must be a tensor', loss, TypeError)
+    variables = call.args['variables']
+    vs = variables if isinstance(variables, (list, tuple)) else [variables]
+    for i, v in enumerate(vs):
+        if not call.is_tensor(v):
+            call.fail('variables', 'must be a list of variables or tensors', variables, TypeError)
+
+
+def tensors_or_list(call):
+    v = call.args['variables']
+    items = v if isinstance(v, (list, tuple)) else [v]
+    for i, item in enumerate(items):
+        tensor()(call, 'variables', item)
+
+
+def map_elems(call):
+    elems = call.args['elems']
+    tensor()(call, 'elems', elems)
+    if call.ndim(elems) == 0:
+        call.fail('elems', 'must be a tensor of rank >= 1 (the loop runs over axis 0)', elems)
+    shape = call.static_shape(elems)
+    if call.fname != 'map_fn' and call.args.get('initializer') is None and shape and shape[0] == 0:
+        call.fail('elems', 'must not be empty without an initializer', elems)
+
+
+# ---------------------------------------------------------------------------
+# The table: name -> ({argument: checker}, [checks across arguments])
+# ---------------------------------------------------------------------------
+
+T = tensor()
+DF = choice(DATA_FORMATS, allow_none=True)
+PAD = choice(PADDINGS)
+BOOL = boolean()
+NAME = string()
+SEED = integer(allow_none=True)
+DT = dtype()
+
+
+def _reduction():
+    return {'x': T, 'axis': axes('x'), 'keepdims': BOOL}, []
+
+
+SPECS = {
+    # names without arguments: a call that does not bind raises TypeError naming them
+    'backend': ({}, []), 'epsilon': ({}, []), 'floatx': ({}, []),
+    'image_data_format': ({}, []), 'image_dim_ordering': ({}, []), 'reset_uids': ({}, []),
+    'clear_session': ({}, []), 'get_session': ({}, []), 'learning_phase': ({}, []),
+    'set_session': ({}, []), 'is_variable': ({}, []), 'is_tensor': ({}, []),
+    'is_placeholder': ({}, []),
+    'set_epsilon': ({'e': number(0, open_min=True, allow_tensor=False)}, []),
+    'set_floatx': ({'floatx': choice(('float16', 'float32', 'float64'))}, []),
+    'cast_to_floatx': ({'x': T}, []),
+    'set_image_data_format': ({'data_format': choice(DATA_FORMATS)}, []),
+    'normalize_data_format': ({'value': DF}, []),
+    'set_image_dim_ordering': ({'dim_ordering': choice(('th', 'tf'))}, []),
+    'get_uid': ({'prefix': string(allow_none=False)}, []),
+    'set_learning_phase': ({'value': integer(0, 1)}, []),
+    'learning_phase_scope': ({'value': integer(0, 1)}, []),
+    'name_scope': ({'name': string(allow_none=False)}, []),
+    'manual_variable_initialization': ({'value': BOOL}, []),
+    'is_sparse': ({}, []),
+    'to_dense': ({'tensor': T}, []),
+    'variable': ({'value': T, 'dtype': DT, 'name': NAME}, []),
+    'constant': ({'value': T, 'dtype': DT, 'shape': shape_arg(allow_tensor=False) , 'name': NAME},
+                 []),
+    'is_keras_tensor': ({}, []),
+    'placeholder': ({'shape': shape_arg(allow_none_dims=True, allow_tensor=False),
+                     'ndim': integer(0, allow_none=True), 'dtype': DT, 'sparse': BOOL,
+                     'name': NAME}, []),
+    'shape': ({'x': T}, []),
+    'int_shape': ({'x': T}, []),
+    'ndim': ({'x': T}, []),
+    'size': ({'x': T, 'name': NAME}, []),
+    'dtype': ({'x': T}, []),
+    'eval': ({'x': T}, []),
+    'zeros': ({'shape': shape_arg(), 'dtype': DT, 'name': NAME}, []),
+    'ones': ({'shape': shape_arg(), 'dtype': DT, 'name': NAME}, []),
+    'eye': ({'size': anything(), 'dtype': DT, 'name': NAME}, []),
+    'zeros_like': ({'x': T, 'dtype': DT, 'name': NAME}, []),
+    'ones_like': ({'x': T, 'dtype': DT, 'name': NAME}, []),
+    'identity': ({'x': T, 'name': NAME}, []),
+    'random_uniform_variable': ({'shape': shape_arg(allow_tensor=False), 'low': number(),
+                                 'high': number(), 'dtype': DT, 'name': NAME, 'seed': SEED}, []),
+    'random_normal_variable': ({'shape': shape_arg(allow_tensor=False), 'mean': number(),
+                                'scale': number(0), 'dtype': DT, 'name': NAME, 'seed': SEED}, []),
+    'count_params': ({'x': T}, []),
+    'cast': ({'x': T, 'dtype': dtype(allow_none=False)}, []),
+    'update': ({'x': T, 'new_x': T}, [update_shapes('new_x')]),
+    'update_add': ({'x': T, 'increment': T}, [update_shapes('increment')]),
+    'update_sub': ({'x': T, 'decrement': T}, [update_shapes('decrement')]),
+    'moving_average_update': ({'x': T, 'value': T, 'momentum': number()},
+                              [variable_arg('x'), same_shape('x', 'value')]),
+    'dot': ({'x': T, 'y': T}, [dot_sizes]),
+    'batch_dot': ({'x': T, 'y': T}, [batch_dot_sizes]),
+    'transpose': ({'x': T}, []),
+    'gather': ({'reference': T, 'indices': T}, [gather_indices]),
+    'max': _reduction(), 'min': _reduction(), 'sum': _reduction(), 'prod': _reduction(),
+    'var': _reduction(), 'std': _reduction(), 'mean': _reduction(), 'any': _reduction(),
+    'all': _reduction(), 'logsumexp': _reduction(),
+    'cumsum': ({'x': T, 'axis': axis('x')}, []),
+    'cumprod': ({'x': T, 'axis': axis('x')}, []),
+    'argmax': ({'x': T, 'axis': axis('x')}, []),
+    'argmin': ({'x': T, 'axis': axis('x')}, []),
+    'square': ({'x': T}, []), 'abs': ({'x': T}, []), 'sqrt': ({'x': T}, []),
+    'exp': ({'x': T}, []), 'log': ({'x': T}, []), 'round': ({'x': T}, []),
+    'sign': ({'x': T}, []), 'sin': ({'x': T}, []), 'cos': ({'x': T}, []),
+    'pow': ({'x': T, 'a': T}, []),
+    'clip': ({'x': T, 'min_value': tensor(allow_none=True), 'max_value': tensor(allow_none=True)},
+             []),
+    'equal': ({'x': T, 'y': T}, [broadcastable()]),
+    'not_equal': ({'x': T, 'y': T}, [broadcastable()]),
+    'greater': ({'x': T, 'y': T}, [broadcastable()]),
+    'greater_equal': ({'x': T, 'y': T}, [broadcastable()]),
+    'less': ({'x': T, 'y': T}, [broadcastable()]),
+    'less_equal': ({'x': T, 'y': T}, [broadcastable()]),
+    'maximum': ({'x': T, 'y': T}, [broadcastable()]),
+    'minimum': ({'x': T, 'y': T}, [broadcastable()]),
+    'normalize_batch_in_training': ({'x': T, 'gamma': tensor(allow_none=True),
+                                     'beta': tensor(allow_none=True),
+                                     'reduction_axes': axes('x', allow_none=False),
+                                     'epsilon': number(0)}, []),
+    'batch_normalization': ({'x': T, 'mean': T, 'var': T, 'beta': tensor(allow_none=True),
+                             'gamma': tensor(allow_none=True), 'axis': axis('x'),
+                             'epsilon': number(0)}, [batch_norm_params]),
+    'concatenate': ({'tensors': tensor_list(), 'axis': integer()}, [concatenate_shapes]),
+    'reshape': ({'x': T, 'shape': shape_arg(allow_minus_one=True)}, [reshape_count]),
+    'permute_dimensions': ({'x': T}, [permutation]),
+    'resize_images': ({'x': rank(4), 'height_factor': integer(1), 'width_factor': integer(1),
+                       'data_format': DF,
+                       'interpolation': choice(('nearest', 'bilinear'))}, []),
+    'resize_volumes': ({'x': rank(5), 'depth_factor': integer(1), 'height_factor': integer(1),
+                        'width_factor': integer(1), 'data_format': DF}, []),
+    'repeat_elements': ({'x': T, 'rep': integer(1), 'axis': axis('x')}, []),
+    'repeat': ({'x': rank(2), 'n': integer(1, allow_tensor=True)}, []),
+    'arange': ({'start': number(), 'stop': number(allow_none=True), 'step': number(),
+                'dtype': DT}, [arange_step]),
+    'tile': ({'x': T, 'n': shape_arg()}, []),
+    'flatten': ({'x': T}, []),
+    'batch_flatten': ({'x': rank(min_rank=1)}, []),
+    'expand_dims': ({'x': T, 'axis': axis('x', extra=1)}, []),
+    'squeeze': ({'x': T, 'axis': axis('x')}, []),
+    'temporal_padding': ({'x': rank(3), 'padding': int_tuple(2, minimum=0)}, []),
+    'spatial_2d_padding': ({'x': rank(4), 'padding': padding_pairs(2), 'data_format': DF}, []),
+    'spatial_3d_padding': ({'x': rank(5), 'padding': padding_pairs(3), 'data_format': DF}, []),
+    'stack': ({'x': tensor_list()}, [stack_shapes]),
+    'one_hot': ({'indices': T, 'num_classes': integer(1)}, []),
+    'reverse': ({'x': T, 'axes': axes('x', allow_none=False)}, []),
+    'slice': ({'x': T}, [slice_args]),
+    'pattern_broadcast': ({'x': T}, [pattern_length]),
+    'get_value': ({'x': T}, [variable_arg('x')]),
+    'batch_get_value': ({'ops': tensor_list(min_len=0)}, []),
+    'set_value': ({}, [set_value_shape]),
+    'batch_set_value': ({}, [value_tuples]),
+    'get_variable_shape': ({'x': T}, []),
+    'print_tensor': ({'x': T, 'message': string(allow_none=False)}, []),
+    'function': ({}, [function_args]),
+    'gradients': ({}, [gradients_args]),
+    'stop_gradient': ({}, [tensors_or_list]),
+    'control_dependencies': ({}, []),
+    'symbolic': ({'func': callable_()}, []),
+    'eager': ({'func': callable_()}, []),
+    'rnn': ({'step_function': callable_(), 'go_backwards': BOOL, 'unroll': BOOL},
+            [rnn_inputs]),
+    'switch': ({'condition': T}, [switch_ranks]),
+    'in_train_phase': ({}, [phase_alternatives]),
+    'in_test_phase': ({}, [phase_alternatives]),
+    'relu': ({'x': T, 'alpha': number(), 'max_value': number(allow_none=True),
+              'threshold': number()}, []),
+    'elu': ({'x': T, 'alpha': number()}, []),
+    'softmax': ({'x': T, 'axis': axis('x')}, []),
+    'softplus': ({'x': T}, []), 'softsign': ({'x': T}, []), 'sigmoid': ({'x': T}, []),
+    'hard_sigmoid': ({'x': T}, []), 'tanh': ({'x': T}, []),
+    'categorical_crossentropy': ({'target': T, 'output': T, 'from_logits': BOOL,
+                                  'axis': axis('output')}, [crossentropy_shapes()]),
+    'sparse_categorical_crossentropy': ({'target': T, 'output': T, 'from_logits': BOOL,
+                                         'axis': axis('output')},
+                                        [crossentropy_shapes(sparse=True)]),
+    'binary_crossentropy': ({'target': T, 'output': T, 'from_logits': BOOL},
+                            [crossentropy_shapes()]),
+    'dropout': ({'x': T, 'level': number(0, 1, open_max=True), 'noise_shape': anything(),
+                 'seed': SEED}, []),
+    'l2_normalize': ({'x': T, 'axis': axes('x')}, []),
+    'in_top_k': ({'predictions': T, 'targets': T, 'k': integer(0, allow_tensor=True)},
+                 [in_top_k_shapes]),
+    'conv1d': ({'x': T, 'kernel': T, 'strides': int_tuple(1),
+                'padding': choice(('valid', 'same', 'causal')), 'data_format': DF,
+                'dilation_rate': int_tuple(1)}, [conv_channels(1)]),
+    'conv2d': ({'x': T, 'kernel': T, 'strides': int_tuple(2), 'padding': PAD, 'data_format': DF,
+                'dilation_rate': int_tuple(2)}, [conv_channels(2)]),
+    'conv2d_transpose': ({'x': T, 'kernel': T, 'output_shape': shape_arg(allow_none_dims=True),
+                          'strides': int_tuple(2), 'padding': PAD, 'data_format': DF,
+                          'dilation_rate': int_tuple(2)}, [output_shape_rank(2)]),
+    'separable_conv1d': ({'x': T, 'depthwise_kernel': T, 'pointwise_kernel': T,
+                          'strides': int_tuple(1), 'padding': choice(('valid', 'same', 'causal')),
+                          'data_format': DF, 'dilation_rate': int_tuple(1)},
+                         [separable_channels(1)]),
+    'separable_conv2d': ({'x': T, 'depthwise_kernel': T, 'pointwise_kernel': T,
+                          'strides': int_tuple(2), 'padding': PAD, 'data_format': DF,
+                          'dilation_rate': int_tuple(2)}, [separable_channels(2)]),
+    'depthwise_conv2d': ({'x': T, 'depthwise_kernel': T, 'strides': int_tuple(2),
+                          'padding': PAD, 'data_format': DF, 'dilation_rate': int_tuple(2)},
+                         [conv_channels(2, 'depthwise_kernel')]),
+    'conv3d': ({'x': T, 'kernel': T, 'strides': int_tuple(3), 'padding': PAD, 'data_format': DF,
+                'dilation_rate': int_tuple(3)}, [conv_channels(3)]),
+    'conv3d_transpose': ({'x': T, 'kernel': T, 'output_shape': shape_arg(allow_none_dims=True),
+                          'strides': int_tuple(3), 'padding': PAD, 'data_format': DF},
+                         [output_shape_rank(3)]),
+    'pool2d': ({'x': T, 'pool_size': int_tuple(2), 'strides': int_tuple(2), 'padding': PAD,
+                'data_format': DF, 'pool_mode': choice(('max', 'avg'))}, [pool_rank(2)]),
+    'pool3d': ({'x': T, 'pool_size': int_tuple(3), 'strides': int_tuple(3), 'padding': PAD,
+                'data_format': DF, 'pool_mode': choice(('max', 'avg'))}, [pool_rank(3)]),
+    'bias_add': ({'x': T, 'bias': T, 'data_format': DF}, [bias_size]),
+    'random_normal': ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0), 'dtype': DT,
+                       'seed': SEED}, []),
+    'random_uniform': ({'shape': shape_arg(), 'minval': number(), 'maxval': number(),
+                        'dtype': DT, 'seed': SEED}, []),
+    'random_binomial': ({'shape': shape_arg(), 'p': number(0, 1), 'dtype': DT, 'seed': SEED},
+                        []),
+    'truncated_normal': ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0),
+                          'dtype': DT, 'seed': SEED}, []),
+    'ctc_label_dense_to_sparse': ({'labels': rank(2), 'label_lengths': T}, []),
+    'ctc_batch_cost': ({'y_true': rank(2), 'y_pred': T, 'input_length': T, 'label_length': T},
+                       [ctc_shapes]),
+    'ctc_decode': ({'y_pred': T, 'input_length': T, 'greedy': BOOL,
+                    'beam_width': integer(1), 'top_paths': integer(1),
+                    'merge_repeated': BOOL}, [ctc_decode_args]),
+    'map_fn': ({'fn': callable_(), 'name': NAME, 'dtype': DT}, [map_elems]),
+    'foldl': ({'fn': callable_(), 'initializer': tensor(allow_none=True), 'name': NAME},
+              [map_elems]),
+    'foldr': ({'fn': callable_(), 'initializer': tensor(allow_none=True), 'name': NAME},
+              [map_elems]),
+    'local_conv1d': ({'kernel': T, 'kernel_size': int_tuple(1), 'strides': int_tuple(1),
+                      'data_format': DF}, [local_conv_args(1)]),
+    'local_conv2d': ({'kernel': T, 'kernel_size': int_tuple(2), 'strides': int_tuple(2),
+                      'output_shape': int_tuple(2), 'data_format': DF}, [local_conv_args(2)]),
+}
+
+
+def check_call(K, fname, arguments):
+    """Run the checks of ``SPECS[fname]`` on the bound ``arguments`` (defaults applied)."""
+    spec = SPECS.get(fname)
+    if spec is None:
+        return
+    call = Call(K, fname, arguments)
+    per_arg, across = spec
+    for arg, checker in per_arg.items():
+        if arg in arguments:
+            checker(call, arg, arguments[arg])
+    for checker in across:
+        checker(call)
+
+
+def wrap(fn, fname, module):
+    """``fn`` (the adapter ``module``'s function for API name ``fname``) behind its checks.
+
+    The wrapper binds the call to ``fn``'s signature (a call that does not bind
+    raises ``TypeError`` naming the function), runs :func:`check_call` and then
+    calls ``fn`` unchanged. ``inspect.signature`` and Sphinx see ``fn``'s own
+    signature through ``__wrapped__``.
+    """
+    import functools
+    import inspect
+    if fname not in SPECS or getattr(fn, 'checked_call', False):
+        return fn
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError('%s: %s' % (fname, e))
+        bound.apply_defaults()
+        check_call(module, fname, bound.arguments)
+        return fn(*args, **kwargs)
+    checked.checked_call = True
+    return checked
