@@ -23,6 +23,12 @@ labels) hold integer values in ``floatx()``.
 Operations CNTK lacks (symbolic gradients, runtime shapes, the CTC loss and
 decoders, ``print_tensor``) are added to the graph as CNTK ``UserFunction``
 nodes, CNTK's extension point; their forward passes run numpy code.
+
+Layout: the engine plumbing (the helper vocabulary shared with the other
+adapters: ``_to_tensor``, ``_constant_like``, ``_coerce_pair``,
+``_static_shape``, ...) comes first; the API follows in the order of
+``api.SECTIONS``, one banner per section. A public function's own docstring
+is a short CNTK note; ``api.install`` (last line) attaches the shared text.
 """
 import builtins
 import contextlib
@@ -55,27 +61,8 @@ _FREE = C.FreeDimension
 _INT_DTYPES = ('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64')
 
 
-def backend():
-    """Return the name of this backend: ``'cntk'``.
-
-    Args:
-        none.
-
-    Returns:
-        the string ``'cntk'``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.backend()
-        'cntk'
-    """
-    return 'cntk'
-
-
 # ---------------------------------------------------------------------------
-# Internal helpers
+# Engine plumbing: dtypes, tensors and static shapes
 # ---------------------------------------------------------------------------
 
 def _normalize_dtype(dtype, where='dtype'):
@@ -125,23 +112,6 @@ def _storage_dtype(dtype, where):
     return _np_dtype(name, where), None
 
 
-def _mark(x, keras_shape=True, uses_learning_phase=None):
-    """Set the attributes Keras' engine reads on a tensor we return.
-
-    ``_keras_shape`` (the engine's static shape, None for free dims) and
-    ``_uses_learning_phase`` when given; CNTK's Python wrappers accept new
-    attributes, anything else is returned unchanged.
-    """
-    try:
-        if keras_shape:
-            x._keras_shape = _engine_int_shape(x)
-        if uses_learning_phase is not None:
-            x._uses_learning_phase = bool(uses_learning_phase)
-    except AttributeError:
-        pass
-    return x
-
-
 def _is_cntk(x):
     return isinstance(x, (C.cntk_py.Variable, C.Function))
 
@@ -153,7 +123,21 @@ def _var(x):
     return x
 
 
-def _tensor(x, dtype=None):
+class _SparseLabels(object):
+    """CTC labels in sparse form: ``dense`` (batch, max_len) and ``lengths`` (batch,).
+
+    CNTK's sparse tensors are one-hot (CSR) matrices and hold no integer
+    label ids, so ``ctc_label_dense_to_sparse`` returns this pair; entries
+    past each length are not part of it (``to_dense`` zeroes them).
+    """
+
+    def __init__(self, dense, lengths):
+        self.dense = dense
+        self.lengths = lengths
+        self.shape = _var(dense).shape
+
+
+def _to_tensor(x, dtype=None):
     """A CNTK tensor for ``x`` (numpy values become constants).
 
     A list/tuple holding tensors (``[K.shape(x)[0], K.shape(x)[1], 5]``) is
@@ -184,13 +168,13 @@ def _stack_mixed(items, dtype=None):
     Numbers take the tensors' dtype; a one-element tensor (``K.shape(x)[0]``
     is ``(1,)`` on CNTK) counts as a scalar when the other items are scalars.
     """
-    parts = [_tensor(e) if isinstance(e, (list, tuple)) else e for e in items]
+    parts = [_to_tensor(e) if isinstance(e, (list, tuple)) else e for e in items]
     tensors = [e for e in parts if _is_cntk(e)]
     dt = np.dtype(dtype) if dtype is not None and not isinstance(dtype, str) else None
     if dt is None:
         dt = np.float64 if builtins.any(_var(t).dtype == np.float64 for t in tensors) \
             else _var(tensors[0]).dtype
-    shapes = [_shape_of(t) for t in tensors] + [np.shape(e) for e in parts if not _is_cntk(e)]
+    shapes = [_static_shape(t) for t in tensors] + [np.shape(e) for e in parts if not _is_cntk(e)]
     scalars = builtins.all(int(np.prod([d for d in sh if d is not None] or [1])) == 1 and
                            None not in sh for sh in shapes)
     out = []
@@ -204,18 +188,18 @@ def _stack_mixed(items, dtype=None):
     return C.splice(*out, axis=0) if len(out) > 1 else out[0]
 
 
-def _like(x, value):
+def _constant_like(x, value):
     """A CNTK constant of ``value`` in ``x``'s dtype."""
     return C.constant(np.asarray(value, dtype=_var(x).dtype))
 
 
-def _pair(x, y):
+def _coerce_pair(x, y):
     """Two tensors of a common dtype (numbers follow the tensor's dtype)."""
     if _is_cntk(x) and not _is_cntk(y):
-        return x, _like(x, y)
+        return x, _constant_like(x, y)
     if _is_cntk(y) and not _is_cntk(x):
-        return _like(y, x), y
-    x, y = _tensor(x), _tensor(y)
+        return _constant_like(y, x), y
+    x, y = _to_tensor(x), _to_tensor(y)
     dx, dy = _var(x).dtype, _var(y).dtype
     if dx != dy:
         wide = np.float64 if np.float64 in (dx, dy) else dx
@@ -223,7 +207,7 @@ def _pair(x, y):
     return x, y
 
 
-def _shape_of(x):
+def _static_shape(x):
     return tuple(None if d < 0 else int(d) for d in _var(x).shape)
 
 
@@ -231,8 +215,36 @@ def _nd(x):
     return len(_var(x).shape)
 
 
-def _cntk_shape(shape):
+def _shape_arg(shape):
     return tuple(_FREE if d is None else int(d) for d in shape)
+
+
+def _engine_int_shape(x):
+    """``int_shape`` as CNTK knows it (ignoring ``_keras_shape``)."""
+    if isinstance(x, _SparseLabels):
+        x = x.dense
+    if not _is_cntk(x):
+        return tuple(np.shape(x))
+    v = _var(x)
+    s = _static_shape(v)
+    return (None,) * len(v.dynamic_axes) + s
+
+
+def _mark(x, keras_shape=True, uses_learning_phase=None):
+    """Set the attributes Keras' engine reads on a tensor we return.
+
+    ``_keras_shape`` (the engine's static shape, None for free dims) and
+    ``_uses_learning_phase`` when given; CNTK's Python wrappers accept new
+    attributes, anything else is returned unchanged.
+    """
+    try:
+        if keras_shape:
+            x._keras_shape = _engine_int_shape(x)
+        if uses_learning_phase is not None:
+            x._uses_learning_phase = bool(uses_learning_phase)
+    except AttributeError:
+        pass
+    return x
 
 
 def _drop_axis(x, axis):
@@ -251,6 +263,37 @@ def _drop_axes(x, axes):
     return x
 
 
+def _pad(x, pairs, value=0.):
+    if builtins.all(p == (0, 0) for p in pairs):
+        return x
+    if value == 0.:
+        return C.pad(x, [tuple(p) for p in pairs])
+    return C.pad(x, [tuple(p) for p in pairs], constant_value=value)
+
+
+def _one_hot(indices, classes):
+    """0/1 of ``indices == class`` with a new last axis of ``classes`` entries.
+
+    Built with ``C.equal`` against a constant range rather than ``C.one_hot``:
+    it has a (zero) gradient, so graphs that differentiate through integer
+    targets held in placeholders do not hit CNTK's one-hot backprop.
+    """
+    ids = _add_axis(indices, _nd(indices))
+    return C.equal(ids, C.constant(np.arange(int(classes), dtype=_var(indices).dtype)))
+
+
+def _log_softmax(x, axis):
+    return x - C.reduce_log_sum_exp(x, axis=axis)
+
+
+def _seed(seed):
+    return int(seed) if seed is not None else int(np.random.randint(1, 10 ** 7))
+
+
+# ---------------------------------------------------------------------------
+# Engine plumbing: layout round trips (batch axis, transposes)
+# ---------------------------------------------------------------------------
+
 def _per_sample(x):
     """Move the leading axis onto CNTK's batch axis.
 
@@ -258,7 +301,7 @@ def _per_sample(x):
     followed by elementwise ops, see ``_rebuild``), the batched tensor is
     reused instead of round-tripping through a ``to_batch`` node.
     """
-    y = _rebuild(x, _ndim_static(x), _batched_leaf, _batched_side)
+    y = _rebuild(x, _nd(x), _batched_leaf, _batched_side)
     return y if y is not None else C.to_batch(x)
 
 
@@ -266,7 +309,7 @@ def _unbatch(y, like):
     """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim."""
     batched = y
     y = C.unpack_batch(y)
-    n = _shape_of(like)[0] if _is_cntk(like) else like
+    n = _static_shape(like)[0] if _is_cntk(like) else like
     if n is not None:
         y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
     _UNBATCHED[_var(y).uid] = (_var(batched), _var(y))
@@ -299,15 +342,12 @@ def _transpose(x, perm):
 _UNBATCHED = {}
 _TRANSPOSED = {}
 
+
 #: elementwise CNTK ops that ``_rebuild`` may re-create in another layout
 _UNARY = {'ReLU': C.relu, 'Tanh': C.tanh, 'StableSigmoid': C.sigmoid, 'Exp': C.exp,
           'Log': C.log, 'Abs': C.abs, 'Negate': C.negate, 'Sqrt': C.sqrt,
           'Softplus': C.softplus}
 _BINARY = {'Plus': C.plus, 'Minus': C.minus, 'ElementTimes': C.element_times}
-
-
-def _ndim_static(x):
-    return len(_var(x).shape)
 
 
 def _rebuild(x, n, leaf, side, depth=6):
@@ -389,37 +429,20 @@ def _batched_side(v, n):
     return None
 
 
-def _empty(shape, dtype):
-    """A constant with a zero-size static ``shape``.
-
-    CNTK cannot store or compute zero-element values (reading one aborts the
-    process), so the constant is built from a scalar and never read: ``eval``
-    and ``function`` return ``np.zeros(shape)`` for it (see ``_leaf_value``).
-    """
-    return C.constant(0., shape=tuple(shape), dtype=np.dtype(dtype))
-
-
-def _leaf_value(v):
-    """numpy value of a parameter or constant (zero-size ones are not read)."""
-    if builtins.any(d == 0 for d in v.shape):
-        return np.zeros(tuple(v.shape), dtype=v.dtype)
-    return np.array(v.value)
-
+# ---------------------------------------------------------------------------
+# Engine plumbing: UserFunction nodes (numpy forward passes)
+# ---------------------------------------------------------------------------
 
 def _input_like(x):
     """UserFunction inputs must be computed tensors: alias plain inputs."""
     v = _var(x)
     if v.is_input or v.is_parameter or v.is_constant or v.is_placeholder:
-        return C.plus(x, _like(x, 0))
+        return C.plus(x, _constant_like(x, 0))
     return x
 
 
-# ---------------------------------------------------------------------------
-# UserFunction nodes
-# ---------------------------------------------------------------------------
-
 def _out_var(shape, dtype, needs_gradient=False):
-    return C.output_variable(_cntk_shape(shape), C.sanitize_dtype_cntk(dtype), [],
+    return C.output_variable(_shape_arg(shape), C.sanitize_dtype_cntk(dtype), [],
                              needs_gradient=needs_gradient)
 
 
@@ -509,7 +532,7 @@ def _numpy_op(inputs, fn, out_shapes, dtype=None, grad_fn=None, name='numpy_op')
     dtype = _np_dtype(dtype) if dtype is None or not isinstance(dtype, np.dtype) else dtype
     if not inputs:
         inputs = [C.constant(np.zeros((), dtype))]
-    f = C.user_function(_NumpyOp([_tensor(i) for i in inputs], fn, out_shapes,
+    f = C.user_function(_NumpyOp([_to_tensor(i) for i in inputs], fn, out_shapes,
                                  dtype, grad_fn, name))
     return [f.outputs[i] for i in range(len(out_shapes))]
 
@@ -538,7 +561,7 @@ class _PassThrough(_UserFunction):
 
 
 # ---------------------------------------------------------------------------
-# Learning phase
+# Engine plumbing: module state and evaluation
 # ---------------------------------------------------------------------------
 
 def _new_learning_phase():
@@ -549,532 +572,61 @@ def _new_learning_phase():
 _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
 
 
-def learning_phase():
-    """Return the learning phase: a scalar CNTK input fed 0 (test) or 1 (train).
-
-    Returns the Python int 0/1 instead after ``set_learning_phase``. A
-    ``function`` whose graph uses the placeholder but does not list it as an
-    input feeds 0.
-
-    Args:
-        none.
-
-    Returns:
-        a scalar float32 CNTK input Variable, or the int 0/1 after ``set_learning_phase``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> f = K.function([x, K.learning_phase()], [K.in_train_phase(x * 2, x)])
-        >>> f([np.ones((1, 2)), 1])[0]
-        array([[2., 2.]], dtype=float32)
-    """
-    fixed = common._fixed_learning_phase()
-    if fixed is not None:
-        return fixed
-    return _LEARNING_PHASE_PLACEHOLDER
-
-
-def clear_session():
-    """Reset uids, the learning phase (a fresh placeholder) and cached state.
-
-    CNTK keeps no global graph, so nothing else needs to be dropped.
-
-    Args:
-        none.
-
-    Returns:
-        None.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.clear_session(); K.get_uid('dense')
-        1
-    """
-    global _LEARNING_PHASE_PLACEHOLDER
-    common._reset_session_state()
-    _SHAPE_SOURCES.clear()
-    _UNBATCHED.clear()
-    _TRANSPOSED.clear()
-    _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
-
-
-# ---------------------------------------------------------------------------
-# Variables, placeholders, tensors
-# ---------------------------------------------------------------------------
-
-class _SparseLabels(object):
-    """CTC labels in sparse form: ``dense`` (batch, max_len) and ``lengths`` (batch,).
-
-    CNTK's sparse tensors are one-hot (CSR) matrices and hold no integer
-    label ids, so ``ctc_label_dense_to_sparse`` returns this pair; entries
-    past each length are not part of it (``to_dense`` zeroes them).
-    """
-
-    def __init__(self, dense, lengths):
-        self.dense = dense
-        self.lengths = lengths
-        self.shape = _var(dense).shape
-
-
-def is_sparse(tensor):
-    """True for a sparse CNTK input and for ``ctc_label_dense_to_sparse`` results.
-
-    Args:
-        tensor: anything.
-
-    Returns:
-        bool.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.is_sparse(K.placeholder((None, 5), sparse=True))
-        True
-    """
-    if isinstance(tensor, _SparseLabels):
-        return True
-    return _is_cntk(tensor) and bool(_var(tensor).is_sparse)
-
-
-def to_dense(tensor):
-    """Dense form of a sparse tensor; dense tensors are returned unchanged.
-
-    A sparse placeholder (one-hot rows, CNTK's CSR input) is densified with
-    ``C.times`` by the identity matrix and its batch axis made static; CTC
-    sparse labels give ``(batch, max_len)`` labels with zeros past each length.
-
-    Args:
-        tensor: a sparse placeholder ``(batch, dim)``, a ``ctc_label_dense_to_sparse`` result,
-            or any dense tensor.
-
-    Returns:
-        a dense tensor: ``(batch, dim)`` for a sparse input, ``(batch, max_len)`` for CTC
-        labels, else ``tensor`` itself.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.to_dense(K.ctc_label_dense_to_sparse(labels, lengths)))
-    """
-    if isinstance(tensor, _SparseLabels):
-        dense = tensor.dense
-        n = _shape_of(dense)[1]
-        pos = C.constant(np.arange(n, dtype=_var(dense).dtype))
-        keep = C.less(pos, C.reshape(tensor.lengths, (1,), begin_axis=1, end_axis=1))
-        return C.element_select(keep, dense, _like(dense, 0))
-    x = _tensor(tensor)
-    v = _var(x)
-    if v.is_sparse:
-        dim = v.shape[-1]
-        d = C.times(x, C.constant(np.eye(dim, dtype=v.dtype)))
-        return C.unpack_batch(d) if v.dynamic_axes else d
-    return x
-
-
-def variable(value, dtype=None, name=None, constraint=None):
-    """A CNTK ``parameter`` holding a copy of ``value``.
-
-    Args:
-        value: numpy array, list or number.
-        dtype: Keras dtype. ``'float16'`` is held as float16; integer dtypes
-            are held as ``floatx()`` and bool as 0/1 in ``floatx()`` (CNTK has
-            float tensors only), ``K.dtype`` reporting ``'bool'`` for it.
-        name: optional name (prefixed by the open ``name_scope``s). constraint: stored as ``.constraint``.
-
-    Returns:
-        a CNTK Parameter; ``is_variable`` is True for it. It carries
-        ``_keras_shape`` (its shape) and ``_uses_learning_phase = False``,
-        which Keras' engine reads.
-
-    Raises:
-        TypeError: when ``dtype`` is not a known dtype.
-
-    Example:
-        >>> v = K.variable(np.ones((2, 3))); K.int_shape(v)
-        (2, 3)
-        >>> K.dtype(K.variable([1, 0], dtype='bool'))
-        'bool'
-    """
-    held, reported = _storage_dtype(dtype, 'variable')
-    if _is_cntk(value):
-        value = eval(value)
-    value = np.asarray(value)
-    if reported == 'bool':
-        value = value.astype(bool)
-    value = value.astype(held)
-    p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
-                    name=common._scoped_name(name, 'variable', '_') or '')
-    try:
-        p.constraint = constraint
-        if reported is not None:
-            p._keras_dtype = reported
-    except AttributeError:
-        pass
-    return _mark(p, uses_learning_phase=False)
-
-
-def is_variable(x):
-    """True for CNTK parameters (what ``variable`` returns).
-
-    Args:
-        x: anything.
-
-    Returns:
-        bool.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.is_variable(K.variable(1.)), K.is_variable(K.constant(1.))
-        (True, False)
-    """
-    return _is_cntk(x) and bool(_var(x).is_parameter)
-
-
-def constant(value, dtype=None, shape=None, name=None):
-    """A CNTK constant; with ``shape``, a scalar ``value`` fills that shape.
-
-    Args:
-        value: number, list or numpy array. dtype: Keras dtype (float; integer dtypes are held
-            as ``floatx()``). shape: optional tuple of ints. name: optional.
-
-    Returns:
-        a CNTK Constant of ``shape`` (or of ``value``'s shape).
-
-    Raises:
-        ValueError: when a non-scalar ``value`` cannot be reshaped to ``shape``.
-        TypeError: when ``dtype`` is not a known dtype.
-
-    Example:
-        >>> K.eval(K.constant(2., shape=(2,)))
-        array([2., 2.], dtype=float32)
-    """
-    dt, reported = _storage_dtype(dtype, 'constant')
-    value = np.asarray(value)
-    if reported == 'bool':
-        value = value.astype(bool)
-    value = value.astype(dt)
-    if shape is not None:
-        shape = tuple(int(s) for s in shape)
-        if value.ndim == 0 or value.size == 1:
-            value = np.full(shape, value.reshape(()), dtype=dt)
-        else:
-            value = value.reshape(shape)
-    c = C.constant(value, dtype=dt, name=common._scoped_name(name, 'constant', '_') or '')
-    if reported is not None:
-        c._keras_dtype = reported
-    return _mark(c, uses_learning_phase=False)
-
-
-def is_tensor(x):
-    """True for any CNTK tensor (Variable or Function).
-
-    Args:
-        x: anything.
-
-    Returns:
-        bool.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.is_tensor(K.variable(1.)), K.is_tensor(np.ones(2))
-        (True, False)
-    """
-    return _is_cntk(x) or isinstance(x, _SparseLabels)
-
-
-def is_keras_tensor(x):
-    """True for the outputs of Keras layers (tensors carrying ``_keras_history``).
-
-    Keras 2.3.1's rule: placeholders, variables and op results are not Keras
-    tensors until a Keras layer (``Input()`` included) sets ``_keras_history``
-    on them.
-
-    Raises:
-        ValueError: when ``x`` is not a CNTK tensor (the message names its type).
-
-    Args:
-        x: a CNTK tensor.
-
-    Returns:
-        bool.
-
-    Example:
-        >>> K.is_keras_tensor(K.placeholder((2,))), K.is_keras_tensor(keras.layers.Input((2,)))
-        (False, True)
-    """
-    if not is_tensor(x):
-        raise ValueError('is_keras_tensor: expected a symbolic tensor, got an object of type '
-                         '%s' % type(x).__name__)
-    return hasattr(x, '_keras_history')
-
-
-def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
-    """A symbolic input: ``C.input_variable`` with no dynamic axes.
-
-    ``None`` dims become CNTK free dimensions, so ``int_shape`` keeps them as
-    None and any size may be fed. ``sparse=True`` gives CNTK's sparse (CSR)
-    input of one-hot rows; its batch is CNTK's dynamic batch axis.
-
-    Args:
-        shape: tuple of ints/None, or None with ``ndim``.
-        ndim: rank when ``shape`` is None (all dims None).
-        dtype: float dtype (integer, bool and float16 dtypes are fed as
-            ``floatx()``; ``K.dtype`` reports bool and float16 as asked).
-
-    Raises:
-        ValueError: when neither ``shape`` nor ``ndim`` is given.
-        TypeError: when ``dtype`` is not a known dtype.
-
-    Returns:
-        a CNTK input Variable of ``shape`` (dtype float32/float64), carrying
-        ``_keras_shape`` (``shape``) and ``_uses_learning_phase = False``.
-
-    Example:
-        >>> K.int_shape(K.placeholder((None, 3)))
-        (None, 3)
-    """
-    if shape is None:
-        if ndim is None:
-            raise ValueError('placeholder: give shape or ndim')
-        shape = (None,) * int(ndim)
-    shape = tuple(shape)
-    dt, reported = _storage_dtype(dtype, 'placeholder')
-    if dt == np.float16:
-        dt, reported = _np_dtype(), 'float16'
-    if sparse:
-        if len(shape) < 2 or builtins.any(d is None for d in shape[1:]):
-            raise ValueError('placeholder: a sparse placeholder needs shape (None, dims...) '
-                             'with known dims, got %r' % (shape,))
-        x = C.input_variable(shape[1:], dtype=dt, is_sparse=True, name=name or '')
-    else:
-        # needs_gradient=False: CNTK would otherwise compute the input's
-        # gradient in every backward pass (for a convolution, a second full
-        # convolution); ``gradients`` with respect to a placeholder
-        # differentiates a clone whose inputs ask for it.
-        x = C.input_variable(_cntk_shape(shape), dtype=dt, dynamic_axes=[],
-                             needs_gradient=False, name=name or '')
-    if reported is not None:
-        x._keras_dtype = reported
-    _mark(x, uses_learning_phase=False)
-    if sparse:
-        x._keras_shape = shape
-    return x
-
-
-def is_placeholder(x):
-    """True only for placeholders (CNTK input variables).
-
-    Args:
-        x: anything.
-
-    Returns:
-        bool (False for the learning phase).
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.is_placeholder(K.placeholder((2,))), K.is_placeholder(K.variable(1.))
-        (True, False)
-    """
-    return _is_cntk(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
-
-
-def int_shape(x):
-    """Static shape: tuple of ints, None for free (batch) dims.
-
-    ``x._keras_shape`` when the tensor carries one (Keras' engine sets it on
-    layer outputs), else the engine's static shape.
-
-    Args:
-        x: tensor, or a numpy value.
-
-    Returns:
-        tuple of ints and None.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.int_shape(K.placeholder((None, 4)))
-        (None, 4)
-    """
-    ks = getattr(x, '_keras_shape', None) if _is_cntk(x) else None
-    if ks is not None:
-        return tuple(ks)
-    return _engine_int_shape(x)
-
-
-def _engine_int_shape(x):
-    """``int_shape`` as CNTK knows it (ignoring ``_keras_shape``)."""
-    if isinstance(x, _SparseLabels):
-        x = x.dense
-    if not _is_cntk(x):
-        return tuple(np.shape(x))
-    v = _var(x)
-    s = _shape_of(v)
-    return (None,) * len(v.dynamic_axes) + s
-
-
-def get_variable_shape(x):
-    """Same as ``int_shape``.
-
-    Args:
-        x: tensor or variable.
-
-    Returns:
-        tuple of ints and None.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.get_variable_shape(K.variable(np.zeros((2, 3))))
-        (2, 3)
-    """
-    return int_shape(x)
-
-
-def ndim(x):
-    """Rank of ``x`` (int).
-
-    Args:
-        x: tensor or numpy value.
-
-    Returns:
-        int.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.ndim(K.placeholder((None, 3, 2)))
-        3
-    """
-    return len(int_shape(x))
-
-
-def dtype(x):
-    """dtype name of ``x`` ('float32' or 'float64' on CNTK, 'float16' for float16 variables).
-
-    Variables, constants and placeholders made with dtype ``'bool'`` report
-    ``'bool'`` (CNTK holds them as 0/1 floats); placeholders made with
-    ``'float16'`` report ``'float16'``.
-
-    Args:
-        x: tensor or numpy value.
-
-    Returns:
-        str such as ``'float32'``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.dtype(K.variable(1.))
-        'float32'
-    """
-    if isinstance(x, _SparseLabels):
-        x = x.dense
-    if not _is_cntk(x):
-        return np.asarray(x).dtype.name
-    reported = getattr(x, '_keras_dtype', None)
-    if reported is not None:
-        return reported
-    return np.dtype(_var(x).dtype).name
-
-
-def count_params(x):
-    """Number of scalars in ``x`` (product of its static shape).
-
-    Args:
-        x: a tensor with a fully static shape (usually a variable).
-
-    Returns:
-        int.
-
-    Raises:
-        TypeError: when a dim is None.
-
-    Example:
-        >>> K.count_params(K.variable(np.zeros((2, 3))))
-        6
-    """
-    return int(np.prod([d for d in int_shape(x)]))
-
-
-def shape(x):
-    """Runtime shape as a 1-D tensor (integer values in floatx).
-
-    Static shapes give a constant; shapes with free dims read the value at
-    run time through a numpy graph node.
-
-    Args:
-        x: tensor of rank n.
-
-    Returns:
-        1-D tensor ``(n,)`` in ``floatx()``: a constant when the shape is static, else a numpy
-        node (UserFunction).
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> x = K.placeholder((None, 3))
-        >>> K.function([x], [K.shape(x)])([np.zeros((4, 3))])[0]
-        array([4., 3.], dtype=float32)
-    """
-    s = int_shape(x)
-    if builtins.all(d is not None for d in s):
-        return C.constant(np.asarray(s, dtype=_np_dtype()))
-    out = _numpy_op([x], lambda v: [np.asarray(v.shape)], [(len(s),)], name='shape')[0]
-    _SHAPE_SOURCES[out.uid] = _tensor(x)
-    return out
-
-
 #: uid of a ``shape(x)`` result -> ``x``: random ops given ``K.shape(x)`` draw
-#: with CNTK's ``*_like`` ops on ``x`` instead of reading the shape's value.
+#: with CNTK's ``*_constant_like`` ops on ``x`` instead of reading the shape's value.
 _SHAPE_SOURCES = {}
 
 
-def size(x, name=None):
-    """Number of elements of ``x`` as a scalar tensor.
+#: the ``C.assign`` nodes of the open ``control_dependencies`` blocks (a stack)
+_CONTROL_UPDATES = []
 
-    Args:
-        x: tensor. name: ignored.
 
-    Returns:
-        scalar tensor in ``floatx()``.
+#: uid of a run-time ``arange`` output -> its state: ``empty`` (the last run gave
+#: an empty range, a one-element stand-in was passed on) and ``consumed`` (some
+#: ``function``'s graph reads it from another op: an empty range then raises).
+_MAYBE_EMPTY = {}
 
-    Raises:
-        nothing.
 
-    Example:
-        >>> x = K.placeholder((None, 3))
-        >>> K.function([x], [K.size(x)])([np.zeros((4, 3))])[0]
-        array(12., dtype=float32)
+def _note_consumed_ranges(heads):
+    """Mark the run-time ``arange`` outputs that the graphs of ``heads`` read in an op."""
+    if not _MAYBE_EMPTY:
+        return
+    seen, stack = set(), [_var(h).owner for h in heads if _var(h).is_output]
+    while stack:
+        f = stack.pop()
+        if f is None or f.uid in seen:
+            continue
+        seen.add(f.uid)
+        for i in f.inputs:
+            if i.uid in _MAYBE_EMPTY:
+                _MAYBE_EMPTY[i.uid]['consumed'] = True
+            if i.is_output and i.owner.uid not in seen:
+                stack.append(i.owner)
+
+
+def _empty_if_ranged(var, value):
+    """An empty array for a run-time ``arange`` output whose last range was empty."""
+    state = _MAYBE_EMPTY.get(_var(var).uid)
+    if state is not None and state['empty']:
+        return np.zeros((0,), dtype=np.asarray(value).dtype)
+    return value
+
+
+def _empty(shape, dtype):
+    """A constant with a zero-size static ``shape``.
+
+    CNTK cannot store or compute zero-element values (reading one aborts the
+    process), so the constant is built from a scalar and never read: ``eval``
+    and ``function`` return ``np.zeros(shape)`` for it (see ``_leaf_value``).
     """
-    s = int_shape(x)
-    if builtins.all(d is not None for d in s):
-        return C.constant(np.asarray(np.prod(s), dtype=_np_dtype()))
-    return _numpy_op([x], lambda v: [np.asarray(v.size)], [()], name='size')[0]
+    return C.constant(0., shape=tuple(shape), dtype=np.dtype(dtype))
 
 
-def _feed_value(var, value):
-    v = _var(var)
-    if v.is_sparse:
-        return value
-    return np.asarray(value, dtype=v.dtype)
+def _leaf_value(v):
+    """numpy value of a parameter or constant (zero-size ones are not read)."""
+    if builtins.any(d == 0 for d in v.shape):
+        return np.zeros(tuple(v.shape), dtype=v.dtype)
+    return np.array(v.value)
 
 
 def _evaluate(tensors, feed=None):
@@ -1084,14 +636,15 @@ def _evaluate(tensors, feed=None):
     pos = []
     seen = {}
     for t in tensors:
-        t = _tensor(t)
+        t = _to_tensor(t)
         v = _var(t)
         if v.is_parameter or v.is_constant:
             pos.append(('value', v))
             continue
         if v.uid not in seen:
             seen[v.uid] = len(outs)
-            outs.append(C.combine([v]).output if not v.is_input else C.plus(v, _like(v, 0)).output)
+            outs.append(C.combine([v]).output if not v.is_input
+                        else C.plus(v, _constant_like(v, 0)).output)
         pos.append(('out', seen[v.uid]))
     values = []
     if outs:
@@ -1117,21 +670,308 @@ def _evaluate(tensors, feed=None):
     return result
 
 
+# ---------------------------------------------------------------------------
+# Engine plumbing: sequences (rnn, foldl/foldr)
+# ---------------------------------------------------------------------------
+
+def _to_seq(x, like=None):
+    """A static ``(T, ...)`` tensor as a CNTK sequence of its ``T`` slices.
+
+    The slices travel on a sequence axis (``C.to_sequence``) with a batch
+    axis of one, so ``T`` may be unknown (a free dimension); each element
+    keeps the static shape ``x.shape[1:]``, which the K ops inside a loop
+    body see as usual. With ``like`` (another such sequence of the same
+    length) the result shares its sequence axis (``C.to_sequence_like``).
+    """
+    b = C.to_batch(_add_axis(x, 0))
+    return C.to_sequence(b) if like is None else C.to_sequence_like(b, like)
+
+
+def _seq_last(s):
+    """The last element of a sequence made by ``_to_seq``, as a static tensor."""
+    return _drop_axis(C.unpack_batch(C.sequence.last(s)), 0)
+
+
+def _seq_all(s):
+    """Every element of a sequence made by ``_to_seq``, stacked: ``(T, ...)``."""
+    return _drop_axis(C.unpack_batch(C.sequence.unpack(s, 0., no_mask_output=True)), 0)
+
+
+def _seq_start(init, seq):
+    """``init`` (no dynamic axes) repeated at every step of ``seq``."""
+    return C.sequence.broadcast_as(C.to_batch(_add_axis(_to_tensor(init), 0)), seq)
+
+
+def _seq_previous(init, seq):
+    """A recurrence slot: ``(placeholder, prev)`` where ``prev`` is ``init``
+    at the first step of ``seq`` and the placeholder's value one step back
+    afterwards (``C.sequence.past_value``). Bind the placeholder with
+    ``replace_placeholders`` once the new value is built."""
+    init = _to_tensor(init)
+    ph = C.placeholder(shape=_var(init).shape, dynamic_axes=_var(seq).dynamic_axes)
+    prev = C.element_select(C.sequence.is_first(seq), _seq_start(init, seq),
+                            C.sequence.past_value(ph))
+    return ph, prev
+
+
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
+
+def backend():
+    return 'cntk'
+
+
+# ---------------------------------------------------------------------------
+# Session and learning phase
+# ---------------------------------------------------------------------------
+
+def clear_session():
+    """CNTK keeps no global graph: only the uids, the learning phase (a fresh placeholder) and the
+    adapter's cached graph state are reset."""
+    global _LEARNING_PHASE_PLACEHOLDER
+    common._reset_session_state()
+    _SHAPE_SOURCES.clear()
+    _UNBATCHED.clear()
+    _TRANSPOSED.clear()
+    _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
+
+
+def _feed_value(var, value):
+    v = _var(var)
+    if v.is_sparse:
+        return value
+    return np.asarray(value, dtype=v.dtype)
+
+
+class _Session(object):
+    """Session-like object: ``run(fetches, feed_dict)`` evaluates tensors."""
+
+    def run(self, fetches, feed_dict=None):
+        single = not isinstance(fetches, (list, tuple))
+        items = [fetches] if single else list(fetches)
+        feed = {}
+        for k, v in (feed_dict or {}).items():
+            feed[_var(k)] = _feed_value(k, v)
+        res = _evaluate(items, feed)
+        return res[0] if single else res
+
+
+_SESSION = _Session()
+
+
+def get_session():
+    """CNTK has no sessions: a session-like object whose ``run(fetches, feed_dict=None)`` evaluates
+    tensors."""
+    return _SESSION
+
+
+def set_session(session):
+    """CNTK has no sessions: ``session`` is any object with a ``run(fetches, feed_dict)`` method
+    (ValueError otherwise)."""
+    global _SESSION
+    if not hasattr(session, 'run'):
+        raise ValueError('set_session: expected an object with a run method, got %r'
+                         % (session,))
+    _SESSION = session
+
+
+def learning_phase():
+    """A scalar float32 CNTK input (``C.input_variable``) fed 0 or 1; the Python int 0/1 after
+    ``set_learning_phase``. A ``function`` whose graph uses it without listing it as an input feeds
+    0."""
+    fixed = common._fixed_learning_phase()
+    if fixed is not None:
+        return fixed
+    return _LEARNING_PHASE_PLACEHOLDER
+
+
+@contextlib.contextmanager
+def name_scope(name):
+    """CNTK has no name scopes: as in Keras 2.3.1's CNTK backend, the open scopes (joined with
+    ``_``) prefix the names given to ``variable`` and ``constant`` (``'<scopes>/<name>'``), so
+    nested layers get distinct weight names."""
+    with common._name_scope_stack(name):
+        yield name
+
+
+# ---------------------------------------------------------------------------
+# Tensors and variables
+# ---------------------------------------------------------------------------
+
+def is_sparse(tensor):
+    """True for a sparse CNTK input (``placeholder(sparse=True)``) and for
+    ``ctc_label_dense_to_sparse`` results."""
+    if isinstance(tensor, _SparseLabels):
+        return True
+    return _is_cntk(tensor) and bool(_var(tensor).is_sparse)
+
+
+def to_dense(tensor):
+    """A sparse placeholder (one-hot rows, CNTK's CSR input) is densified with ``C.times`` by the
+    identity matrix and its batch axis made static; CTC sparse labels give ``(batch, max_len)``
+    labels with zeros past each length."""
+    if isinstance(tensor, _SparseLabels):
+        dense = tensor.dense
+        n = _static_shape(dense)[1]
+        pos = C.constant(np.arange(n, dtype=_var(dense).dtype))
+        keep = C.less(pos, C.reshape(tensor.lengths, (1,), begin_axis=1, end_axis=1))
+        return C.element_select(keep, dense, _constant_like(dense, 0))
+    x = _to_tensor(tensor)
+    v = _var(x)
+    if v.is_sparse:
+        dim = v.shape[-1]
+        d = C.times(x, C.constant(np.eye(dim, dtype=v.dtype)))
+        return C.unpack_batch(d) if v.dynamic_axes else d
+    return x
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """A CNTK ``C.parameter``; float16 is held as is, integer dtypes in ``floatx()`` and bool as
+    0/1 in ``floatx()`` (``K.dtype`` reports ``'bool'``). ``name`` is prefixed by the open name
+    scopes; ``constraint`` is kept as ``.constraint``."""
+    held, reported = _storage_dtype(dtype, 'variable')
+    if _is_cntk(value):
+        value = eval(value)
+    value = np.asarray(value)
+    if reported == 'bool':
+        value = value.astype(bool)
+    value = value.astype(held)
+    p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
+                    name=common._scoped_name(name, 'variable', '_') or '')
+    try:
+        p.constraint = constraint
+        if reported is not None:
+            p._keras_dtype = reported
+    except AttributeError:
+        pass
+    return _mark(p, uses_learning_phase=False)
+
+
+def is_variable(x):
+    """True for CNTK parameters (what ``variable`` returns)."""
+    return _is_cntk(x) and bool(_var(x).is_parameter)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """A CNTK ``C.constant``; integer dtypes are held in ``floatx()`` and bool as 0/1 (``K.dtype``
+    reports ``'bool'``)."""
+    dt, reported = _storage_dtype(dtype, 'constant')
+    value = np.asarray(value)
+    if reported == 'bool':
+        value = value.astype(bool)
+    value = value.astype(dt)
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+        if value.ndim == 0 or value.size == 1:
+            value = np.full(shape, value.reshape(()), dtype=dt)
+        else:
+            value = value.reshape(shape)
+    c = C.constant(value, dtype=dt, name=common._scoped_name(name, 'constant', '_') or '')
+    if reported is not None:
+        c._keras_dtype = reported
+    return _mark(c, uses_learning_phase=False)
+
+
+def is_keras_tensor(x):
+    if not is_tensor(x):
+        raise ValueError('is_keras_tensor: expected a symbolic tensor, got an object of type '
+                         '%s' % type(x).__name__)
+    return hasattr(x, '_keras_history')
+
+
+def is_tensor(x):
+    """True for any CNTK ``Variable`` or ``Function`` and for ``ctc_label_dense_to_sparse``
+    results."""
+    return _is_cntk(x) or isinstance(x, _SparseLabels)
+
+
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+    """``C.input_variable`` without dynamic axes; ``None`` dims are CNTK free dimensions.
+    ``sparse=True``: CNTK's sparse (CSR) input of one-hot rows on its dynamic batch axis. Integer,
+    bool and float16 dtypes are fed as ``floatx()`` (``K.dtype`` reports bool and float16)."""
+    if shape is None:
+        if ndim is None:
+            raise ValueError('placeholder: give shape or ndim')
+        shape = (None,) * int(ndim)
+    shape = tuple(shape)
+    dt, reported = _storage_dtype(dtype, 'placeholder')
+    if dt == np.float16:
+        dt, reported = _np_dtype(), 'float16'
+    if sparse:
+        if len(shape) < 2 or builtins.any(d is None for d in shape[1:]):
+            raise ValueError('placeholder: a sparse placeholder needs shape (None, dims...) '
+                             'with known dims, got %r' % (shape,))
+        x = C.input_variable(shape[1:], dtype=dt, is_sparse=True, name=name or '')
+    else:
+        # needs_gradient=False: CNTK would otherwise compute the input's
+        # gradient in every backward pass (for a convolution, a second full
+        # convolution); ``gradients`` with respect to a placeholder
+        # differentiates a clone whose inputs ask for it.
+        x = C.input_variable(_shape_arg(shape), dtype=dt, dynamic_axes=[],
+                             needs_gradient=False, name=name or '')
+    if reported is not None:
+        x._keras_dtype = reported
+    _mark(x, uses_learning_phase=False)
+    if sparse:
+        x._keras_shape = shape
+    return x
+
+
+def is_placeholder(x):
+    """True for CNTK input variables other than the learning phase."""
+    return _is_cntk(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
+
+
+def shape(x):
+    """Integer values held in ``floatx()``: a constant for a static shape; free dims are read at
+    run time by a numpy graph node (``UserFunction``)."""
+    s = int_shape(x)
+    if builtins.all(d is not None for d in s):
+        return C.constant(np.asarray(s, dtype=_np_dtype()))
+    out = _numpy_op([x], lambda v: [np.asarray(v.shape)], [(len(s),)], name='shape')[0]
+    _SHAPE_SOURCES[out.uid] = _to_tensor(x)
+    return out
+
+
+def int_shape(x):
+    """CNTK free dimensions (the batch axis of placeholders) are None; a tensor's ``_keras_shape``
+    (set by Keras' engine) wins when it has one."""
+    ks = getattr(x, '_keras_shape', None) if _is_cntk(x) else None
+    if ks is not None:
+        return tuple(ks)
+    return _engine_int_shape(x)
+
+
+def ndim(x):
+    return len(int_shape(x))
+
+
+def size(x, name=None):
+    """A scalar in ``floatx()``: a constant for a static shape, else a numpy graph node; ``name``
+    is ignored."""
+    s = int_shape(x)
+    if builtins.all(d is not None for d in s):
+        return C.constant(np.asarray(np.prod(s), dtype=_np_dtype()))
+    return _numpy_op([x], lambda v: [np.asarray(v.size)], [()], name='size')[0]
+
+
+def dtype(x):
+    """``'float32'`` or ``'float64'`` (CNTK holds integer and bool tensors as floats); tensors made
+    with dtype ``'bool'`` report ``'bool'``, float16 variables and placeholders made with
+    ``'float16'`` report ``'float16'``."""
+    if isinstance(x, _SparseLabels):
+        x = x.dense
+    if not _is_cntk(x):
+        return np.asarray(x).dtype.name
+    reported = getattr(x, '_keras_dtype', None)
+    if reported is not None:
+        return reported
+    return np.dtype(_var(x).dtype).name
+
+
 def eval(x):
-    """Value of a tensor with no inputs, as a numpy array.
-
-    Args:
-        x: tensor without placeholders (or a numpy value).
-
-    Returns:
-        numpy array of ``x``'s shape and dtype.
-
-    Raises:
-        ValueError (from CNTK): when ``x`` depends on a placeholder.
-
-    Example:
-        >>> K.eval(K.variable([1., 2.]) * 2)
-        array([2., 4.], dtype=float32)
+    """Runs CNTK's ``Function.eval``; ValueError (from CNTK) when ``x`` depends on a placeholder.
     """
     if isinstance(x, _SparseLabels):
         x = to_dense(x)
@@ -1140,154 +980,20 @@ def eval(x):
     return _evaluate([x])[0]
 
 
-def get_value(x):
-    """Value of a variable as a numpy array.
-
-    Args:
-        x: a variable (any tensor without inputs works).
-
-    Returns:
-        numpy array.
-
-    Raises:
-        as ``eval``.
-
-    Example:
-        >>> K.get_value(K.variable([1., 2.]))
-        array([1., 2.], dtype=float32)
-    """
-    return eval(x)
-
-
-def batch_get_value(ops):
-    """Values of a list of tensors (list of numpy arrays).
-
-    Args:
-        ops: list of tensors without placeholders.
-
-    Returns:
-        list of numpy arrays (evaluated in one CNTK pass).
-
-    Raises:
-        as ``eval``.
-
-    Example:
-        >>> K.batch_get_value([K.variable(1.), K.variable([2.])])
-        [array(1., dtype=float32), array([2.], dtype=float32)]
-    """
-    return _evaluate(list(ops)) if ops else []
-
-
-def set_value(x, value):
-    """Assign a numpy value to variable ``x``.
-
-    Raises:
-        ValueError: when ``x`` is not a variable or the shapes differ.
-
-    Args:
-        x: a variable. value: numpy value of ``x``'s shape.
-
-    Returns:
-        None.
-
-    Example:
-        >>> v = K.variable([1., 2.]); K.set_value(v, [3., 4.]); K.get_value(v)
-        array([3., 4.], dtype=float32)
-    """
-    if not is_variable(x):
-        raise ValueError('set_value: x must be a variable, got %r' % (x,))
-    v = _var(x)
-    value = np.asarray(value, dtype=v.dtype)
-    if value.shape != tuple(v.shape):
-        raise ValueError('set_value: value of shape %s does not match the variable shape %s'
-                         % (value.shape, tuple(v.shape)))
-    v.value = value
-
-
-def batch_set_value(tuples):
-    """``set_value`` for each ``(variable, value)`` pair (all checked first).
-
-    Args:
-        tuples: iterable of ``(variable, numpy value)``.
-
-    Returns:
-        None (nothing is written when a pair is invalid).
-
-    Raises:
-        ValueError: for a non-variable or a shape mismatch.
-
-    Example:
-        >>> v = K.variable([1.]); K.batch_set_value([(v, [5.])]); K.get_value(v)
-        array([5.], dtype=float32)
-    """
-    tuples = list(tuples)
-    for x, value in tuples:
-        if not is_variable(x):
-            raise ValueError('batch_set_value: %r is not a variable' % (x,))
-        if np.shape(value) != tuple(_var(x).shape):
-            raise ValueError('batch_set_value: value of shape %s does not match the variable '
-                             'shape %s' % (np.shape(value), tuple(_var(x).shape)))
-    for x, value in tuples:
-        set_value(x, value)
-
-
 def zeros(shape, dtype=None, name=None):
-    """A variable of zeros.
-
-    Args:
-        shape: int or tuple of ints. dtype: Keras dtype. name: optional.
-
-    Returns:
-        a variable of ``shape``.
-
-    Raises:
-        TypeError: for an unknown dtype.
-
-    Example:
-        >>> K.eval(K.zeros((2,)))
-        array([0., 0.], dtype=float32)
-    """
+    """A CNTK parameter; dtypes are held as ``variable`` holds them."""
     return variable(np.zeros(tuple(shape) if not isinstance(shape, int) else (shape,)),
                     dtype, name)
 
 
 def ones(shape, dtype=None, name=None):
-    """A variable of ones.
-
-    Args:
-        shape: int or tuple of ints. dtype: Keras dtype. name: optional.
-
-    Returns:
-        a variable of ``shape``.
-
-    Raises:
-        TypeError: for an unknown dtype.
-
-    Example:
-        >>> K.eval(K.ones((2,)))
-        array([1., 1.], dtype=float32)
-    """
+    """A CNTK parameter; dtypes are held as ``variable`` holds them."""
     return variable(np.ones(tuple(shape) if not isinstance(shape, int) else (shape,)),
                     dtype, name)
 
 
 def eye(size, dtype=None, name=None):
-    """An identity-matrix variable; ``size`` int or ``(rows, cols)``.
-
-    Args:
-        size: int n or ``(rows, cols)``. dtype, name: as ``variable``.
-
-    Returns:
-        a variable ``(n, n)`` or ``(rows, cols)``.
-
-    Raises:
-        ValueError: for a size tuple that is not a pair.
-
-    Example:
-        >>> K.eval(K.eye((2, 3)))
-        array([[1., 0., 0.],
-               [0., 1., 0.]], dtype=float32)
-    """
+    """A CNTK parameter; dtypes are held as ``variable`` holds them."""
     if isinstance(size, (tuple, list)):
         if len(size) != 2:
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
@@ -1296,71 +1002,15 @@ def eye(size, dtype=None, name=None):
 
 
 def zeros_like(x, dtype=None, name=None):
-    """Zeros with the shape of ``x``.
-
-    Args:
-        x: tensor. dtype: optional target dtype. name: ignored.
-
-    Returns:
-        a tensor of ``x``'s shape (``C.zeros_like``).
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.eval(K.zeros_like(K.variable([1., 2.])))
-        array([0., 0.], dtype=float32)
-    """
-    z = C.zeros_like(_tensor(x))
+    """``C.zeros_like``; ``name`` is ignored."""
+    z = C.zeros_like(_to_tensor(x))
     return cast(z, dtype) if dtype is not None else z
 
 
 def ones_like(x, dtype=None, name=None):
-    """Ones with the shape of ``x``.
-
-    Args:
-        x: tensor. dtype: optional target dtype. name: ignored.
-
-    Returns:
-        a tensor of ``x``'s shape (``C.ones_like``).
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.eval(K.ones_like(K.variable([1., 2.])))
-        array([1., 1.], dtype=float32)
-    """
-    o = C.ones_like(_tensor(x))
+    """``C.ones_like``; ``name`` is ignored."""
+    o = C.ones_like(_to_tensor(x))
     return cast(o, dtype) if dtype is not None else o
-
-
-def identity(x, name=None):
-    """A copy of ``x`` (computed as ``x + 0``).
-
-    Inside ``with K.control_dependencies(updates):``, the copy reads the
-    values that those updates write: every variable of ``x``'s graph that one
-    of them assigns is replaced by the assigned value, so that a ``function``
-    running the updates and this output returns the new values (what Keras'
-    stateful metrics need: ``identity(total / count)`` after ``update_add``).
-
-    Args:
-        x: tensor. name: optional.
-
-    Returns:
-        a new tensor equal to ``x`` (after the control updates inside
-        ``control_dependencies``).
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.eval(K.identity(K.variable([1., 2.])))
-        array([1., 2.], dtype=float32)
-    """
-    x = _tensor(x)
-    x = _after_control_updates(x)
-    return C.plus(x, _like(x, 0), name=name or '')
 
 
 def _after_control_updates(x):
@@ -1384,78 +1034,42 @@ def _after_control_updates(x):
     return graph.clone(C.CloneMethod.share, subst).outputs[0]
 
 
-#: the ``C.assign`` nodes of the open ``control_dependencies`` blocks (a stack)
-_CONTROL_UPDATES = []
+def identity(x, name=None):
+    """Computed as ``x + 0``. Inside ``with K.control_dependencies(updates):`` every variable of
+    ``x``'s graph that one of those updates assigns is replaced by the assigned value, so the copy
+    reads the new values (Keras' stateful metrics)."""
+    x = _to_tensor(x)
+    x = _after_control_updates(x)
+    return C.plus(x, _constant_like(x, 0), name=name or '')
 
 
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    """A variable drawn from U(low, high) (numpy RandomState(seed)).
-
-    Args:
-        shape: tuple of ints. low, high: bounds. dtype, name: as ``variable``. seed: int or
-            None.
-
-    Returns:
-        a variable of ``shape``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.int_shape(K.random_uniform_variable((2, 3), 0., 1., seed=1))
-        (2, 3)
-    """
+    """Drawn with numpy ``RandomState(seed)`` into a CNTK parameter."""
     rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
     return variable(rng.uniform(low, high, size=tuple(shape)), dtype, name)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    """A variable drawn from N(mean, scale**2) (numpy RandomState(seed)).
-
-    Args:
-        shape: tuple of ints. mean, scale: mean and standard deviation. dtype, name: as
-            ``variable``. seed: int or None.
-
-    Returns:
-        a variable of ``shape``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.int_shape(K.random_normal_variable((2, 3), 0., 1., seed=1))
-        (2, 3)
-    """
+    """Drawn with numpy ``RandomState(seed)`` into a CNTK parameter."""
     rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
     return variable(rng.normal(mean, scale, size=tuple(shape)), dtype, name)
 
 
+def count_params(x):
+    """The product of the static shape (TypeError for a free dim)."""
+    return int(np.prod([d for d in int_shape(x)]))
+
+
 def cast(x, dtype):
-    """Cast ``x`` to ``dtype``.
-
-    Float dtypes use ``C.cast``; integer dtypes truncate toward zero and bool
-    gives 0/1, both kept in ``floatx()`` (CNTK has float tensors only).
-
-    Args:
-        x: tensor. dtype: Keras dtype name ('float32', 'int32', 'bool', ...).
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        TypeError: when ``dtype`` is not a known dtype.
-
-    Example:
-        >>> K.eval(K.cast(K.variable([-1.5, 2.7]), 'int32'))
-        array([-1.,  2.], dtype=float32)
-    """
+    """Float dtypes use ``C.cast``; integer dtypes truncate toward zero and bool gives 0/1, both
+    held in ``floatx()`` (CNTK has float tensors only)."""
     name = _normalize_dtype(dtype, 'cast')
-    x = _tensor(x)
+    x = _to_tensor(x)
     if name in _INT_DTYPES:
-        return C.element_select(C.less(x, _like(x, 0)), C.negate(C.floor(C.negate(x))),
+        return C.element_select(C.less(x, _constant_like(x, 0)), C.negate(C.floor(C.negate(x))),
                                 C.floor(x))
     if name == 'bool':
-        return C.not_equal(x, _like(x, 0))
+        return C.not_equal(x, _constant_like(x, 0))
     target = _np_dtype(name)
     if _var(x).dtype != target:
         return C.cast(x, target)
@@ -1463,34 +1077,18 @@ def cast(x, dtype):
 
 
 # ---------------------------------------------------------------------------
-# Updates, functions, gradients
+# Variable updates
 # ---------------------------------------------------------------------------
 
 def update(x, new_x):
-    """An update ``x <- new_x`` (a ``C.assign`` node) for ``function(updates=...)``.
-
-    Args:
-        x: a variable. new_x: tensor or numpy value of ``x``'s shape.
-
-    Returns:
-        the ``C.assign`` Function.
-
-    Raises:
-        ValueError: when ``x`` is not a variable, or ``new_x``'s shape neither
-        broadcasts to ``x``'s nor holds its number of elements (a ``(1,)``
-        value is assigned to a scalar variable).
-
-    Example:
-        >>> v = K.variable([1.]); K.function([], [], updates=[K.update(v, [3.])])([])
-        >>> K.get_value(v)
-        array([3.], dtype=float32)
-    """
+    """A ``C.assign`` node; ValueError when ``new_x``'s shape neither broadcasts to ``x``'s nor
+    holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
     if not is_variable(x):
         raise ValueError('update: x must be a variable, got %r' % (x,))
-    new_x = _tensor(new_x, dtype=dtype(x))
+    new_x = _to_tensor(new_x, dtype=dtype(x))
     if _var(new_x).dtype != _var(x).dtype:
         new_x = C.cast(new_x, _var(x).dtype)
-    xs, ns = _shape_of(x), _shape_of(new_x)
+    xs, ns = _static_shape(x), _static_shape(new_x)
     if ns != xs:
         if None not in ns and int(np.prod(ns)) == int(np.prod(xs)) and \
                 (int(np.prod(ns)) == 1 or [d for d in ns if d != 1] == [d for d in xs if d != 1]):
@@ -1507,67 +1105,731 @@ def update(x, new_x):
 
 
 def update_add(x, increment):
-    """An update ``x <- x + increment``.
-
-    Args:
-        x: a variable. increment: tensor or value broadcastable to ``x``.
-
-    Returns:
-        the ``C.assign`` Function.
-
-    Raises:
-        as ``update``.
-
-    Example:
-        >>> v = K.variable([1.]); K.function([], [], updates=[K.update_add(v, 2.)])([])
-        >>> K.get_value(v)
-        array([3.], dtype=float32)
-    """
-    x_, inc = _pair(x, increment)
+    """A ``C.assign`` of ``C.plus(x, increment)``."""
+    x_, inc = _coerce_pair(x, increment)
     return update(x, C.plus(x_, inc))
 
 
 def update_sub(x, decrement):
-    """An update ``x <- x - decrement``.
-
-    Args:
-        x: a variable. decrement: tensor or value broadcastable to ``x``.
-
-    Returns:
-        the ``C.assign`` Function.
-
-    Raises:
-        as ``update``.
-
-    Example:
-        >>> v = K.variable([1.]); K.function([], [], updates=[K.update_sub(v, 2.)])([])
-        >>> K.get_value(v)
-        array([-1.], dtype=float32)
-    """
-    x_, dec = _pair(x, decrement)
+    """A ``C.assign`` of ``C.minus(x, decrement)``."""
+    x_, dec = _coerce_pair(x, decrement)
     return update(x, C.minus(x_, dec))
 
 
 def moving_average_update(x, value, momentum):
-    """An update ``x <- x * momentum + value * (1 - momentum)``.
+    """A ``C.assign`` node."""
+    x_, value = _coerce_pair(x, value)
+    return update(x, x_ * _constant_like(x_, momentum) + value * _constant_like(x_, 1. - momentum))
 
-    Args:
-        x: a variable. value: tensor of ``x``'s shape. momentum: float.
 
-    Returns:
-        the ``C.assign`` Function.
+# ---------------------------------------------------------------------------
+# Math
+# ---------------------------------------------------------------------------
 
-    Raises:
-        as ``update``.
+def dot(x, y):
+    """``C.times``; an N-D ``y`` has its contracted axis moved first (``C.transpose``)."""
+    x, y = _coerce_pair(x, y)
+    nx, ny = _nd(x), _nd(y)
+    if nx == 0 or ny == 0:
+        return x * y
+    if ny == 1:
+        r = C.times(x, C.reshape(y, _var(y).shape + (1,)))
+        return _drop_axis(r, nx - 1)
+    if ny == 2:
+        return C.times(x, y)
+    perm = [ny - 2] + list(range(ny - 2)) + [ny - 1]
+    return C.times(x, C.transpose(y, perm), output_rank=ny - 1)
 
-    Example:
-        >>> v = K.variable([1.])
-        >>> K.function([], [], updates=[K.moving_average_update(v, K.constant([3.]), 0.5)])([])
-        >>> K.get_value(v)
-        array([2.], dtype=float32)
+
+def batch_dot(x, y, axes=None):
+    """Each sample is a ``C.times`` on CNTK's batch axis (``C.to_batch`` and ``C.unpack_batch``).
     """
-    x_, value = _pair(x, value)
-    return update(x, x_ * _like(x_, momentum) + value * _like(x_, 1. - momentum))
+    x, y = _coerce_pair(x, y)
+    nx, ny = _nd(x), _nd(y)
+    ax, ay = shape_rules.batch_dot_axes(nx, ny, axes)
+    xs, ys = _static_shape(x), _static_shape(y)
+    out_shape = shape_rules.batch_dot_output_shape(xs, ys, ax, ay)
+    xr = [a for a in range(1, nx) if a != ax]
+    yr = [a for a in range(1, ny) if a != ay]
+    xt = C.transpose(x, [0] + xr + [ax]) if [0] + xr + [ax] != list(range(nx)) else x
+    yt = C.transpose(y, [0, ay] + yr) if [0, ay] + yr != list(range(ny)) else y
+    xb, yb = _per_sample(xt), _per_sample(yt)
+    if not xr:
+        xb = C.reshape(xb, (1,) + _var(xb).shape)
+    if not yr:
+        yb = C.reshape(yb, _var(yb).shape + (1,))
+    r = C.times(xb, yb, output_rank=builtins.max(len(yr), 1))
+    r = _unbatch(r, x)
+    return C.reshape(r, _shape_arg(out_shape[1:]), begin_axis=1)
+
+
+def transpose(x):
+    """``C.transpose``."""
+    x = _to_tensor(x)
+    n = _nd(x)
+    if n < 2:
+        return x
+    return C.transpose(x, list(range(n))[::-1])
+
+
+def gather(reference, indices):
+    """``C.gather``; the indices are held as floats."""
+    reference = _to_tensor(reference)
+    indices = _to_tensor(indices, dtype=dtype(reference))
+    return _mark(C.gather(reference, indices))
+
+
+def _reduce(op, x, axis, keepdims):
+    x = _to_tensor(x)
+    n = _nd(x)
+    if n == 0:
+        return x
+    axes = shape_rules.normalize_axes(axis, n)
+    r = op(x, axis=axes if len(axes) > 1 else axes[0])
+    if not keepdims:
+        r = _drop_axes(r, axes)
+    return r
+
+
+def max(x, axis=None, keepdims=False):
+    """``C.reduce_max``."""
+    return _reduce(C.reduce_max, x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    """``C.reduce_min``."""
+    return _reduce(C.reduce_min, x, axis, keepdims)
+
+
+def sum(x, axis=None, keepdims=False):
+    """``C.reduce_sum``."""
+    return _reduce(C.reduce_sum, x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    """``C.reduce_prod``."""
+    return _reduce(C.reduce_prod, x, axis, keepdims)
+
+
+def _scan(x, axis, product):
+    x = _to_tensor(x)
+    n = _nd(x)
+    a = shape_rules.normalize_axis(axis, n)
+    length = _static_shape(x)[a]
+    if length is None:
+        # free length: a numpy graph node (gradient: reversed cumulative sum)
+        if product:
+            return _numpy_op([x], lambda v: [np.cumprod(v, axis=a)], [_static_shape(x)],
+                             dtype=np.dtype(_var(x).dtype),
+                             grad_fn=lambda vals, _, g: _cumprod_grad(vals[0], g, a),
+                             name='cumprod')[0]
+        return _numpy_op([x], lambda v: [np.cumsum(v, axis=a)], [_static_shape(x)],
+                         dtype=np.dtype(_var(x).dtype),
+                         grad_fn=lambda vals, _, g: np.flip(np.cumsum(np.flip(g, a), a), a),
+                         name='cumsum')[0]
+    if not product:
+        # cumsum as a product with an upper-triangular matrix (C.times)
+        perm = [i for i in range(n) if i != a] + [a]
+        xt = C.transpose(x, perm) if perm != list(range(n)) else x
+        tri = C.constant(np.triu(np.ones((length, length))).astype(_var(x).dtype))
+        r = C.times(xt, tri)
+        inv = [int(i) for i in np.argsort(perm)]
+        return C.transpose(r, inv) if perm != list(range(n)) else r
+    parts = []
+    acc = None
+    for i in range(length):
+        s = C.slice(x, a, i, i + 1)
+        acc = s if acc is None else acc * s
+        parts.append(acc)
+    return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
+
+
+def _cumprod_grad(x, g, a):
+    """Gradient of cumprod along ``a`` (exact also with zeros in ``x``)."""
+    x = np.moveaxis(x, a, 0)
+    g = np.moveaxis(g, a, 0)
+    n = x.shape[0]
+    out = np.zeros_like(x)
+    for j in range(n):
+        for i in range(j, n):
+            others = np.prod(np.delete(x[:i + 1], j, axis=0), axis=0)
+            out[j] += g[i] * others
+    return np.moveaxis(out, 0, a)
+
+
+def cumsum(x, axis=0):
+    """A product with an upper-triangular constant (``C.times``); a free length along ``axis`` runs
+    in a numpy graph node (its gradient a reversed cumulative sum)."""
+    return _scan(x, axis, False)
+
+
+def cumprod(x, axis=0):
+    """Running products of slices (``C.slice``), spliced; a free length along ``axis`` runs in a
+    numpy graph node (its gradient exact also with zeros in ``x``)."""
+    return _scan(x, axis, True)
+
+
+def var(x, axis=None, keepdims=False):
+    """``C.reduce_mean`` of the squared deviations (population variance)."""
+    x = _to_tensor(x)
+    m = mean(x, axis, keepdims=True)
+    return mean(C.square(x - m), axis, keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    """``C.sqrt`` of ``var``."""
+    return C.sqrt(var(x, axis, keepdims))
+
+
+def mean(x, axis=None, keepdims=False):
+    """``C.reduce_mean``."""
+    return _reduce(C.reduce_mean, x, axis, keepdims)
+
+
+def any(x, axis=None, keepdims=False):
+    """1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    x = _to_tensor(x)
+    return C.greater(max(C.abs(x), axis, keepdims), _constant_like(x, 0))
+
+
+def all(x, axis=None, keepdims=False):
+    """1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    x = _to_tensor(x)
+    return C.greater(min(C.abs(x), axis, keepdims), _constant_like(x, 0))
+
+
+def argmax(x, axis=-1):
+    """``C.argmax``; the indices are integer values held in ``floatx()``."""
+    x = _to_tensor(x)
+    a = shape_rules.normalize_axis(axis, _nd(x))
+    return _drop_axis(C.argmax(x, axis=a), a)
+
+
+def argmin(x, axis=-1):
+    """``C.argmin``; the indices are integer values held in ``floatx()``."""
+    x = _to_tensor(x)
+    a = shape_rules.normalize_axis(axis, _nd(x))
+    return _drop_axis(C.argmin(x, axis=a), a)
+
+
+def square(x):
+    """``C.square``."""
+    return C.square(_to_tensor(x))
+
+
+def abs(x):
+    """``C.abs``."""
+    return C.abs(_to_tensor(x))
+
+
+def sqrt(x):
+    """``C.sqrt``; negatives are clipped to 0 first."""
+    x = _to_tensor(x)
+    return C.sqrt(C.element_max(x, _constant_like(x, 0)))
+
+
+def exp(x):
+    """``C.exp``."""
+    return C.exp(_to_tensor(x))
+
+
+def log(x):
+    """``C.log``."""
+    return C.log(_to_tensor(x))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """``C.reduce_log_sum_exp`` (numerically stable)."""
+    return _reduce(C.reduce_log_sum_exp, x, axis, keepdims)
+
+
+def round(x):
+    """Half to even (as numpy), built from ``C.floor``."""
+    x = _to_tensor(x)
+    r = C.floor(x + _constant_like(x, 0.5))
+    tie = C.equal(r - x, _constant_like(x, 0.5))
+    odd = C.not_equal(r - _constant_like(x, 2) * C.floor(r * _constant_like(x, 0.5)),
+                      _constant_like(x, 0))
+    return r - tie * odd
+
+
+def sign(x):
+    """``C.greater(x, 0) - C.less(x, 0)``."""
+    x = _to_tensor(x)
+    return C.greater(x, _constant_like(x, 0)) - C.less(x, _constant_like(x, 0))
+
+
+def pow(x, a):
+    """``C.pow``."""
+    x, a = _coerce_pair(x, a)
+    return C.pow(x, a)
+
+
+def clip(x, min_value, max_value):
+    """``C.clip``; a ``max_value`` below ``min_value`` means ``min_value`` (tensor bounds too, with
+    ``C.element_max``); None is unbounded."""
+    x = _to_tensor(x)
+    if max_value is None:
+        max_value = np.inf
+    if min_value is None:
+        min_value = -np.inf
+    if not _is_cntk(min_value) and not _is_cntk(max_value) and max_value < min_value:
+        max_value = min_value
+    lo, hi = _coerce_pair(x, min_value)[1], _coerce_pair(x, max_value)[1]
+    if _is_cntk(min_value) or _is_cntk(max_value):
+        hi = C.element_max(hi, lo)
+    return C.clip(x, lo, hi)
+
+
+def equal(x, y):
+    """``C.equal``; 1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    return C.equal(*_coerce_pair(x, y))
+
+
+def not_equal(x, y):
+    """``C.not_equal``; 1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    return C.not_equal(*_coerce_pair(x, y))
+
+
+def greater(x, y):
+    """``C.greater``; 1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    return C.greater(*_coerce_pair(x, y))
+
+
+def greater_equal(x, y):
+    """``C.greater_equal``; 1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    return C.greater_equal(*_coerce_pair(x, y))
+
+
+def less(x, y):
+    """``C.less``; 1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    return C.less(*_coerce_pair(x, y))
+
+
+def less_equal(x, y):
+    """``C.less_equal``; 1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    return C.less_equal(*_coerce_pair(x, y))
+
+
+def maximum(x, y):
+    """``C.element_max``, in the wider dtype of the operands."""
+    return C.element_max(*_coerce_pair(x, y))
+
+
+def minimum(x, y):
+    """``C.element_min``, in the wider dtype of the operands."""
+    return C.element_min(*_coerce_pair(x, y))
+
+
+def sin(x):
+    """``C.sin``."""
+    return C.sin(_to_tensor(x))
+
+
+def cos(x):
+    """``C.cos``."""
+    return C.cos(_to_tensor(x))
+
+
+def _broadcast_param(p, x_ndim, axis):
+    """Lay a 1-D statistic ``p`` along ``axis`` of a rank-``x_ndim`` tensor."""
+    p = _to_tensor(p)
+    if _nd(p) == 1 and x_ndim > 1:
+        shape = [1] * x_ndim
+        shape[axis] = _static_shape(p)[0]
+        return C.reshape(p, tuple(shape))
+    return p
+
+
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """Mean and (population) variance with ``C.reduce_mean``."""
+    x = _to_tensor(x)
+    n = _nd(x)
+    axes = shape_rules.normalize_axes(reduction_axes, n)
+    m = mean(x, axes, keepdims=True)
+    v = mean(C.square(x - m), axes, keepdims=True)
+    y = (x - m) / C.sqrt(v + _constant_like(x, epsilon))
+    kept = [i for i in range(n) if i not in axes]
+    def lay(p):
+        p = _to_tensor(p)
+        if _nd(p) == 1 and len(kept) == 1:
+            return _broadcast_param(p, n, kept[0])
+        if _nd(p) == len(kept) and len(kept) < n:
+            return C.reshape(p, tuple(1 if i in axes else _static_shape(x)[i] for i in range(n)))
+        return p
+    if gamma is not None:
+        y = y * lay(gamma)
+    if beta is not None:
+        y = y + lay(beta)
+    return y, _drop_axes(m, axes), _drop_axes(v, axes)
+
+
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    """CNTK elementwise ops; 1-D ``mean``/``var``/``beta``/``gamma`` are reshaped along ``axis``.
+    """
+    x = _to_tensor(x)
+    n = _nd(x)
+    a = shape_rules.normalize_axis(axis, n)
+    m = _broadcast_param(mean, n, a)
+    v = _broadcast_param(var, n, a)
+    y = (x - m) / C.sqrt(v + _constant_like(x, epsilon))
+    if gamma is not None:
+        y = y * _broadcast_param(gamma, n, a)
+    if beta is not None:
+        y = y + _broadcast_param(beta, n, a)
+    return y
+
+
+# ---------------------------------------------------------------------------
+# Shape manipulation
+# ---------------------------------------------------------------------------
+
+def concatenate(tensors, axis=-1):
+    """``C.splice``; zero-size parts are dropped (CNTK cannot compute them) and sparse inputs are
+    densified first."""
+    tensors = [to_dense(t) if is_sparse(t) else _to_tensor(t) for t in tensors]
+    a = shape_rules.normalize_axis(axis, _nd(tensors[0]))
+    # zero-size parts add nothing (and CNTK cannot compute them)
+    kept = [t for t in tensors if _static_shape(t)[a] != 0]
+    if kept and len(kept) < len(tensors):
+        tensors = kept
+    if len(tensors) == 1:
+        return tensors[0]
+    return C.splice(*tensors, axis=a)
+
+
+def reshape(x, shape):
+    """``C.reshape``; ``None`` in ``shape`` means -1."""
+    x = _to_tensor(x)
+    shape = tuple(-1 if d is None else int(d) for d in shape)
+    return C.reshape(x, shape)
+
+
+def permute_dimensions(x, pattern):
+    """``C.transpose``."""
+    x = _to_tensor(x)
+    pattern = tuple(int(p) for p in pattern)
+    if sorted(pattern) != list(range(_nd(x))):
+        raise ValueError('permute_dimensions: pattern %r is not a permutation of %d axes'
+                         % (pattern, _nd(x)))
+    if pattern == tuple(range(_nd(x))):
+        return x
+    return C.transpose(x, pattern)
+
+
+def _bilinear_matrix(n_in, n_out):
+    """(n_out, n_in) weights of TF's half-pixel bilinear resize along one axis."""
+    m = np.zeros((n_out, n_in))
+    scale = n_in / float(n_out)
+    for i in range(n_out):
+        src = (i + 0.5) * scale - 0.5
+        src = np.clip(src, 0, n_in - 1)
+        lo = int(np.floor(src))
+        hi = lo + 1 if lo + 1 < n_in else lo
+        w = src - lo
+        m[i, lo] += 1 - w
+        m[i, hi] += w
+    return m
+
+
+def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
+    """'nearest' repeats pixels (``repeat_elements``); 'bilinear' follows TensorFlow's resize with
+    half-pixel centres (interpolation matrices applied with ``C.times``) and needs static spatial
+    sizes."""
+    x = _to_tensor(x)
+    fmt = normalize_data_format(data_format)
+    interpolation = shape_rules.normalize_interpolation(interpolation)
+    shape_rules.check_ndim(_nd(x), (4,), 'resize_images', '4-D')
+    ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
+    fh, fw = int(height_factor), int(width_factor)
+    if interpolation == 'nearest':
+        return repeat_elements(repeat_elements(x, fh, ha), fw, wa)
+    for a, f in ((ha, fh), (wa, fw)):
+        n = _static_shape(x)[a]
+        if n is None:
+            raise ValueError('resize_images: bilinear needs static spatial sizes')
+        m = _bilinear_matrix(n, n * f).astype(_var(x).dtype)
+        perm = [i for i in range(4) if i != a] + [a]
+        xt = C.transpose(x, perm)
+        r = C.times(xt, C.constant(m.T))
+        x = C.transpose(r, [int(i) for i in np.argsort(perm)])
+    return x
+
+
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
+    """Nearest upsampling with ``repeat_elements``."""
+    x = _to_tensor(x)
+    fmt = normalize_data_format(data_format)
+    shape_rules.check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
+    axes = (2, 3, 4) if fmt == 'channels_first' else (1, 2, 3)
+    for a, f in zip(axes, (depth_factor, height_factor, width_factor)):
+        x = repeat_elements(x, f, a)
+    return x
+
+
+def repeat_elements(x, rep, axis):
+    """``C.splice`` of ``rep`` copies along a new axis, then ``C.reshape``."""
+    x = _to_tensor(x)
+    a = shape_rules.normalize_axis(axis, _nd(x))
+    rep = int(rep)
+    if rep == 1:
+        return x
+    e = _add_axis(x, a + 1)
+    e = C.splice(*([e] * rep), axis=a + 1)
+    return _mark(C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
+                 if _static_shape(x)[a] is None else
+                 C.reshape(e, (_static_shape(x)[a] * rep,), begin_axis=a, end_axis=a + 2))
+
+
+def repeat(x, n):
+    """``C.splice`` of ``n`` copies along a new axis 1."""
+    x = _to_tensor(x)
+    shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
+    e = _add_axis(x, 1)
+    return C.splice(*([e] * int(n)), axis=1) if int(n) > 1 else e
+
+
+def arange(start, stop=None, step=1, dtype='int32'):
+    """Integer values held in ``floatx()``. Scalar tensor arguments are read at run time by a numpy
+    graph node (free length). CNTK holds no zero-element value: a range empty at run time is an
+    empty array as an output of ``function``/``eval``, a ValueError when another op reads it."""
+    if not builtins.any(_is_cntk(v) for v in (start, stop, step)):
+        values = np.arange(start, stop, step).astype(_np_dtype(dtype))
+        if values.size == 0:
+            return _empty((0,), values.dtype)
+        return C.constant(values)
+    dt = _np_dtype(dtype, 'arange')
+    like = [v for v in (start, stop, step) if _is_cntk(v)][0]
+    ins = [_to_tensor(v, dtype=_var(like).dtype)
+           for v in (start, stop if stop is not None else _constant_like(like, 0), step)]
+    has_stop = stop is not None
+    state = {'empty': False, 'consumed': False}
+
+    def run(a, b, s):
+        a, b, s = a.reshape(-1)[0], b.reshape(-1)[0], s.reshape(-1)[0]
+        values = np.arange(a, b, s) if has_stop else np.arange(0, a, s)
+        state['empty'] = values.size == 0
+        if state['empty']:
+            if state['consumed']:
+                raise ValueError('arange: the range (start=%r, stop=%r, step=%r) is empty at '
+                                 'run time; CNTK cannot pass an empty tensor to another op'
+                                 % ((a, b, s) if has_stop else (0, a, s)))
+            values = np.zeros((1,))   # stands in; function/eval return an empty array
+        return [values]
+    out = _numpy_op(ins, run, [(None,)], dtype=dt, name='arange')[0]
+    _MAYBE_EMPTY[out.uid] = state
+    return out
+
+
+def tile(x, n):
+    """``C.splice`` of copies per axis; zero repetitions need a static shape (CNTK cannot compute
+    zero-size values)."""
+    x = _to_tensor(x)
+    reps = [int(n)] if isinstance(n, (int, np.integer)) else [int(r) for r in n]
+    nd_ = _nd(x)
+    if len(reps) > nd_:
+        for _ in range(len(reps) - nd_):
+            x = _add_axis(x, 0)
+        nd_ = len(reps)
+    reps = [1] * (nd_ - len(reps)) + reps
+    for a, r in enumerate(reps):
+        if r < 0:
+            raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
+        if r > 1:
+            x = C.splice(*([x] * r), axis=a)
+        elif r == 0:
+            shp = list(_static_shape(x))
+            shp[a] = 0
+            if builtins.any(d is None for d in shp):
+                raise ValueError('tile: zero repetitions need a static shape on CNTK '
+                                 '(it cannot compute zero-size values), got %r' % (shp,))
+            x = _empty(shp, _var(x).dtype)
+    return x
+
+
+def flatten(x):
+    """``C.reshape``."""
+    return C.reshape(_to_tensor(x), (-1,))
+
+
+def batch_flatten(x):
+    """``C.reshape`` of the axes after the first."""
+    x = _to_tensor(x)
+    s = _static_shape(x)
+    if len(s) == 1:
+        return _add_axis(x, 1)
+    if builtins.all(d is not None for d in s[1:]):
+        return C.reshape(x, (int(np.prod(s[1:])),), begin_axis=1)
+    return C.reshape(x, (-1,), begin_axis=1)
+
+
+def expand_dims(x, axis=-1):
+    """``C.reshape`` inserting a unit axis."""
+    x = _to_tensor(x)
+    n = _nd(x)
+    a = axis + n + 1 if axis < 0 else axis
+    if not 0 <= a <= n:
+        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, n))
+    return _add_axis(x, a)
+
+
+def squeeze(x, axis):
+    """``C.reshape`` removing the axis; an axis of unknown (free) size is not checked."""
+    x = _to_tensor(x)
+    a = shape_rules.normalize_axis(axis, _nd(x))
+    if _static_shape(x)[a] not in (1, None):
+        raise ValueError('squeeze: axis %d has size %d, not 1' % (axis, _static_shape(x)[a]))
+    return _drop_axis(x, a)
+
+
+def temporal_padding(x, padding=(1, 1)):
+    """``C.pad``."""
+    x = _to_tensor(x)
+    shape_rules.check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
+    p = shape_rules.normalize_tuple(padding, 2, 'padding')
+    return _pad(x, [(0, 0), p, (0, 0)])
+
+
+def _spatial_padding(x, padding, n, data_format):
+    x = _to_tensor(x)
+    fmt = normalize_data_format(data_format)
+    shape_rules.check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
+    pairs = list(shape_rules.normalize_spatial_padding(padding, n))
+    full = [(0, 0)] + ([(0, 0)] + pairs if fmt == 'channels_first' else pairs + [(0, 0)])
+    return _pad(x, full)
+
+
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    """``C.pad``."""
+    return _spatial_padding(x, padding, 2, data_format)
+
+
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    """``C.pad``."""
+    return _spatial_padding(x, padding, 3, data_format)
+
+
+def stack(x, axis=0):
+    """``C.splice`` along a new unit axis."""
+    x = [_to_tensor(t) for t in x]
+    n = _nd(x[0])
+    a = axis + n + 1 if axis < 0 else axis
+    parts = [_add_axis(t, a) for t in x]
+    return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
+
+
+def one_hot(indices, num_classes):
+    """``C.equal`` against a constant range rather than ``C.one_hot``: it has a (zero) gradient, so
+    graphs that differentiate through integer targets do not hit CNTK's one-hot backprop. 1.0/0.0
+    in ``floatx()``."""
+    indices = _to_tensor(indices)
+    return _one_hot(indices, int(num_classes))
+
+
+def reverse(x, axes):
+    """A product with a flipped identity (``C.times``); a free length runs in a numpy graph node
+    whose gradient is the reversed gradient."""
+    x = _to_tensor(x)
+    n = _nd(x)
+    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    for a in axes:
+        a = shape_rules.normalize_axis(a, n)
+        length = _static_shape(x)[a]
+        if length is None:
+            # free length: a numpy graph node whose gradient is the reversed gradient
+            x = _numpy_op([x], lambda v, a=a: [np.flip(v, a)], [_static_shape(x)],
+                          dtype=np.dtype(_var(x).dtype),
+                          grad_fn=lambda vals, _, g, a=a: np.flip(g, a), name='reverse')[0]
+            continue
+        perm = [i for i in range(n) if i != a] + [a]
+        xt = C.transpose(x, perm) if perm != list(range(n)) else x
+        flip = C.constant(np.eye(length)[::-1].astype(_var(x).dtype))
+        r = C.times(xt, flip)
+        x = C.transpose(r, [int(i) for i in np.argsort(perm)]) if perm != list(range(n)) else r
+    return x
+
+
+def slice(x, start, size):
+    """``C.slice``."""
+    x = _to_tensor(x)
+    start, size = list(start), list(size)
+    if len(start) != _nd(x) or len(size) != _nd(x):
+        raise ValueError('slice: start and size need %d entries' % _nd(x))
+    axes, begins, ends = [], [], []
+    for a, (b, s) in enumerate(zip(start, size)):
+        b, s = int(b), int(s)
+        if s == -1:
+            e = 0
+        else:
+            e = b + s
+        axes.append(a)
+        begins.append(b)
+        ends.append(e)
+    return C.slice(x, axes, begins, ends)
+
+
+def pattern_broadcast(x, broadcastable):
+    """CNTK has no broadcast patterns: the pattern's length is checked against ``ndim(x)`` and
+    ``x`` is returned unchanged."""
+    if len(broadcastable) != ndim(x):
+        raise ValueError('pattern_broadcast: pattern of length %d for a tensor of rank %d'
+                         % (len(broadcastable), ndim(x)))
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Values, functions and gradients
+# ---------------------------------------------------------------------------
+
+def get_value(x):
+    """Same as ``eval`` (any tensor without inputs works)."""
+    return eval(x)
+
+
+def batch_get_value(ops):
+    """Evaluated in one CNTK pass."""
+    return _evaluate(list(ops)) if ops else []
+
+
+def set_value(x, value):
+    """Writes the CNTK parameter's ``value``."""
+    if not is_variable(x):
+        raise ValueError('set_value: x must be a variable, got %r' % (x,))
+    v = _var(x)
+    value = np.asarray(value, dtype=v.dtype)
+    if value.shape != tuple(v.shape):
+        raise ValueError('set_value: value of shape %s does not match the variable shape %s'
+                         % (value.shape, tuple(v.shape)))
+    v.value = value
+
+
+def batch_set_value(tuples):
+    """Every pair is checked before any value is written."""
+    tuples = list(tuples)
+    for x, value in tuples:
+        if not is_variable(x):
+            raise ValueError('batch_set_value: %r is not a variable' % (x,))
+        if np.shape(value) != tuple(_var(x).shape):
+            raise ValueError('batch_set_value: value of shape %s does not match the variable '
+                             'shape %s' % (np.shape(value), tuple(_var(x).shape)))
+    for x, value in tuples:
+        set_value(x, value)
+
+
+def get_variable_shape(x):
+    """Same as ``int_shape``."""
+    return int_shape(x)
+
+
+def print_tensor(x, message=''):
+    """An identity ``UserFunction`` node that prints ``message`` and the value whenever it is
+    evaluated."""
+    x = _to_tensor(x)
+
+    def show(value):
+        print(message, value)
+        sys.stdout.flush()
+    return C.user_function(_PassThrough(x, show))
 
 
 def _as_assign(u):
@@ -1579,6 +1841,34 @@ def _as_assign(u):
         return u
     raise ValueError('updates: expected K.update results or (variable, new_value) pairs, '
                      'got %r' % (u,))
+
+
+#: uid of a ``gradients`` output -> (loss Variable, the Variable it differentiates
+#: against). ``function`` uses it to run training steps natively (see
+#: ``Function._training_plan``).
+_GRADIENT_OF = {}
+
+
+def _gradient_vars(heads):
+    """The ``gradients`` outputs that the graphs of ``heads`` read."""
+    found, seen, stack = {}, set(), []
+    for v in heads:
+        v = _var(v)
+        if v.uid in _GRADIENT_OF:
+            found[v.uid] = v
+        elif v.is_output:
+            stack.append(v.owner)
+    while stack:
+        f = stack.pop()
+        if f.uid in seen:
+            continue
+        seen.add(f.uid)
+        for i in f.inputs:
+            if i.uid in _GRADIENT_OF:
+                found[i.uid] = i
+            elif i.is_output and i.owner.uid not in seen:
+                stack.append(i.owner)
+    return list(found.values())
 
 
 class Function(object):
@@ -1628,14 +1918,14 @@ class Function(object):
         heads, self._slots = [], []
         seen = {}
         for t in self.outputs:
-            t = _tensor(t)
+            t = _to_tensor(t)
             v = _var(t)
             if v.is_parameter or v.is_constant:
                 self._slots.append(('value', v))
                 continue
             if v.uid not in seen:
                 seen[v.uid] = len(heads)
-                heads.append(v if not v.is_input else C.plus(v, _like(v, 0)).output)
+                heads.append(v if not v.is_input else C.plus(v, _constant_like(v, 0)).output)
             self._slots.append(('out', seen[v.uid]))
         self._n_heads = len(heads)
         _note_consumed_ranges(heads + [_var(u) for u in self.updates])
@@ -1793,27 +2083,9 @@ class Function(object):
 
 
 def function(inputs, outputs, updates=None, **kwargs):
-    """Compile ``outputs`` (and ``updates``) of ``inputs`` into a callable.
-
-    Args:
-        inputs: list of placeholders (``learning_phase()`` may be one).
-        outputs: a tensor or a list/tuple of tensors.
-        updates: ``K.update``-family results or ``(variable, value)`` pairs;
-            applied after the outputs are computed.
-        **kwargs: ``name`` only.
-
-    Returns:
-        a callable taking a list of numpy arrays; it returns one array for a
-        single output tensor, else a list.
-
-    Raises:
-        ValueError: for an unknown keyword argument or bad updates.
-
-    Example:
-        >>> x = K.placeholder((None, 2)); f = K.function([x], [x * 2])
-        >>> f([np.ones((1, 2))])
-        [array([[2., 2.]], dtype=float32)]
-    """
+    """``C.combine`` of the outputs and the ``C.assign`` updates, which write after every output
+    has read the old values; a training step (updates from one loss's ``gradients``) runs as one
+    forward pass, one backward pass and a ``C.universal`` learner. ``name`` is the only keyword."""
     for k in kwargs:
         if k != 'name':
             raise ValueError('function: unexpected keyword argument %r (CNTK accepts only '
@@ -1822,27 +2094,9 @@ def function(inputs, outputs, updates=None, **kwargs):
 
 
 def gradients(loss, variables):
-    """Symbolic gradients of ``loss`` (summed when not scalar) w.r.t. ``variables``.
-
-    CNTK has no symbolic gradient operator; each gradient is a graph node
-    (a UserFunction) whose forward pass runs CNTK's own backward pass
-    (``Function.grad``) of ``loss`` with the current input values.
-    Gradients of gradients are not available (ValueError when asked).
-
-    Args:
-        loss: tensor. variables: list of variables or placeholders.
-
-    Returns:
-        list of tensors, one per variable, same shapes.
-
-    Raises:
-        ValueError: when a variable is not a parameter or placeholder.
-
-    Example:
-        >>> w = K.variable([1., 2.])
-        >>> K.eval(K.gradients(K.sum(K.square(w)), [w])[0])
-        array([2., 4.], dtype=float32)
-    """
+    """CNTK has no symbolic gradient: each gradient is a numpy graph node (``UserFunction``)
+    running CNTK's backward pass (``Function.grad``) of ``loss`` (summed when not scalar); no
+    gradients of gradients (ValueError); ``variables`` must be variables or placeholders."""
     single = not isinstance(variables, (list, tuple))
     variables = [variables] if single else list(variables)
     for v in variables:
@@ -1850,7 +2104,7 @@ def gradients(loss, variables):
         if vv is None or not (vv.is_parameter or vv.is_input):
             raise ValueError('gradients: every variable must be a K.variable or a placeholder '
                              '(CNTK differentiates with respect to graph leaves), got %r' % (v,))
-    loss = _tensor(loss)
+    loss = _to_tensor(loss)
     loss_f = C.combine([_var(loss)]) if not isinstance(loss, C.Function) else loss
     args = list(loss_f.arguments)
     wrt = [_var(v) for v in variables]
@@ -1890,2697 +2144,44 @@ def gradients(loss, variables):
                 out.append(np.zeros(shp))
         return out
 
-    outs = _numpy_op(args, run, [_shape_of(w) for w in wrt], dtype=np.dtype(dt),
+    outs = _numpy_op(args, run, [_static_shape(w) for w in wrt], dtype=np.dtype(dt),
                      name='gradients')
     for o, w in zip(outs, wrt):
         _GRADIENT_OF[o.uid] = (_var(loss), w)
     return outs
 
 
-#: uid of a ``gradients`` output -> (loss Variable, the Variable it differentiates
-#: against). ``function`` uses it to run training steps natively (see
-#: ``Function._training_plan``).
-_GRADIENT_OF = {}
-
-
-def _gradient_vars(heads):
-    """The ``gradients`` outputs that the graphs of ``heads`` read."""
-    found, seen, stack = {}, set(), []
-    for v in heads:
-        v = _var(v)
-        if v.uid in _GRADIENT_OF:
-            found[v.uid] = v
-        elif v.is_output:
-            stack.append(v.owner)
-    while stack:
-        f = stack.pop()
-        if f.uid in seen:
-            continue
-        seen.add(f.uid)
-        for i in f.inputs:
-            if i.uid in _GRADIENT_OF:
-                found[i.uid] = i
-            elif i.is_output and i.owner.uid not in seen:
-                stack.append(i.owner)
-    return list(found.values())
-
-
 def stop_gradient(variables):
-    """``C.stop_gradient`` of a tensor or of each tensor of a list.
-
-    Args:
-        variables: a tensor, or a list/tuple of tensors.
-
-    Returns:
-        the same structure of tensors; values unchanged, no gradient.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> w = K.variable([1.])
-        >>> K.eval(K.gradients(K.sum(w * K.stop_gradient(w)), [w])[0])
-        array([1.], dtype=float32)
-    """
+    """``C.stop_gradient`` (of each tensor of a list or tuple)."""
     if isinstance(variables, (list, tuple)):
-        return type(variables)(C.stop_gradient(_tensor(v)) for v in variables)
-    return C.stop_gradient(_tensor(variables))
-
-
-# ---------------------------------------------------------------------------
-# Math
-# ---------------------------------------------------------------------------
-
-def dot(x, y):
-    """Matrix product: contracts ``x``'s last axis with ``y``'s second-to-last.
-
-    Uses ``C.times``; an N-D ``y`` has its contracted axis moved first.
-    Result shape ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``.
-
-    Args:
-        x: tensor ``(..., k)``. y: tensor ``(k,)``, ``(k, m)`` or ``(..., k, m)``.
-
-    Returns:
-        a tensor ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``, common dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.int_shape(K.dot(K.placeholder((None, 4)), K.variable(np.ones((4, 5)))))
-        (None, 5)
-    """
-    x, y = _pair(x, y)
-    nx, ny = _nd(x), _nd(y)
-    if nx == 0 or ny == 0:
-        return x * y
-    if ny == 1:
-        r = C.times(x, C.reshape(y, _var(y).shape + (1,)))
-        return _drop_axis(r, nx - 1)
-    if ny == 2:
-        return C.times(x, y)
-    perm = [ny - 2] + list(range(ny - 2)) + [ny - 1]
-    return C.times(x, C.transpose(y, perm), output_rank=ny - 1)
-
-
-def batch_dot(x, y, axes=None):
-    """Per-sample contraction of ``x`` and ``y`` along ``axes``.
-
-    Axes follow ``shape_rules.batch_dot_axes``; the result shape is
-    ``shape_rules.batch_dot_output_shape``. Each sample is a ``C.times`` on
-    CNTK's batch axis (``C.to_batch``).
-
-    Args:
-        x, y: tensors of rank >= 2 with the same batch size. axes: None, an int or a pair of
-            ints (see ``shape_rules.batch_dot_axes``).
-
-    Returns:
-        a tensor of ``shape_rules.batch_dot_output_shape``.
-
-    Raises:
-        ValueError: for a rank below 2 or axes touching the batch axis.
-
-    Example:
-        >>> K.int_shape(K.batch_dot(K.placeholder((None, 3, 4)), K.placeholder((None, 4, 5))))
-        (None, 3, 5)
-    """
-    x, y = _pair(x, y)
-    nx, ny = _nd(x), _nd(y)
-    ax, ay = shape_rules.batch_dot_axes(nx, ny, axes)
-    xs, ys = _shape_of(x), _shape_of(y)
-    out_shape = shape_rules.batch_dot_output_shape(xs, ys, ax, ay)
-    xr = [a for a in range(1, nx) if a != ax]
-    yr = [a for a in range(1, ny) if a != ay]
-    xt = C.transpose(x, [0] + xr + [ax]) if [0] + xr + [ax] != list(range(nx)) else x
-    yt = C.transpose(y, [0, ay] + yr) if [0, ay] + yr != list(range(ny)) else y
-    xb, yb = _per_sample(xt), _per_sample(yt)
-    if not xr:
-        xb = C.reshape(xb, (1,) + _var(xb).shape)
-    if not yr:
-        yb = C.reshape(yb, _var(yb).shape + (1,))
-    r = C.times(xb, yb, output_rank=builtins.max(len(yr), 1))
-    r = _unbatch(r, x)
-    return C.reshape(r, _cntk_shape(out_shape[1:]), begin_axis=1)
-
-
-def transpose(x):
-    """Reverse all axes (``C.transpose``).
-
-    Args:
-        x: tensor of any rank.
-
-    Returns:
-        a tensor with the axes reversed.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.int_shape(K.transpose(K.placeholder((None, 3, 4))))
-        (4, 3, None)
-    """
-    x = _tensor(x)
-    n = _nd(x)
-    if n < 2:
-        return x
-    return C.transpose(x, list(range(n))[::-1])
-
-
-def gather(reference, indices):
-    """Rows of ``reference`` (axis 0) at ``indices`` (``C.gather``).
-
-    Result shape ``indices.shape + reference.shape[1:]``.
-
-    Args:
-        reference: tensor ``(n, ...)``. indices: int-valued tensor or array of any shape.
-
-    Returns:
-        a tensor ``indices.shape + reference.shape[1:]``.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.gather(K.variable([[1., 2.], [3., 4.]]), K.constant([1, 1], dtype='int32')))
-        array([[3., 4.],
-               [3., 4.]], dtype=float32)
-    """
-    reference = _tensor(reference)
-    indices = _tensor(indices, dtype=dtype(reference))
-    return _mark(C.gather(reference, indices))
-
-
-def _reduce(op, x, axis, keepdims):
-    x = _tensor(x)
-    n = _nd(x)
-    if n == 0:
-        return x
-    axes = shape_rules.normalize_axes(axis, n)
-    r = op(x, axis=axes if len(axes) > 1 else axes[0])
-    if not keepdims:
-        r = _drop_axes(r, axes)
-    return r
-
-
-def max(x, axis=None, keepdims=False):
-    """Maximum along ``axis`` (None, int or list) with ``C.reduce_max``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.max(K.variable([[1., 5.], [3., 2.]]), axis=1))
-        array([5., 3.], dtype=float32)
-    """
-    return _reduce(C.reduce_max, x, axis, keepdims)
-
-
-def min(x, axis=None, keepdims=False):
-    """Minimum along ``axis`` with ``C.reduce_min``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.min(K.variable([[1., 5.], [3., 2.]]), axis=1))
-        array([1., 2.], dtype=float32)
-    """
-    return _reduce(C.reduce_min, x, axis, keepdims)
-
-
-def sum(x, axis=None, keepdims=False):
-    """Sum along ``axis`` with ``C.reduce_sum``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.sum(K.variable([[1., 5.], [3., 2.]]), axis=0))
-        array([4., 7.], dtype=float32)
-    """
-    return _reduce(C.reduce_sum, x, axis, keepdims)
-
-
-def prod(x, axis=None, keepdims=False):
-    """Product along ``axis`` with ``C.reduce_prod``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.prod(K.variable([[1., 5.], [3., 2.]]), axis=1))
-        array([5., 6.], dtype=float32)
-    """
-    return _reduce(C.reduce_prod, x, axis, keepdims)
-
-
-def mean(x, axis=None, keepdims=False):
-    """Mean along ``axis`` with ``C.reduce_mean``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.mean(K.variable([[1., 3.], [5., 7.]]), axis=1, keepdims=True))
-        array([[2.],
-               [6.]], dtype=float32)
-    """
-    return _reduce(C.reduce_mean, x, axis, keepdims)
-
-
-def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x)))`` along ``axis`` (``C.reduce_log_sum_exp``, stable).
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.logsumexp(K.variable([0., 0.])))  # log(2)
-        array(0.6931472, dtype=float32)
-    """
-    return _reduce(C.reduce_log_sum_exp, x, axis, keepdims)
-
-
-def var(x, axis=None, keepdims=False):
-    """Population variance (ddof=0) along ``axis``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.var(K.variable([1., 3.])))
-        array(1., dtype=float32)
-    """
-    x = _tensor(x)
-    m = mean(x, axis, keepdims=True)
-    return mean(C.square(x - m), axis, keepdims)
-
-
-def std(x, axis=None, keepdims=False):
-    """Population standard deviation along ``axis``.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        a tensor: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.std(K.variable([1., 3.])))
-        array(1., dtype=float32)
-    """
-    return C.sqrt(var(x, axis, keepdims))
-
-
-def any(x, axis=None, keepdims=False):
-    """True (1.0) where any element along ``axis`` is non-zero.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        1.0/0.0 in ``floatx()``: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.any(K.variable([[0., 1.], [0., 0.]]), axis=1))
-        array([1., 0.], dtype=float32)
-    """
-    x = _tensor(x)
-    return C.greater(max(C.abs(x), axis, keepdims), _like(x, 0))
-
-
-def all(x, axis=None, keepdims=False):
-    """True (1.0) where every element along ``axis`` is non-zero.
-
-    Args:
-        x: tensor of rank n. axis: None (all axes), an int or a list of ints (negative counts
-            from the end). keepdims: keep reduced axes as size 1.
-
-    Returns:
-        1.0/0.0 in ``floatx()``: ``x``'s shape without (or with size-1) reduced axes.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.all(K.variable([[2., 1.], [0., 1.]]), axis=1))
-        array([1., 0.], dtype=float32)
-    """
-    x = _tensor(x)
-    return C.greater(min(C.abs(x), axis, keepdims), _like(x, 0))
-
-
-def argmax(x, axis=-1):
-    """Index of the maximum along ``axis`` (``C.argmax``; integer values in floatx).
-
-    Args:
-        x: tensor. axis: int.
-
-    Returns:
-        ``x``'s shape without ``axis``; integer indices held in ``floatx()``.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.argmax(K.variable([[1., 5.], [3., 2.]])))
-        array([1., 0.], dtype=float32)
-    """
-    x = _tensor(x)
-    a = shape_rules.normalize_axis(axis, _nd(x))
-    return _drop_axis(C.argmax(x, axis=a), a)
-
-
-def argmin(x, axis=-1):
-    """Index of the minimum along ``axis`` (``C.argmin``; integer values in floatx).
-
-    Args:
-        x: tensor. axis: int.
-
-    Returns:
-        ``x``'s shape without ``axis``; integer indices held in ``floatx()``.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.argmin(K.variable([[1., 5.], [3., 2.]])))
-        array([0., 1.], dtype=float32)
-    """
-    x = _tensor(x)
-    a = shape_rules.normalize_axis(axis, _nd(x))
-    return _drop_axis(C.argmin(x, axis=a), a)
-
-
-def _scan(x, axis, product):
-    x = _tensor(x)
-    n = _nd(x)
-    a = shape_rules.normalize_axis(axis, n)
-    length = _shape_of(x)[a]
-    if length is None:
-        # free length: a numpy graph node (gradient: reversed cumulative sum)
-        if product:
-            return _numpy_op([x], lambda v: [np.cumprod(v, axis=a)], [_shape_of(x)],
-                             dtype=np.dtype(_var(x).dtype),
-                             grad_fn=lambda vals, _, g: _cumprod_grad(vals[0], g, a),
-                             name='cumprod')[0]
-        return _numpy_op([x], lambda v: [np.cumsum(v, axis=a)], [_shape_of(x)],
-                         dtype=np.dtype(_var(x).dtype),
-                         grad_fn=lambda vals, _, g: np.flip(np.cumsum(np.flip(g, a), a), a),
-                         name='cumsum')[0]
-    if not product:
-        # cumsum as a product with an upper-triangular matrix (C.times)
-        perm = [i for i in range(n) if i != a] + [a]
-        xt = C.transpose(x, perm) if perm != list(range(n)) else x
-        tri = C.constant(np.triu(np.ones((length, length))).astype(_var(x).dtype))
-        r = C.times(xt, tri)
-        inv = [int(i) for i in np.argsort(perm)]
-        return C.transpose(r, inv) if perm != list(range(n)) else r
-    parts = []
-    acc = None
-    for i in range(length):
-        s = C.slice(x, a, i, i + 1)
-        acc = s if acc is None else acc * s
-        parts.append(acc)
-    return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
-
-
-def _cumprod_grad(x, g, a):
-    """Gradient of cumprod along ``a`` (exact also with zeros in ``x``)."""
-    x = np.moveaxis(x, a, 0)
-    g = np.moveaxis(g, a, 0)
-    n = x.shape[0]
-    out = np.zeros_like(x)
-    for j in range(n):
-        for i in range(j, n):
-            others = np.prod(np.delete(x[:i + 1], j, axis=0), axis=0)
-            out[j] += g[i] * others
-    return np.moveaxis(out, 0, a)
-
-
-def cumsum(x, axis=0):
-    """Cumulative sum along ``axis`` (static length).
-
-    Args:
-        x: tensor. axis: int.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.cumsum(K.variable([1., 2., 3.])))
-        array([1., 3., 6.], dtype=float32)
-    """
-    return _scan(x, axis, False)
-
-
-def cumprod(x, axis=0):
-    """Cumulative product along ``axis`` (static length).
-
-    Args:
-        x: tensor. axis: int.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.cumprod(K.variable([1., 2., 3.])))
-        array([1., 2., 6.], dtype=float32)
-    """
-    return _scan(x, axis, True)
-
-
-def square(x):
-    """Elementwise square.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.square(K.variable([-2., 3.])))
-        array([4., 9.], dtype=float32)
-    """
-    return C.square(_tensor(x))
-
-
-def abs(x):
-    """Elementwise absolute value.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.abs(K.variable([-2., 3.])))
-        array([2., 3.], dtype=float32)
-    """
-    return C.abs(_tensor(x))
-
-
-def sqrt(x):
-    """Elementwise square root; negatives are clipped to 0 first.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.sqrt(K.variable([-4., 4.])))
-        array([0., 2.], dtype=float32)
-    """
-    x = _tensor(x)
-    return C.sqrt(C.element_max(x, _like(x, 0)))
-
-
-def exp(x):
-    """Elementwise exponential.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.exp(K.variable([0.])))
-        array([1.], dtype=float32)
-    """
-    return C.exp(_tensor(x))
-
-
-def log(x):
-    """Elementwise natural logarithm.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.log(K.variable([1.])))
-        array([0.], dtype=float32)
-    """
-    return C.log(_tensor(x))
-
-
-def round(x):
-    """Round half to even (as numpy).
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.round(K.variable([0.5, 1.5, 2.4])))
-        array([0., 2., 2.], dtype=float32)
-    """
-    x = _tensor(x)
-    r = C.floor(x + _like(x, 0.5))
-    tie = C.equal(r - x, _like(x, 0.5))
-    odd = C.not_equal(r - _like(x, 2) * C.floor(r * _like(x, 0.5)), _like(x, 0))
-    return r - tie * odd
-
-
-def sign(x):
-    """Elementwise sign: -1, 0 or 1.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.sign(K.variable([-2., 0., 3.])))
-        array([-1.,  0.,  1.], dtype=float32)
-    """
-    x = _tensor(x)
-    return C.greater(x, _like(x, 0)) - C.less(x, _like(x, 0))
-
-
-def pow(x, a):
-    """Elementwise ``x ** a`` (``C.pow``).
-
-    Args:
-        x: tensor. a: number (the exponent).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.pow(K.variable([2., 3.]), 2))
-        array([4., 9.], dtype=float32)
-    """
-    x, a = _pair(x, a)
-    return C.pow(x, a)
-
-
-def clip(x, min_value, max_value):
-    """Clip to ``[min_value, max_value]`` (``max_value < min_value`` means ``min_value``).
-
-    Args:
-        x: tensor. min_value, max_value: numbers or tensors (None: unbounded).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.clip(K.variable([-2., 0.5, 3.]), 0., 1.))
-        array([0. , 0.5, 1. ], dtype=float32)
-    """
-    x = _tensor(x)
-    if max_value is None:
-        max_value = np.inf
-    if min_value is None:
-        min_value = -np.inf
-    if not _is_cntk(min_value) and not _is_cntk(max_value) and max_value < min_value:
-        max_value = min_value
-    lo, hi = _pair(x, min_value)[1], _pair(x, max_value)[1]
-    if _is_cntk(min_value) or _is_cntk(max_value):
-        hi = C.element_max(hi, lo)
-    return C.clip(x, lo, hi)
-
-
-def equal(x, y):
-    """Elementwise ``x == y`` (1.0/0.0).
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.equal(K.variable([1., 2.]), 2.))
-        array([0., 1.], dtype=float32)
-    """
-    return C.equal(*_pair(x, y))
-
-
-def not_equal(x, y):
-    """Elementwise ``x != y`` (1.0/0.0).
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.not_equal(K.variable([1., 2.]), 2.))
-        array([1., 0.], dtype=float32)
-    """
-    return C.not_equal(*_pair(x, y))
-
-
-def greater(x, y):
-    """Elementwise ``x > y`` (1.0/0.0).
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.greater(K.variable([1., 2.]), 1.))
-        array([0., 1.], dtype=float32)
-    """
-    return C.greater(*_pair(x, y))
-
-
-def greater_equal(x, y):
-    """Elementwise ``x >= y`` (1.0/0.0).
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.greater_equal(K.variable([1., 2.]), 1.))
-        array([1., 1.], dtype=float32)
-    """
-    return C.greater_equal(*_pair(x, y))
-
-
-def less(x, y):
-    """Elementwise ``x < y`` (1.0/0.0).
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.less(K.variable([1., 2.]), 2.))
-        array([1., 0.], dtype=float32)
-    """
-    return C.less(*_pair(x, y))
-
-
-def less_equal(x, y):
-    """Elementwise ``x <= y`` (1.0/0.0).
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        the broadcast shape, 1.0/0.0 in ``floatx()`` (CNTK has no bool).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.less_equal(K.variable([1., 3.]), 2.))
-        array([1., 0.], dtype=float32)
-    """
-    return C.less_equal(*_pair(x, y))
-
-
-def maximum(x, y):
-    """Elementwise maximum.
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        a tensor of the broadcast shape, in the wider dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.maximum(K.variable([1., 3.]), 2.))
-        array([2., 3.], dtype=float32)
-    """
-    return C.element_max(*_pair(x, y))
-
-
-def minimum(x, y):
-    """Elementwise minimum.
-
-    Args:
-        x, y: tensors or numbers that broadcast against each other.
-
-    Returns:
-        a tensor of the broadcast shape, in the wider dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.minimum(K.variable([1., 3.]), 2.))
-        array([1., 2.], dtype=float32)
-    """
-    return C.element_min(*_pair(x, y))
-
-
-def sin(x):
-    """Elementwise sine.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.sin(K.variable([0.])))
-        array([0.], dtype=float32)
-    """
-    return C.sin(_tensor(x))
-
-
-def cos(x):
-    """Elementwise cosine.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.cos(K.variable([0.])))
-        array([1.], dtype=float32)
-    """
-    return C.cos(_tensor(x))
-
-
-def _broadcast_param(p, x_ndim, axis):
-    """Lay a 1-D statistic ``p`` along ``axis`` of a rank-``x_ndim`` tensor."""
-    p = _tensor(p)
-    if _nd(p) == 1 and x_ndim > 1:
-        shape = [1] * x_ndim
-        shape[axis] = _shape_of(p)[0]
-        return C.reshape(p, tuple(shape))
-    return p
-
-
-def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
-    """``(x - mean) / sqrt(var + epsilon) * gamma + beta``.
-
-    1-D ``mean/var/beta/gamma`` are laid along ``axis``; ``beta``/``gamma``
-    may be None.
-
-    Args:
-        x: tensor. mean, var: tensors broadcastable to ``x`` (1-D ones lie along ``axis``).
-            beta, gamma: the same, or None. axis: int. epsilon: float.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> x = K.variable([[1., 3.]])
-        >>> K.eval(K.batch_normalization(x, K.constant([1., 1.]), K.constant([4., 4.]), None, None, epsilon=0.))
-        array([[0., 1.]], dtype=float32)
-    """
-    x = _tensor(x)
-    n = _nd(x)
-    a = shape_rules.normalize_axis(axis, n)
-    m = _broadcast_param(mean, n, a)
-    v = _broadcast_param(var, n, a)
-    y = (x - m) / C.sqrt(v + _like(x, epsilon))
-    if gamma is not None:
-        y = y * _broadcast_param(gamma, n, a)
-    if beta is not None:
-        y = y + _broadcast_param(beta, n, a)
-    return y
-
-
-def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
-    """Batch statistics over ``reduction_axes`` and the normalised ``x``.
-
-    Returns:
-        ``(normed, mean, var)``; ``mean``/``var`` without the reduced dims.
-
-    Args:
-        x: tensor. gamma, beta: tensors or None. reduction_axes: list of ints. epsilon: float.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> y, m, v = K.normalize_batch_in_training(K.variable([[1.], [3.]]), None, None, [0])
-        >>> K.eval(m), K.eval(v)
-        (array([2.], dtype=float32), array([1.], dtype=float32))
-    """
-    x = _tensor(x)
-    n = _nd(x)
-    axes = shape_rules.normalize_axes(reduction_axes, n)
-    m = mean(x, axes, keepdims=True)
-    v = mean(C.square(x - m), axes, keepdims=True)
-    y = (x - m) / C.sqrt(v + _like(x, epsilon))
-    kept = [i for i in range(n) if i not in axes]
-    def lay(p):
-        p = _tensor(p)
-        if _nd(p) == 1 and len(kept) == 1:
-            return _broadcast_param(p, n, kept[0])
-        if _nd(p) == len(kept) and len(kept) < n:
-            return C.reshape(p, tuple(1 if i in axes else _shape_of(x)[i] for i in range(n)))
-        return p
-    if gamma is not None:
-        y = y * lay(gamma)
-    if beta is not None:
-        y = y + lay(beta)
-    return y, _drop_axes(m, axes), _drop_axes(v, axes)
-
-
-# ---------------------------------------------------------------------------
-# Shapes
-# ---------------------------------------------------------------------------
-
-def concatenate(tensors, axis=-1):
-    """Join tensors along ``axis`` (``C.splice``).
-
-    Args:
-        tensors: list of tensors equal in shape except along ``axis``. axis: int.
-
-    Returns:
-        a tensor whose ``axis`` is the sum of the inputs'.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``. CNTK raises ValueError for
-        mismatched shapes.
-
-    Example:
-        >>> K.int_shape(K.concatenate([K.placeholder((None, 2)), K.placeholder((None, 3))]))
-        (None, 5)
-    """
-    tensors = [to_dense(t) if is_sparse(t) else _tensor(t) for t in tensors]
-    a = shape_rules.normalize_axis(axis, _nd(tensors[0]))
-    # zero-size parts add nothing (and CNTK cannot compute them)
-    kept = [t for t in tensors if _shape_of(t)[a] != 0]
-    if kept and len(kept) < len(tensors):
-        tensors = kept
-    if len(tensors) == 1:
-        return tensors[0]
-    return C.splice(*tensors, axis=a)
-
-
-def reshape(x, shape):
-    """Reshape to ``shape`` (one ``-1`` allowed; ``None`` means -1).
-
-    Args:
-        x: tensor. shape: tuple of ints (one may be -1).
-
-    Returns:
-        a tensor of ``shape``.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.int_shape(K.reshape(K.variable(np.zeros((2, 6))), (3, -1)))
-        (3, 4)
-    """
-    x = _tensor(x)
-    shape = tuple(-1 if d is None else int(d) for d in shape)
-    return C.reshape(x, shape)
-
-
-def permute_dimensions(x, pattern):
-    """Permute axes (``C.transpose``).
-
-    Args:
-        x: tensor of rank n. pattern: a permutation of ``range(n)``.
-
-    Returns:
-        a tensor with axes in ``pattern`` order.
-
-    Raises:
-        ValueError: when ``pattern`` is not a permutation of the axes.
-
-    Example:
-        >>> K.int_shape(K.permute_dimensions(K.placeholder((None, 3, 4)), (0, 2, 1)))
-        (None, 4, 3)
-    """
-    x = _tensor(x)
-    pattern = tuple(int(p) for p in pattern)
-    if sorted(pattern) != list(range(_nd(x))):
-        raise ValueError('permute_dimensions: pattern %r is not a permutation of %d axes'
-                         % (pattern, _nd(x)))
-    if pattern == tuple(range(_nd(x))):
-        return x
-    return C.transpose(x, pattern)
-
-
-def repeat_elements(x, rep, axis):
-    """Repeat each element ``rep`` times along ``axis`` (``np.repeat``).
-
-    Args:
-        x: tensor. rep: int >= 1. axis: int.
-
-    Returns:
-        ``x`` with ``axis`` ``rep`` times longer.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.repeat_elements(K.variable([1., 2.]), 2, 0))
-        array([1., 1., 2., 2.], dtype=float32)
-    """
-    x = _tensor(x)
-    a = shape_rules.normalize_axis(axis, _nd(x))
-    rep = int(rep)
-    if rep == 1:
-        return x
-    e = _add_axis(x, a + 1)
-    e = C.splice(*([e] * rep), axis=a + 1)
-    return _mark(C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
-                 if _shape_of(x)[a] is None else
-                 C.reshape(e, (_shape_of(x)[a] * rep,), begin_axis=a, end_axis=a + 2))
-
-
-def repeat(x, n):
-    """``(batch, dim) -> (batch, n, dim)``.
-
-    Args:
-        x: 2-D tensor ``(batch, dim)``. n: int.
-
-    Returns:
-        ``(batch, n, dim)``.
-
-    Raises:
-        ValueError: when ``x`` is not 2-D.
-
-    Example:
-        >>> K.int_shape(K.repeat(K.placeholder((None, 4)), 3))
-        (None, 3, 4)
-    """
-    x = _tensor(x)
-    shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
-    e = _add_axis(x, 1)
-    return C.splice(*([e] * int(n)), axis=1) if int(n) > 1 else e
-
-
-def arange(start, stop=None, step=1, dtype='int32'):
-    """``np.arange`` as a 1-D tensor (integer values held in floatx).
-
-    Scalar tensor arguments (``K.arange(K.shape(x)[0])``) are read at run
-    time by a numpy graph node; its length is a free dimension. CNTK cannot
-    hold a zero-element value: a range that is empty at run time is returned
-    as an empty array when it is itself an output of ``function``/``eval``,
-    and raises ValueError at run time when another op reads it.
-
-    Args:
-        start, stop, step: numbers or scalar tensors (numpy rules; a single
-            argument is ``stop``). dtype: Keras dtype.
-
-    Returns:
-        1-D tensor; integer dtypes held in ``floatx()``.
-
-    Raises:
-        TypeError: for an unknown dtype. ValueError (at run time): an empty
-        range read by another op.
-
-    Example:
-        >>> K.eval(K.arange(1, 7, 2))
-        array([1., 3., 5.], dtype=float32)
-        >>> n = K.placeholder(shape=(), dtype='int32')
-        >>> K.function([n], [K.arange(n)])([np.array(3)])[0]
-        array([0., 1., 2.], dtype=float32)
-    """
-    if not builtins.any(_is_cntk(v) for v in (start, stop, step)):
-        values = np.arange(start, stop, step).astype(_np_dtype(dtype))
-        if values.size == 0:
-            return _empty((0,), values.dtype)
-        return C.constant(values)
-    dt = _np_dtype(dtype, 'arange')
-    like = [v for v in (start, stop, step) if _is_cntk(v)][0]
-    ins = [_tensor(v, dtype=_var(like).dtype)
-           for v in (start, stop if stop is not None else _like(like, 0), step)]
-    has_stop = stop is not None
-    state = {'empty': False, 'consumed': False}
-
-    def run(a, b, s):
-        a, b, s = a.reshape(-1)[0], b.reshape(-1)[0], s.reshape(-1)[0]
-        values = np.arange(a, b, s) if has_stop else np.arange(0, a, s)
-        state['empty'] = values.size == 0
-        if state['empty']:
-            if state['consumed']:
-                raise ValueError('arange: the range (start=%r, stop=%r, step=%r) is empty at '
-                                 'run time; CNTK cannot pass an empty tensor to another op'
-                                 % ((a, b, s) if has_stop else (0, a, s)))
-            values = np.zeros((1,))   # stands in; function/eval return an empty array
-        return [values]
-    out = _numpy_op(ins, run, [(None,)], dtype=dt, name='arange')[0]
-    _MAYBE_EMPTY[out.uid] = state
-    return out
-
-
-#: uid of a run-time ``arange`` output -> its state: ``empty`` (the last run gave
-#: an empty range, a one-element stand-in was passed on) and ``consumed`` (some
-#: ``function``'s graph reads it from another op: an empty range then raises).
-_MAYBE_EMPTY = {}
-
-
-def _note_consumed_ranges(heads):
-    """Mark the run-time ``arange`` outputs that the graphs of ``heads`` read in an op."""
-    if not _MAYBE_EMPTY:
-        return
-    seen, stack = set(), [_var(h).owner for h in heads if _var(h).is_output]
-    while stack:
-        f = stack.pop()
-        if f is None or f.uid in seen:
-            continue
-        seen.add(f.uid)
-        for i in f.inputs:
-            if i.uid in _MAYBE_EMPTY:
-                _MAYBE_EMPTY[i.uid]['consumed'] = True
-            if i.is_output and i.owner.uid not in seen:
-                stack.append(i.owner)
-
-
-def _empty_if_ranged(var, value):
-    """An empty array for a run-time ``arange`` output whose last range was empty."""
-    state = _MAYBE_EMPTY.get(_var(var).uid)
-    if state is not None and state['empty']:
-        return np.zeros((0,), dtype=np.asarray(value).dtype)
-    return value
-
-
-def tile(x, n):
-    """Tile ``x`` with numpy's ``np.tile`` rules (``n`` int or list).
-
-    Args:
-        x: tensor. n: int or list of ints (numpy ``np.tile`` rules).
-
-    Returns:
-        the tiled tensor.
-
-    Raises:
-        ValueError: for a negative repeat count, or zero repeats of a tensor with free dims.
-
-    Example:
-        >>> K.eval(K.tile(K.variable([1., 2.]), 2))
-        array([1., 2., 1., 2.], dtype=float32)
-    """
-    x = _tensor(x)
-    reps = [int(n)] if isinstance(n, (int, np.integer)) else [int(r) for r in n]
-    nd_ = _nd(x)
-    if len(reps) > nd_:
-        for _ in range(len(reps) - nd_):
-            x = _add_axis(x, 0)
-        nd_ = len(reps)
-    reps = [1] * (nd_ - len(reps)) + reps
-    for a, r in enumerate(reps):
-        if r < 0:
-            raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
-        if r > 1:
-            x = C.splice(*([x] * r), axis=a)
-        elif r == 0:
-            shp = list(_shape_of(x))
-            shp[a] = 0
-            if builtins.any(d is None for d in shp):
-                raise ValueError('tile: zero repetitions need a static shape on CNTK '
-                                 '(it cannot compute zero-size values), got %r' % (shp,))
-            x = _empty(shp, _var(x).dtype)
-    return x
-
-
-def flatten(x):
-    """A 1-D tensor of all elements.
-
-    Args:
-        x: tensor.
-
-    Returns:
-        1-D tensor of all elements.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.int_shape(K.flatten(K.variable(np.zeros((2, 3)))))
-        (6,)
-    """
-    return C.reshape(_tensor(x), (-1,))
-
-
-def batch_flatten(x):
-    """``(batch, ...) -> (batch, prod(rest))``.
-
-    Args:
-        x: tensor ``(batch, ...)``.
-
-    Returns:
-        ``(batch, prod(rest))``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> K.int_shape(K.batch_flatten(K.placeholder((None, 2, 3))))
-        (None, 6)
-    """
-    x = _tensor(x)
-    s = _shape_of(x)
-    if len(s) == 1:
-        return _add_axis(x, 1)
-    if builtins.all(d is not None for d in s[1:]):
-        return C.reshape(x, (int(np.prod(s[1:])),), begin_axis=1)
-    return C.reshape(x, (-1,), begin_axis=1)
-
-
-def expand_dims(x, axis=-1):
-    """Insert a unit axis at ``axis`` (-1 appends).
-
-    Args:
-        x: tensor of rank n. axis: int in ``[-n-1, n]``.
-
-    Returns:
-        a tensor of rank n + 1.
-
-    Raises:
-        ValueError: for an axis out of range.
-
-    Example:
-        >>> K.int_shape(K.expand_dims(K.placeholder((None, 3)), 1))
-        (None, 1, 3)
-    """
-    x = _tensor(x)
-    n = _nd(x)
-    a = axis + n + 1 if axis < 0 else axis
-    if not 0 <= a <= n:
-        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, n))
-    return _add_axis(x, a)
-
-
-def squeeze(x, axis):
-    """Remove the unit axis ``axis``.
-
-    Args:
-        x: tensor. axis: int (a size-1 axis).
-
-    Returns:
-        a tensor of rank n - 1.
-
-    Raises:
-        ValueError: for an axis out of range or of size other than 1.
-
-    Example:
-        >>> K.int_shape(K.squeeze(K.placeholder((None, 1, 3)), 1))
-        (None, 3)
-    """
-    x = _tensor(x)
-    a = shape_rules.normalize_axis(axis, _nd(x))
-    if _shape_of(x)[a] not in (1, None):
-        raise ValueError('squeeze: axis %d has size %d, not 1' % (axis, _shape_of(x)[a]))
-    return _drop_axis(x, a)
-
-
-def _pad(x, pairs, value=0.):
-    if builtins.all(p == (0, 0) for p in pairs):
-        return x
-    if value == 0.:
-        return C.pad(x, [tuple(p) for p in pairs])
-    return C.pad(x, [tuple(p) for p in pairs], constant_value=value)
-
-
-def temporal_padding(x, padding=(1, 1)):
-    """Zero-pad axis 1 of a 3-D tensor by ``(left, right)``.
-
-    Args:
-        x: 3-D tensor. padding: pair of ints.
-
-    Returns:
-        ``(batch, steps + left + right, dim)``.
-
-    Raises:
-        ValueError: for a non-3-D ``x`` or a bad padding pair.
-
-    Example:
-        >>> K.int_shape(K.temporal_padding(K.placeholder((None, 5, 2)), (1, 2)))
-        (None, 8, 2)
-    """
-    x = _tensor(x)
-    shape_rules.check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
-    p = shape_rules.normalize_tuple(padding, 2, 'padding')
-    return _pad(x, [(0, 0), p, (0, 0)])
-
-
-def _spatial_padding(x, padding, n, data_format):
-    x = _tensor(x)
-    fmt = normalize_data_format(data_format)
-    shape_rules.check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
-    pairs = list(shape_rules.normalize_spatial_padding(padding, n))
-    full = [(0, 0)] + ([(0, 0)] + pairs if fmt == 'channels_first' else pairs + [(0, 0)])
-    return _pad(x, full)
-
-
-def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
-    """Zero-pad rows and columns of a 4-D tensor.
-
-    Args:
-        x: 4-D tensor. padding: two pairs of ints. data_format: optional.
-
-    Returns:
-        the padded 4-D tensor.
-
-    Raises:
-        ValueError: for a bad rank, padding or data_format.
-
-    Example:
-        >>> K.int_shape(K.spatial_2d_padding(K.placeholder((None, 4, 4, 3))))
-        (None, 6, 6, 3)
-    """
-    return _spatial_padding(x, padding, 2, data_format)
-
-
-def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
-    """Zero-pad the three spatial axes of a 5-D tensor.
-
-    Args:
-        x: 5-D tensor. padding: three pairs of ints. data_format: optional.
-
-    Returns:
-        the padded 5-D tensor.
-
-    Raises:
-        ValueError: for a bad rank, padding or data_format.
-
-    Example:
-        >>> K.int_shape(K.spatial_3d_padding(K.placeholder((None, 2, 2, 2, 3))))
-        (None, 4, 4, 4, 3)
-    """
-    return _spatial_padding(x, padding, 3, data_format)
-
-
-def stack(x, axis=0):
-    """Stack a list of tensors along a new ``axis``.
-
-    Args:
-        x: list of tensors of one shape. axis: int.
-
-    Returns:
-        a tensor with a new axis of ``len(x)``.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for mismatched shapes).
-
-    Example:
-        >>> K.int_shape(K.stack([K.placeholder((None, 3))] * 2, axis=1))
-        (None, 2, 3)
-    """
-    x = [_tensor(t) for t in x]
-    n = _nd(x[0])
-    a = axis + n + 1 if axis < 0 else axis
-    parts = [_add_axis(t, a) for t in x]
-    return C.splice(*parts, axis=a) if len(parts) > 1 else parts[0]
-
-
-def _one_hot(indices, classes):
-    """0/1 of ``indices == class`` with a new last axis of ``classes`` entries.
-
-    Built with ``C.equal`` against a constant range rather than ``C.one_hot``:
-    it has a (zero) gradient, so graphs that differentiate through integer
-    targets held in placeholders do not hit CNTK's one-hot backprop.
-    """
-    ids = _add_axis(indices, _nd(indices))
-    return C.equal(ids, C.constant(np.arange(int(classes), dtype=_var(indices).dtype)))
-
-
-def one_hot(indices, num_classes):
-    """One-hot encoding of integer ``indices`` with the class axis added last.
-
-    Args:
-        indices: tensor of integer class ids (held as floats on CNTK), any shape.
-        num_classes: int.
-
-    Returns:
-        tensor ``indices.shape + (num_classes,)``, dtype ``floatx()``, 1.0 at
-        the class of each index (``C.equal`` with a constant range).
-
-    Raises:
-        nothing of its own.
-
-    Example:
-        >>> K.eval(K.one_hot(K.constant([0, 2], dtype='int32'), 3))
-        array([[1., 0., 0.],
-               [0., 0., 1.]], dtype=float32)
-    """
-    indices = _tensor(indices)
-    return _one_hot(indices, int(num_classes))
-
-
-def reverse(x, axes):
-    """Reverse ``x`` along ``axes`` (int or list): a product with a flipped identity.
-
-    Args:
-        x: tensor. axes: int or list of ints.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.reverse(K.variable([1., 2., 3.]), 0))
-        array([3., 2., 1.], dtype=float32)
-    """
-    x = _tensor(x)
-    n = _nd(x)
-    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
-    for a in axes:
-        a = shape_rules.normalize_axis(a, n)
-        length = _shape_of(x)[a]
-        if length is None:
-            # free length: a numpy graph node whose gradient is the reversed gradient
-            x = _numpy_op([x], lambda v, a=a: [np.flip(v, a)], [_shape_of(x)],
-                          dtype=np.dtype(_var(x).dtype),
-                          grad_fn=lambda vals, _, g, a=a: np.flip(g, a), name='reverse')[0]
-            continue
-        perm = [i for i in range(n) if i != a] + [a]
-        xt = C.transpose(x, perm) if perm != list(range(n)) else x
-        flip = C.constant(np.eye(length)[::-1].astype(_var(x).dtype))
-        r = C.times(xt, flip)
-        x = C.transpose(r, [int(i) for i in np.argsort(perm)]) if perm != list(range(n)) else r
-    return x
-
-
-def slice(x, start, size):
-    """``x[start:start + size]`` per axis (``size`` -1: to the end).
-
-    Args:
-        x: tensor. start, size: lists of ints, one per axis (size -1 = to the end).
-
-    Returns:
-        a tensor of shape ``size`` (with -1 resolved).
-
-    Raises:
-        ValueError: when ``start``/``size`` do not match the rank.
-
-    Example:
-        >>> K.eval(K.slice(K.variable([1., 2., 3., 4.]), (1,), (2,)))
-        array([2., 3.], dtype=float32)
-    """
-    x = _tensor(x)
-    start, size = list(start), list(size)
-    if len(start) != _nd(x) or len(size) != _nd(x):
-        raise ValueError('slice: start and size need %d entries' % _nd(x))
-    axes, begins, ends = [], [], []
-    for a, (b, s) in enumerate(zip(start, size)):
-        b, s = int(b), int(s)
-        if s == -1:
-            e = 0
-        else:
-            e = b + s
-        axes.append(a)
-        begins.append(b)
-        ends.append(e)
-    return C.slice(x, axes, begins, ends)
-
-
-def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
-    """Upsample rows/cols by integer factors.
-
-    'nearest' repeats pixels; 'bilinear' follows TensorFlow's resize with
-    half-pixel centres (interpolation matrices applied with ``C.times``).
-
-    Args:
-        x: 4-D tensor. height_factor, width_factor: ints. data_format:
-            'channels_first'/'channels_last'. interpolation: 'nearest' or 'bilinear'.
-
-    Returns:
-        a 4-D tensor with the spatial sizes multiplied.
-
-    Raises:
-        ValueError: for a bad rank, factor, data_format or interpolation.
-
-    Example:
-        >>> K.int_shape(K.resize_images(K.placeholder((None, 2, 3, 1)), 2, 2, 'channels_last'))
-        (None, 4, 6, 1)
-    """
-    x = _tensor(x)
-    fmt = normalize_data_format(data_format)
-    interpolation = shape_rules.normalize_interpolation(interpolation)
-    shape_rules.check_ndim(_nd(x), (4,), 'resize_images', '4-D')
-    ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
-    fh, fw = int(height_factor), int(width_factor)
-    if interpolation == 'nearest':
-        return repeat_elements(repeat_elements(x, fh, ha), fw, wa)
-    for a, f in ((ha, fh), (wa, fw)):
-        n = _shape_of(x)[a]
-        if n is None:
-            raise ValueError('resize_images: bilinear needs static spatial sizes')
-        m = _bilinear_matrix(n, n * f).astype(_var(x).dtype)
-        perm = [i for i in range(4) if i != a] + [a]
-        xt = C.transpose(x, perm)
-        r = C.times(xt, C.constant(m.T))
-        x = C.transpose(r, [int(i) for i in np.argsort(perm)])
-    return x
-
-
-def _bilinear_matrix(n_in, n_out):
-    """(n_out, n_in) weights of TF's half-pixel bilinear resize along one axis."""
-    m = np.zeros((n_out, n_in))
-    scale = n_in / float(n_out)
-    for i in range(n_out):
-        src = (i + 0.5) * scale - 0.5
-        src = np.clip(src, 0, n_in - 1)
-        lo = int(np.floor(src))
-        hi = lo + 1 if lo + 1 < n_in else lo
-        w = src - lo
-        m[i, lo] += 1 - w
-        m[i, hi] += w
-    return m
-
-
-def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
-    """Nearest upsampling of the three spatial axes by integer factors.
-
-    Args:
-        x: 5-D tensor. depth_factor, height_factor, width_factor: ints. data_format: as
-            ``resize_images``.
-
-    Returns:
-        a 5-D tensor with the spatial sizes multiplied.
-
-    Raises:
-        ValueError: for a bad rank or data_format.
-
-    Example:
-        >>> K.int_shape(K.resize_volumes(K.placeholder((None, 1, 2, 2, 3)), 2, 2, 2, 'channels_last'))
-        (None, 2, 4, 4, 3)
-    """
-    x = _tensor(x)
-    fmt = normalize_data_format(data_format)
-    shape_rules.check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
-    axes = (2, 3, 4) if fmt == 'channels_first' else (1, 2, 3)
-    for a, f in zip(axes, (depth_factor, height_factor, width_factor)):
-        x = repeat_elements(x, f, a)
-    return x
-
-
-# ---------------------------------------------------------------------------
-# Activations and losses
-# ---------------------------------------------------------------------------
-
-def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Rectified linear unit with leak ``alpha``, cap ``max_value`` and ``threshold``.
-
-    Keras 2.3.1's rule (the same on all its backends): the kept part is
-    ``x * (x > threshold)`` when ``threshold != 0``, else ``relu(x)``; with a
-    ``max_value`` it is clipped to ``[0, max_value]`` (so ``max_value=0``
-    gives 0); with ``alpha != 0``, ``alpha * relu(threshold - x)`` is
-    subtracted. Gradients flow through every part.
-
-    Args:
-        x: tensor. alpha: slope below the threshold. max_value: optional cap. threshold: float.
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.relu(K.variable([-1., 0.5, 3.]), alpha=0.1, max_value=2.))
-        array([-0.1,  0.5,  2. ], dtype=float32)
-    """
-    x = _tensor(x)
-    if threshold != 0:
-        kept = x * C.greater(x, _like(x, threshold))
-    else:
-        kept = C.relu(x)
-    if max_value is not None:
-        kept = C.clip(kept, _like(x, 0.), _like(x, max_value))
-    if alpha != 0:
-        kept = kept - _like(x, alpha) * C.relu(_like(x, threshold) - x)
-    return kept
-
-
-def elu(x, alpha=1.):
-    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``.
-
-    Args:
-        x: tensor. alpha: float, scale of the negative part.
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.elu(K.variable([0., 2.])))
-        array([0., 2.], dtype=float32)
-    """
-    x = _tensor(x)
-    neg = (C.exp(C.element_min(x, _like(x, 0))) - _like(x, 1)) * _like(x, alpha)
-    return C.element_select(C.greater(x, _like(x, 0)), x, neg)
-
-
-def softmax(x, axis=-1):
-    """Softmax along ``axis`` (``C.softmax``).
-
-    Args:
-        x: tensor. axis: int.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.softmax(K.variable([[0., 0.]])))
-        array([[0.5, 0.5]], dtype=float32)
-    """
-    x = _tensor(x)
-    return C.softmax(x, axis=shape_rules.normalize_axis(axis, _nd(x)))
-
-
-def softplus(x):
-    """``log(1 + exp(x))``, stable (``C.softplus``).
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.softplus(K.variable([0.])))  # log(2)
-        array([0.6931472], dtype=float32)
-    """
-    return C.softplus(_tensor(x))
-
-
-def softsign(x):
-    """``x / (1 + |x|)``.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.softsign(K.variable([1., -3.])))
-        array([ 0.5 , -0.75], dtype=float32)
-    """
-    x = _tensor(x)
-    return x / (_like(x, 1) + C.abs(x))
-
-
-def sigmoid(x):
-    """Logistic sigmoid.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.sigmoid(K.variable([0.])))
-        array([0.5], dtype=float32)
-    """
-    return C.sigmoid(_tensor(x))
-
-
-def hard_sigmoid(x):
-    """``clip(0.2 x + 0.5, 0, 1)``.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.hard_sigmoid(K.variable([-3., 0., 1.])))
-        array([0. , 0.5, 0.7], dtype=float32)
-    """
-    x = _tensor(x)
-    return C.clip(x * _like(x, 0.2) + _like(x, 0.5), _like(x, 0), _like(x, 1))
-
-
-def tanh(x):
-    """Hyperbolic tangent.
-
-    Args:
-        x: tensor of any shape (numbers and numpy values become constants).
-
-    Returns:
-        a tensor with ``x``'s shape and dtype.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.tanh(K.variable([0.])))
-        array([0.], dtype=float32)
-    """
-    return C.tanh(_tensor(x))
-
-
-def _log_softmax(x, axis):
-    return x - C.reduce_log_sum_exp(x, axis=axis)
-
-
-def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Categorical cross-entropy along ``axis`` (see docs/semantics.md).
-
-    Args:
-        target: tensor, a distribution along ``axis``. output: tensor of ``target``'s shape
-            (probabilities, or logits with ``from_logits``). axis: int.
-
-    Returns:
-        ``output``'s shape without ``axis``.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.categorical_crossentropy(K.constant([[0., 1.]]), K.constant([[0.5, 0.5]])))  # log(2)
-        array([0.6931472], dtype=float32)
-    """
-    target, output = _pair(target, output)
-    a = shape_rules.normalize_axis(axis, _nd(output))
-    if from_logits:
-        return -_drop_axis(C.reduce_sum(target * _log_softmax(output, a), axis=a), a)
-    p = output / C.reduce_sum(output, axis=a)
-    eps = epsilon()
-    p = C.clip(p, _like(p, eps), _like(p, 1. - eps))
-    return -_drop_axis(C.reduce_sum(target * C.log(p), axis=a), a)
-
-
-def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Cross-entropy with integer class ids ``target`` (shape of ``output`` minus ``axis``).
-
-    Args:
-        target: integer class ids, ``output``'s shape minus ``axis``. output: probabilities or
-            logits. axis: int.
-
-    Returns:
-        ``target``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.sparse_categorical_crossentropy(K.constant([1]), K.constant([[0.5, 0.5]])))
-        array([0.6931472], dtype=float32)
-    """
-    output = _tensor(output)
-    n = _nd(output)
-    a = shape_rules.normalize_axis(axis, n)
-    if a != n - 1:
-        perm = [i for i in range(n) if i != a] + [a]
-        output = C.transpose(output, perm)
-    if not from_logits:
-        eps = epsilon()
-        output = C.log(C.clip(output, _like(output, eps), _like(output, 1. - eps)))
-    classes = _shape_of(output)[-1]
-    target = _tensor(target, dtype=dtype(output))
-    if _nd(target) == n:
-        target = _drop_axis(target, n - 1)
-    oh = _one_hot(target, classes)
-    ls = _log_softmax(output, n - 1)
-    return -_drop_axis(C.reduce_sum(C.element_select(oh, ls, _like(ls, 0)), axis=n - 1),
-                       n - 1)
-
-
-def binary_crossentropy(target, output, from_logits=False):
-    """Elementwise binary cross-entropy (see docs/semantics.md).
-
-    Args:
-        target, output: tensors of one shape (probabilities, or logits with ``from_logits``).
-
-    Returns:
-        the same shape.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.binary_crossentropy(K.constant([1.]), K.constant([0.5])))
-        array([0.6931472], dtype=float32)
-    """
-    target, output = _pair(target, output)
-    one = _like(output, 1)
-    if from_logits:
-        return (C.element_max(output, _like(output, 0)) - output * target
-                + C.log(one + C.exp(-C.abs(output))))
-    eps = epsilon()
-    p = C.clip(output, _like(output, eps), _like(output, 1. - eps))
-    return -(target * C.log(p) + (one - target) * C.log(one - p))
-
-
-def l2_normalize(x, axis=None):
-    """``x / sqrt(max(sum(x**2, axis), 1e-12))``; None normalises over all axes.
-
-    Args:
-        x: tensor. axis: None, int or list of ints.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: when an axis is out of range for ``x``.
-
-    Example:
-        >>> K.eval(K.l2_normalize(K.variable([3., 4.])))
-        array([0.6, 0.8], dtype=float32)
-    """
-    x = _tensor(x)
-    s = sum(C.square(x), axis, keepdims=True)
-    return x / C.sqrt(C.element_max(s, _like(x, 1e-12)))
-
-
-def in_top_k(predictions, targets, k):
-    """True (1.0) where fewer than ``k`` classes score strictly above the target.
-
-    Returns a ``(batch,)`` tensor; a non-finite target score gives False.
-
-    Args:
-        predictions: 2-D ``(batch, classes)``. targets: int ids ``(batch,)`` or ``(batch, 1)``.
-            k: int.
-
-    Returns:
-        ``(batch,)`` of 1.0/0.0 in ``floatx()``.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.in_top_k(K.variable([[0.1, 0.7, 0.2]]), K.constant([2]), 2))
-        array([1.], dtype=float32)
-    """
-    predictions = _tensor(predictions)
-    classes = _shape_of(predictions)[-1]
-    targets = _tensor(targets, dtype=dtype(predictions))
-    if _nd(targets) == 2:
-        targets = _drop_axis(targets, 1)
-    oh = _one_hot(targets, classes)
-    t = C.reduce_sum(C.element_select(oh, predictions, _like(predictions, 0)), axis=1)
-    above = C.reduce_sum(C.greater(predictions, t), axis=1)
-    finite = C.equal(t - t, _like(t, 0))
-    ok = C.less(above, _like(above, k)) * finite
-    return _drop_axis(ok, 1)
-
-
-# ---------------------------------------------------------------------------
-# Random
-# ---------------------------------------------------------------------------
-
-def _seed(seed):
-    return int(seed) if seed is not None else int(np.random.randint(1, 10 ** 7))
-
-
-def _shape_arg(shape, name):
-    """Normalise a random op's ``shape``.
-
-    Returns ``(static, like)``: ``static`` a tuple of ints when the shape is
-    known while building the graph (numbers, or a tensor without inputs),
-    else None and ``like`` a tensor whose runtime shape is the requested one:
-    the tensor itself when the shape came from ``K.shape(x)``, else a zeros
-    tensor shaped at run time by the shape's value (a numpy graph node).
-    """
-    if isinstance(shape, (tuple, list)) and builtins.any(_is_cntk(d) for d in shape):
-        parts = [C.reshape(_tensor(d), (1,)) if _is_cntk(d) else
-                 C.constant(np.asarray([d], dtype=_np_dtype())) for d in shape]
-        shape = C.splice(*parts, axis=0) if len(parts) > 1 else parts[0]
-    if _is_cntk(shape):
-        v = _var(shape)
-        if v.uid in _SHAPE_SOURCES:
-            return None, _SHAPE_SOURCES[v.uid]
-        if v.is_constant or v.is_parameter or not C.combine([v]).arguments:
-            shape = eval(shape)
-        else:
-            if _nd(shape) != 1 or _shape_of(shape)[0] is None:
-                raise ValueError('%s: a shape tensor must be 1-D of static length, got '
-                                 'shape %r' % (name, int_shape(shape)))
-            rank = _shape_of(shape)[0]
-            like = _numpy_op([shape], lambda s: [np.zeros(tuple(int(d) for d in s.reshape(-1)))],
-                             [(None,) * rank], name='zeros_of_shape')[0]
-            return None, like
-    shape = tuple(np.asarray(shape).reshape(-1)) if not isinstance(shape, (tuple, list)) \
-        else tuple(shape)
-    if builtins.any(d is None for d in shape):
-        raise ValueError('%s: shape %r holds None; give ints or a shape tensor such as '
-                         'K.shape(x)' % (name, shape))
-    return tuple(int(d) for d in shape), None
-
-
-def _like_dtype(like, dtype):
-    target = _np_dtype(dtype)
-    return like if _var(like).dtype == target else C.cast(like, target)
-
-
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Samples of a normal distribution, new values at each evaluation.
-
-    Args:
-        shape: tuple of ints, or a 1-D tensor such as ``K.shape(x)`` (read at
-            run time). mean, stddev: floats. dtype: float dtype (``floatx()``).
-        seed: int; the same seed gives the same sequence of draws.
-
-    Returns:
-        tensor of ``shape`` (``C.random.normal``, or ``C.random.normal_like``
-        for a runtime shape).
-
-    Raises:
-        ValueError: for a shape that is not ints or a shape tensor.
-
-    Example:
-        >>> K.int_shape(K.random_normal((2, 3), seed=1))
-        (2, 3)
-    """
-    static, like = _shape_arg(shape, 'random_normal')
-    if static is None:
-        return C.random.normal_like(_like_dtype(like, dtype), mean=mean, scale=stddev,
-                                    seed=_seed(seed))
-    return C.random.normal(static, dtype=_np_dtype(dtype), mean=mean, scale=stddev,
-                           seed=_seed(seed))
-
-
-def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Samples of a uniform distribution on ``[minval, maxval)``.
-
-    Args:
-        shape: tuple of ints, or a 1-D tensor such as ``K.shape(x)``.
-        minval, maxval: floats. dtype: float dtype. seed: int.
-
-    Returns:
-        tensor of ``shape`` (``C.random.uniform`` / ``uniform_like``), new
-        values at each evaluation.
-
-    Raises:
-        ValueError: for a shape that is not ints or a shape tensor.
-
-    Example:
-        >>> x = K.placeholder((None, 4))
-        >>> noisy = x + K.random_uniform(K.shape(x))
-    """
-    static, like = _shape_arg(shape, 'random_uniform')
-    if static is None:
-        return C.random.uniform_like(_like_dtype(like, dtype), low=minval, high=maxval,
-                                     seed=_seed(seed))
-    return C.random.uniform(static, dtype=_np_dtype(dtype), low=minval, high=maxval,
-                            seed=_seed(seed))
-
-
-def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """1 with probability ``p``, else 0.
-
-    Args:
-        shape: tuple of ints or a 1-D shape tensor. p: float in [0, 1].
-
-    Returns:
-        tensor of ``shape``, dtype ``floatx()`` (``C.random.bernoulli``).
-
-    Raises:
-        ValueError: for a shape that is not ints or a shape tensor.
-
-    Example:
-        >>> K.eval(K.random_binomial((2, 2), p=1.))
-        array([[1., 1.],
-               [1., 1.]], dtype=float32)
-    """
-    static, like = _shape_arg(shape, 'random_binomial')
-    if static is None:
-        return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_seed(seed))
-    return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_seed(seed))
-
-
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples, each redrawn until within 2 ``stddev`` of ``mean``.
-
-    CNTK has no truncated normal: a numpy graph node (``UserFunction``)
-    draws from ``RandomState(seed)``, new values at each evaluation.
-
-    Args:
-        shape: tuple of ints or a 1-D shape tensor. mean, stddev: floats.
-
-    Returns:
-        tensor of ``shape``, dtype ``floatx()`` unless ``dtype`` is given.
-
-    Raises:
-        ValueError: for a shape that is not ints or a shape tensor.
-
-    Example:
-        >>> v = K.eval(K.truncated_normal((100,), stddev=2., seed=3))
-        >>> bool(abs(v).max() <= 4.)
-        True
-    """
-    static, like = _shape_arg(shape, 'truncated_normal')
-    rng = np.random.RandomState(_seed(seed))
-
-    def run(v):
-        out = rng.normal(size=v.shape)
-        bad = np.abs(out) > 2
-        while bad.any():
-            out[bad] = rng.normal(size=int(bad.sum()))
-            bad = np.abs(out) > 2
-        return [out * stddev + mean]
-    if static is None:
-        return _numpy_op([like], run, [_shape_of(like)], dtype=_np_dtype(dtype),
-                         name='truncated_normal')[0]
-    return _numpy_op([], lambda _: run(np.zeros(static)), [static], dtype=_np_dtype(dtype),
-                     name='truncated_normal')[0]
-
-
-def dropout(x, level, noise_shape=None, seed=None):
-    """Inverted dropout: zero with probability ``level``, scale kept by ``1/(1-level)``.
-
-    Raises:
-        ValueError: unless ``0 <= level < 1``.
-
-    Args:
-        x: tensor. level: drop probability in [0, 1). noise_shape: optional shape broadcastable
-            to ``x``'s. seed: int or None.
-
-    Returns:
-        a tensor of ``x``'s shape: zeros, and kept values divided by ``1 - level``.
-
-    Example:
-        >>> v = K.eval(K.dropout(K.ones((1000,)), 0.5, seed=1))
-        >>> sorted(set(v.tolist()))  # dropped 0, kept 1 / (1 - 0.5)
-        [0.0, 2.0]
-    """
-    if level < 0. or level >= 1:
-        raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
-    x = _tensor(x)
-    if level == 0:
-        return x
-    like = x
-    if noise_shape is not None:
-        ns = tuple(noise_shape)
-        if len(ns) != _nd(x):
-            raise ValueError('dropout: noise_shape %r must have rank %d' % (ns, _nd(x)))
-        axes = [i for i, d in enumerate(ns) if d == 1 and _shape_of(x)[i] != 1]
-        if axes:
-            like = C.reduce_mean(x, axis=axes if len(axes) > 1 else axes[0])
-    keep = C.random.bernoulli_like(like, mean=1. - level, seed=_seed(seed))
-    return x * keep * _like(x, 1. / (1. - level))
-
-
-# ---------------------------------------------------------------------------
-# Convolution and pooling
-# ---------------------------------------------------------------------------
-
-def _to_cf(x, fmt):
-    """Return ``x`` channels_first."""
-    if fmt == 'channels_last':
-        return _transpose(x, shape_rules.to_channels_first_perm(_nd(x)))
-    return x
-
-
-def _from_cf(x, fmt):
-    if fmt == 'channels_last':
-        return _transpose(x, shape_rules.to_channels_last_perm(_nd(x)))
-    return x
-
-
-def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
-    sizes = _shape_of(x_cf)[2:]
-    pads = []
-    for n, k, s, d in zip(sizes, kernel, strides, dilation):
-        if padding != 'valid' and n is None:
-            raise ValueError('%s: %r padding needs static spatial sizes on CNTK' % (name, padding))
-        pads.append(shape_rules.padding_amounts(n, k, s, d, padding))
-    return pads
-
-
-def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
-    """Channels-first convolution; ``w_cntk`` is (out, in/groups, k...).
-
-    Raises:
-        ValueError: when the kernel's input channels do not match ``x_cf``'s.
-    """
-    cin, w_in = _shape_of(x_cf)[1], _shape_of(w_cntk)[1] * groups
-    if cin is not None and cin != w_in:
-        raise ValueError('%s: the kernel expects %d input channels but x has %d'
-                         % (name, w_in, cin))
-    kernel = _shape_of(w_cntk)[2:]
-    pads = _spatial_pads(x_cf, kernel, strides, dilation, padding, name)
-    if builtins.any(d != 1 for d in dilation):
-        # CNTK's CPU engine has no dilated convolution: spread the taps instead
-        w_cntk = _dilate_kernel(w_cntk, nsp, dilation)
-        dilation = (1,) * nsp
-    x0 = x_cf
-    kernel = _shape_of(w_cntk)[2:]
-    # CNTK's own padding centres an odd kernel: at stride 1 that is exactly
-    # the symmetric padding asked for, without a separate Pad node
-    auto = [s == 1 and k % 2 == 1 and p == ((k - 1) // 2, (k - 1) // 2) and p != (0, 0)
-            for p, k, s in zip(pads, kernel, strides)]
-    x_cf = _pad(x_cf, [(0, 0), (0, 0)] + [(0, 0) if a else p for a, p in zip(auto, pads)])
-    xb = _per_sample(x_cf)
-    kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] + auto,
-              dilation=(1,) + tuple(dilation))
-    if groups > 1:
-        kw['groups'] = groups
-    y = C.convolution(w_cntk, xb, **kw)
-    return _unbatch(y, x0)
-
-
-def _kernel_to_cntk(kernel, nsp):
-    """Keras (k..., in, out) -> CNTK (out, in, k...)."""
-    return C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))
-
-
-def _conv(x, kernel, nsp, strides, padding, data_format, dilation_rate, name):
-    x, kernel = _pair(x, kernel)
-    fmt = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    shape_rules.check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
-    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
-    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    y = _conv_cf(_to_cf(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
-                 padding, name)
-    return _from_cf(y, fmt)
-
-
-def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
-    """1-D convolution; kernel ``(k, in, out)``; padding valid/same/causal.
-
-    Built on ``C.convolution`` over CNTK's batch axis with explicit padding
-    (TensorFlow's 'same' rule).
-
-    Args:
-        x: 3-D ``(batch, steps, in)`` (channels_last). kernel: ``(k, in, out)``. strides,
-            dilation_rate: int. padding: 'valid', 'same' or 'causal'.
-
-    Returns:
-        3-D ``(batch, new_steps, out)`` in the data format.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes.
-
-    Example:
-        >>> K.int_shape(K.conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 8))), padding='causal'))
-        (None, 10, 8)
-    """
-    return _conv(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
-
-
-def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
-           dilation_rate=(1, 1)):
-    """2-D convolution; kernel ``(kh, kw, in, out)`` (``C.convolution``).
-
-    Args:
-        x: 4-D in the data format. kernel: ``(kh, kw, in, out)``. strides, dilation_rate: int or
-            pair. padding: 'valid' or 'same'. data_format: optional.
-
-    Returns:
-        4-D in the data format, ``out`` channels.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes.
-
-    Example:
-        >>> K.int_shape(K.conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 4))), padding='same'))
-        (None, 8, 8, 4)
-    """
-    return _conv(x, kernel, 2, strides, padding, data_format, dilation_rate, 'conv2d')
-
-
-def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
-           dilation_rate=(1, 1, 1)):
-    """3-D convolution; kernel ``(kd, kh, kw, in, out)`` (``C.convolution``).
-
-    Args:
-        x: 5-D in the data format. kernel: ``(kd, kh, kw, in, out)``. strides, dilation_rate:
-            int or triple. padding: 'valid' or 'same'. data_format: optional.
-
-    Returns:
-        5-D in the data format, ``out`` channels.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes.
-
-    Example:
-        >>> K.int_shape(K.conv3d(K.placeholder((None, 4, 4, 4, 1)), K.variable(np.ones((2, 2, 2, 1, 5)))))
-        (None, 3, 3, 3, 5)
-    """
-    return _conv(x, kernel, 3, strides, padding, data_format, dilation_rate, 'conv3d')
-
-
-def _depthwise_cf(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
-    ks = _shape_of(depthwise_kernel)
-    if len(ks) != nsp + 2:
-        raise ValueError('%s: depthwise_kernel must be %d-D (kernel..., in, multiplier), got '
-                         'shape %s' % (name, nsp + 2, ks))
-    cin = _shape_of(x_cf)[1]
-    if cin is not None and cin != ks[nsp]:
-        raise ValueError('%s: depthwise_kernel %s expects %d input channels but x has %d'
-                         % (name, ks, ks[nsp], cin))
-    if nsp == 1:
-        # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
-        pads = _spatial_pads(x_cf, _shape_of(depthwise_kernel)[:1], strides, dilation,
-                             padding, name)
-        x2 = _add_axis(_pad(x_cf, [(0, 0), (0, 0)] + pads), 2)
-        k2 = _add_axis(depthwise_kernel, 0)
-        y = _depthwise_cf(x2, k2, 2, (1,) + tuple(strides), (1,) + tuple(dilation),
-                          'valid', name)
-        return _drop_axis(y, 2)
-    ks = _shape_of(depthwise_kernel)
-    cin, mult = ks[nsp], ks[nsp + 1]
-    w = C.reshape(depthwise_kernel, tuple(ks[:nsp]) + (cin * mult,))
-    w = C.transpose(w, (nsp,) + tuple(range(nsp)))
-    w = C.reshape(w, (cin * mult, 1) + tuple(ks[:nsp]))
-    return _conv_cf(x_cf, w, nsp, strides, dilation, padding, name, groups=cin)
-
-
-def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
-                     data_format=None, dilation_rate=(1, 1)):
-    """Depthwise 2-D convolution; kernel ``(kh, kw, in, multiplier)``.
-
-    Output channel ``c * multiplier + m`` (``C.convolution`` with ``groups=in``).
-
-    Args:
-        x: 4-D in the data format. depthwise_kernel: ``(kh, kw, in, mult)``. strides, padding,
-            data_format, dilation_rate: as ``conv2d``.
-
-    Returns:
-        4-D with ``in * mult`` channels.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes.
-
-    Example:
-        >>> K.int_shape(K.depthwise_conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 2)))))
-        (None, 6, 6, 6)
-    """
-    x, depthwise_kernel = _pair(x, depthwise_kernel)
-    fmt = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding)
-    shape_rules.check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
-    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
-    dilation = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
-    y = _depthwise_cf(_to_cf(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
-                      'depthwise_conv2d')
-    return _from_cf(y, fmt)
-
-
-def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, name):
-    x, dk = _pair(x, dk)
-    pk = _tensor(pk, dtype=dtype(x))
-    fmt = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
-    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    shape_rules.check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
-    dks, pks = _shape_of(dk), _shape_of(pk)
-    if len(dks) == nsp + 2 and pks[nsp] != dks[nsp] * dks[nsp + 1]:
-        raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
-                         'step gives %d (depthwise_kernel %s)'
-                         % (name, pks, pks[nsp], dks[nsp] * dks[nsp + 1], dks))
-    y = _depthwise_cf(_to_cf(x, fmt), dk, nsp, strides, dilation, padding, name)
-    y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
-    return _from_cf(y, fmt)
-
-
-def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
-                     data_format=None, dilation_rate=1):
-    """Depthwise 1-D convolution then pointwise ``(1, in * multiplier, out)``.
-
-    Args:
-        x: 3-D. depthwise_kernel: ``(k, in, mult)``. pointwise_kernel: ``(1, in * mult, out)``.
-            other arguments as ``conv1d``.
-
-    Returns:
-        3-D with ``out`` channels.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes.
-
-    Example:
-        >>> K.int_shape(K.separable_conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 2))), K.variable(np.ones((1, 6, 4)))))
-        (None, 8, 4)
-    """
-    return _separable(x, depthwise_kernel, pointwise_kernel, 1, strides, padding,
-                      data_format, dilation_rate, 'separable_conv1d')
-
-
-def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
-                     data_format=None, dilation_rate=(1, 1)):
-    """Depthwise 2-D convolution then pointwise ``(1, 1, in * multiplier, out)``.
-
-    Args:
-        x: 4-D. depthwise_kernel: ``(kh, kw, in, mult)``. pointwise_kernel: ``(1, 1, in * mult,
-            out)``. other arguments as ``conv2d``.
-
-    Returns:
-        4-D with ``out`` channels.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes.
-
-    Example:
-        >>> K.int_shape(K.separable_conv2d(K.placeholder((None, 8, 8, 3)), K.variable(np.ones((3, 3, 3, 1))), K.variable(np.ones((1, 1, 3, 4))), padding='same'))
-        (None, 8, 8, 4)
-    """
-    return _separable(x, depthwise_kernel, pointwise_kernel, 2, strides, padding,
-                      data_format, dilation_rate, 'separable_conv2d')
-
-
-def _dilate_kernel(w, nsp, dilation):
-    """Insert zeros between taps of a CNTK kernel (.., .., k...) along each spatial axis."""
-    for j, d in enumerate(dilation):
-        if d == 1:
-            continue
-        axis = 2 + j
-        k = _shape_of(w)[axis]
-        dk = (k - 1) * d + 1
-        e = np.zeros((k, dk), dtype=_var(w).dtype)
-        e[np.arange(k), np.arange(k) * d] = 1
-        n = nsp + 2
-        perm = [i for i in range(n) if i != axis] + [axis]
-        w = C.transpose(C.times(C.transpose(w, perm), C.constant(e)), [int(i) for i in np.argsort(perm)])
-    return w
-
-
-def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
-                    dilation_rate, name):
-    x, kernel = _pair(x, kernel)
-    fmt = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding)
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
-    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    if _is_cntk(output_shape):
-        output_shape = eval(output_shape)
-    output_shape = tuple(None if d is None else int(d) for d in output_shape)
-    if len(output_shape) != nsp + 2:
-        raise ValueError('%s: output_shape must have %d entries, got %r'
-                         % (name, nsp + 2, output_shape))
-    out_cf = (output_shape[0], output_shape[-1]) + output_shape[1:-1] \
-        if fmt == 'channels_last' else output_shape
-    x_cf = _to_cf(x, fmt)
-    in_sizes = _shape_of(x_cf)[2:]
-    ks = _shape_of(kernel)
-    w = C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))  # (in, out, k...)
-    w = _dilate_kernel(w, nsp, dilation)
-    dks = [(k - 1) * d + 1 for k, d in zip(ks[:nsp], dilation)]
-    full = [(n - 1) * s + dk for n, s, dk in zip(in_sizes, strides, dks)]
-    cout = ks[nsp]
-    y = C.convolution_transpose(w, _per_sample(x_cf), strides=(1,) + strides,
-                                auto_padding=[False] * (nsp + 1),
-                                output_shape=(cout,) + tuple(full))
-    y = _unbatch(y, x_cf)
-    pads, axes, begins, ends = [(0, 0), (0, 0)], [], [], []
-    for j in range(nsp):
-        before, after = shape_rules.deconv_crop(out_cf[2 + j], in_sizes[j], ks[j], strides[j], padding,
-                                     dilation[j])
-        total = before + out_cf[2 + j] + after
-        pads.append((0, builtins.max(total - full[j], 0)))
-        axes.append(2 + j)
-        begins.append(before)
-        ends.append(before + out_cf[2 + j])
-    y = _pad(y, pads)
-    y = C.slice(y, axes, begins, ends)
-    return _from_cf(y, fmt)
-
-
-def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
-                     data_format=None, dilation_rate=(1, 1)):
-    """Transposed 2-D convolution; kernel ``(kh, kw, out, in)``.
-
-    ``output_shape`` is the full output shape in the data format (batch
-    entry may be None). ``C.convolution_transpose`` computes the full
-    result, which is then cropped per ``shape_rules.deconv_crop``.
-
-    Raises:
-        ValueError: when ``output_shape`` is incompatible with the input.
-
-    Args:
-        x: 4-D. kernel: ``(kh, kw, out, in)``. output_shape: full output shape in the data
-            format (batch may be None). strides, padding, data_format, dilation_rate: as
-            ``conv2d``.
-
-    Returns:
-        a 4-D tensor of ``output_shape``.
-
-    Example:
-        >>> K.int_shape(K.conv2d_transpose(K.placeholder((None, 4, 4, 3)), K.variable(np.ones((3, 3, 2, 3))), (None, 8, 8, 2), (2, 2), 'same'))
-        (None, 8, 8, 2)
-    """
-    return _conv_transpose(x, kernel, output_shape, 2, strides, padding, data_format,
-                           dilation_rate, 'conv2d_transpose')
-
-
-def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
-                     data_format=None):
-    """Transposed 3-D convolution; kernel ``(kd, kh, kw, out, in)``.
-
-    Args:
-        x: 5-D. kernel: ``(kd, kh, kw, out, in)``. output_shape: full output shape in the data
-            format. strides, padding, data_format: as ``conv3d``.
-
-    Returns:
-        a 5-D tensor of ``output_shape``.
-
-    Raises:
-        ValueError: for a bad padding, data_format, strides/dilation tuple, kernel or input
-        rank, or 'same' padding with unknown spatial sizes. Also when ``output_shape`` does not
-        fit the input.
-
-    Example:
-        >>> K.int_shape(K.conv3d_transpose(K.placeholder((None, 2, 2, 2, 3)), K.variable(np.ones((2, 2, 2, 4, 3))), (None, 4, 4, 4, 4), (2, 2, 2), 'same'))
-        (None, 4, 4, 4, 4)
-    """
-    return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
-                           (1, 1, 1), 'conv3d_transpose')
-
-
-def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
-    x = _tensor(x)
-    fmt = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding)
-    pool_mode = shape_rules.normalize_pool_mode(pool_mode)
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    pool_size = shape_rules.normalize_tuple(pool_size, nsp, 'pool_size')
-    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
-    x_cf = _to_cf(x, fmt)
-    pads = _spatial_pads(x_cf, pool_size, strides, (1,) * nsp, padding, name)
-    full_pads = [(0, 0), (0, 0)] + pads
-    kw = dict(strides=tuple(strides), auto_padding=[False] * nsp)
-    if pool_mode == 'max':
-        low = float(np.finfo(_var(x).dtype).min)
-        xp = _pad(x_cf, full_pads, value=low)
-        y = _unbatch(C.pooling(_per_sample(xp), C.MAX_POOLING, pool_size, **kw), x_cf)
-    else:
-        xp = _pad(x_cf, full_pads)
-        y = _unbatch(C.pooling(_per_sample(xp), C.AVG_POOLING, pool_size, **kw), x_cf)
-        if builtins.any(p != (0, 0) for p in pads):
-            sizes = _shape_of(x_cf)[2:]
-            mask = np.pad(np.ones(sizes), pads, mode='constant')
-            counts = np.zeros([shape_rules.conv_output_length(n, k, padding, s)
-                               for n, k, s in zip(sizes, pool_size, strides)])
-            for idx in np.ndindex(*counts.shape):
-                sl = tuple(builtins.slice(i * s, i * s + k)
-                           for i, s, k in zip(idx, strides, pool_size))
-                counts[idx] = mask[sl].mean()
-            y = y / C.constant(counts.astype(_var(x).dtype))
-    return _from_cf(y, fmt)
-
-
-def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
-    """2-D max/avg pooling (``C.pooling``); 'same' average divides by real cells.
-
-    Args:
-        x: 4-D in the data format. pool_size, strides: int or pair. padding: 'valid' or 'same'.
-            data_format: optional. pool_mode: 'max' or 'avg'.
-
-    Returns:
-        4-D in the data format, channels unchanged.
-
-    Raises:
-        ValueError: for a bad rank, padding, pool_mode, data_format or tuple.
-
-    Example:
-        >>> K.int_shape(K.pool2d(K.placeholder((None, 8, 8, 3)), (2, 2), strides=(2, 2)))
-        (None, 4, 4, 3)
-    """
-    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
-
-
-def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
-           pool_mode='max'):
-    """3-D max/avg pooling (``C.pooling``).
-
-    Args:
-        x: 5-D in the data format. pool_size, strides: int or triple. padding, data_format,
-            pool_mode: as ``pool2d``.
-
-    Returns:
-        5-D in the data format.
-
-    Raises:
-        ValueError: for a bad rank, padding, pool_mode, data_format or tuple.
-
-    Example:
-        >>> K.int_shape(K.pool3d(K.placeholder((None, 4, 4, 4, 3)), (2, 2, 2), strides=(2, 2, 2), pool_mode='avg'))
-        (None, 2, 2, 2, 3)
-    """
-    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
-
-
-def bias_add(x, bias, data_format=None):
-    """Add ``bias`` (1-D of the channel size, or rank ``ndim(x) - 1``).
-
-    Keras 2.3.1's rule: a 1-D bias lies along the channel axis (axis 1 for
-    channels_first inputs of rank 3 to 5, else the last axis). A bias of rank
-    ``ndim(x) - 1`` is added per sample as it is for channels_last; for a
-    channels_first input of rank 3 to 5 it is read as laid out
-    ``(spatial..., channels)`` and *reshaped* (not transposed) to
-    ``(channels, spatial...)`` before being added.
-
-    Args:
-        x: tensor. bias: 1-D (channels) or of rank ``ndim(x) - 1``. data_format: optional.
-
-    Returns:
-        a tensor of ``x``'s shape.
-
-    Raises:
-        ValueError: for a bias of another rank or a bad data_format.
-
-    Example:
-        >>> K.eval(K.bias_add(K.variable([[1., 2.]]), K.variable([10., 20.])))
-        array([[11., 22.]], dtype=float32)
-    """
-    x, bias = _pair(x, bias)
-    fmt = normalize_data_format(data_format)
-    n, bn = _nd(x), _nd(bias)
-    bs = _shape_of(bias)
-    if bn != 1 and bn != n - 1:
-        raise ValueError('bias_add: bias must be 1-D or of rank %d, got rank %d' % (n - 1, bn))
-    xs = _shape_of(x)
-    if fmt == 'channels_first' and 3 <= n <= 5:
-        laid = (bs[0],) + (1,) * (n - 2) if bn == 1 else (bs[-1],) + tuple(bs[:-1])
-    else:
-        laid = (1,) * (n - 1 - bn) + tuple(bs)
-    for d, b in zip(xs[1:], laid):
-        if b != 1 and d is not None and d != b:
-            raise ValueError('bias_add: a bias of shape %s (laid out as %s for %s) does not '
-                             'match x of shape %s' % (bs, laid, fmt, xs))
-    if fmt == 'channels_first' and 3 <= n <= 5:
-        return x + C.reshape(bias, laid)
-    return x + bias
-
-
-def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
-    """Unshared-weight 1-D convolution; kernel ``(out_steps, k * in, filters)``.
-
-    Args:
-        inputs: 3-D ``(batch, steps, in)``. kernel: ``(out_steps, k * in, filters)``.
-            kernel_size, strides: 1-tuples. data_format: optional.
-
-    Returns:
-        ``(batch, out_steps, filters)``.
-
-    Raises:
-        ValueError: for a bad tuple or data_format.
-
-    Example:
-        >>> K.int_shape(K.local_conv1d(K.placeholder((None, 5, 2)), K.variable(np.ones((4, 4, 3))), (2,), (1,)))
-        (None, 4, 3)
-    """
-    inputs, kernel = _pair(inputs, kernel)
-    fmt = normalize_data_format(data_format)
-    k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
-    s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
-    x = inputs if fmt == 'channels_last' else C.transpose(inputs, (0, 2, 1))
-    steps = _shape_of(kernel)[0]
-    outs = []
-    for i in range(steps):
-        patch = batch_flatten(C.slice(x, 1, i * s, i * s + k))
-        w = _drop_axis(C.slice(kernel, 0, i, i + 1), 0)
-        outs.append(_add_axis(C.times(patch, w), 1))
-    y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
-    return y if fmt == 'channels_last' else C.transpose(y, (0, 2, 1))
-
-
-def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
-    """Unshared-weight 2-D convolution; kernel ``(rows * cols, kh * kw * in, filters)``.
-
-    Patches flatten as ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)``
-    for channels_first; output in the data format.
-
-    Args:
-        inputs: 4-D in the data format. kernel: ``(rows * cols, kh * kw * in, filters)``.
-            kernel_size, strides: pairs. output_shape: ``(rows, cols)``. data_format: optional.
-
-    Returns:
-        4-D in the data format, ``filters`` channels.
-
-    Raises:
-        ValueError: for a bad tuple or data_format.
-
-    Example:
-        >>> K.int_shape(K.local_conv2d(K.placeholder((None, 3, 3, 2)), K.variable(np.ones((4, 8, 5))), (2, 2), (1, 1), (2, 2)))
-        (None, 2, 2, 5)
-    """
-    inputs, kernel = _pair(inputs, kernel)
-    fmt = normalize_data_format(data_format)
-    kh, kw = shape_rules.normalize_tuple(kernel_size, 2, 'kernel_size')
-    sh, sw = shape_rules.normalize_tuple(strides, 2, 'strides')
-    rows, cols = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
-    ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
-    outs = []
-    for r in range(rows):
-        for c in range(cols):
-            patch = C.slice(inputs, [ha, wa], [r * sh, c * sw], [r * sh + kh, c * sw + kw])
-            w = _drop_axis(C.slice(kernel, 0, r * cols + c, r * cols + c + 1), 0)
-            outs.append(_add_axis(C.times(batch_flatten(patch), w), 1))
-    y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
-    filters = _shape_of(kernel)[-1]
-    y = C.reshape(y, (rows, cols, filters), begin_axis=1)
-    return y if fmt == 'channels_last' else C.transpose(y, (0, 3, 1, 2))
+        return type(variables)(C.stop_gradient(_to_tensor(v)) for v in variables)
+    return C.stop_gradient(_to_tensor(variables))
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """CNTK has no control edges: the updates among ``control_inputs`` are recorded while the block
+    is open, and ``identity(t)`` built inside it reads the values they write (see ``identity``);
+    other ops and inputs are unaffected."""
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        control_inputs = [control_inputs]
+    group = [u for u in (control_inputs or [])
+             if isinstance(u, C.Function) and hasattr(u, '_keras_target')]
+    _CONTROL_UPDATES.append(group)
+    try:
+        yield
+    finally:
+        _CONTROL_UPDATES.pop()
+
+
+def symbolic(func):
+    """Returns ``func`` unchanged (CNTK is always symbolic)."""
+    return func
+
+
+def eager(func):
+    """Returns ``func`` unchanged (CNTK has no eager mode)."""
+    return func
 
 
 # ---------------------------------------------------------------------------
@@ -4593,50 +2194,10 @@ def _mask_like(m, target):
     return C.reshape(m, (1,) * (n - 1), begin_axis=1, end_axis=1) if n > 1 else m
 
 
-def _to_seq(x, like=None):
-    """A static ``(T, ...)`` tensor as a CNTK sequence of its ``T`` slices.
-
-    The slices travel on a sequence axis (``C.to_sequence``) with a batch
-    axis of one, so ``T`` may be unknown (a free dimension); each element
-    keeps the static shape ``x.shape[1:]``, which the K ops inside a loop
-    body see as usual. With ``like`` (another such sequence of the same
-    length) the result shares its sequence axis (``C.to_sequence_like``).
-    """
-    b = C.to_batch(_add_axis(x, 0))
-    return C.to_sequence(b) if like is None else C.to_sequence_like(b, like)
-
-
-def _seq_last(s):
-    """The last element of a sequence made by ``_to_seq``, as a static tensor."""
-    return _drop_axis(C.unpack_batch(C.sequence.last(s)), 0)
-
-
-def _seq_all(s):
-    """Every element of a sequence made by ``_to_seq``, stacked: ``(T, ...)``."""
-    return _drop_axis(C.unpack_batch(C.sequence.unpack(s, 0., no_mask_output=True)), 0)
-
-
-def _seq_start(init, seq):
-    """``init`` (no dynamic axes) repeated at every step of ``seq``."""
-    return C.sequence.broadcast_as(C.to_batch(_add_axis(_tensor(init), 0)), seq)
-
-
-def _seq_previous(init, seq):
-    """A recurrence slot: ``(placeholder, prev)`` where ``prev`` is ``init``
-    at the first step of ``seq`` and the placeholder's value one step back
-    afterwards (``C.sequence.past_value``). Bind the placeholder with
-    ``replace_placeholders`` once the new value is built."""
-    init = _tensor(init)
-    ph = C.placeholder(shape=_var(init).shape, dynamic_axes=_var(seq).dynamic_axes)
-    prev = C.element_select(C.sequence.is_first(seq), _seq_start(init, seq),
-                            C.sequence.past_value(ph))
-    return ph, prev
-
-
 def _as_tensor_list(states):
     if isinstance(states, (list, tuple)):
-        return [_tensor(s) for s in states]
-    return [_tensor(states)]
+        return [_to_tensor(s) for s in states]
+    return [_to_tensor(states)]
 
 
 def _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, steps):
@@ -4647,7 +2208,7 @@ def _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, 
     for t in order:
         x_t = _drop_axis(C.slice(inputs, 1, t, t + 1), 1)
         out, new_states = step_function(x_t, states + constants)
-        out = _tensor(out)
+        out = _to_tensor(out)
         new_states = _as_tensor_list(new_states)
         if mask is not None:
             m = _drop_axis(C.slice(mask, 1, t, t + 1), 1)
@@ -4680,7 +2241,7 @@ def _rnn_loop(step_function, inputs, states, constants, mask, go_backwards):
     slots = [_seq_previous(s, xs) for s in states]
     prevs = [p for _, p in slots]
     out, new_states = step_function(xs, prevs + constants)
-    out = _tensor(out)
+    out = _to_tensor(out)
     new_states = _as_tensor_list(new_states)
     if len(new_states) != len(states):
         raise ValueError('rnn: step_function returned %d states, expected %d'
@@ -4705,57 +2266,24 @@ def _rnn_loop(step_function, inputs, states, constants, mask, go_backwards):
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
-    """Iterate ``step_function`` over the time axis (axis 1) of ``inputs``.
-
-    ``step_function(x_t, states + constants) -> (output_t, new_states)`` is
-    written with K ops; ``x_t`` is ``inputs[:, t]`` and each state keeps its
-    initial value's shape. With ``mask (batch, time)`` (bool or 0/1), a
-    masked step keeps the previous states and repeats the previous output
-    (zeros before the first kept step). ``go_backwards`` walks time in
-    reverse and ``outputs`` is in walking order.
-
-    A static time length is unrolled into the graph; an unknown one (``None``)
-    runs as a CNTK recurrence over a sequence axis (``C.to_sequence`` and
-    ``C.sequence.past_value``), so any length may be fed and gradients flow
-    through time either way. With ``unroll=True`` and an int
-    ``input_length``, an unknown time axis is taken to have that length.
-
-    Args:
-        inputs: ``(batch, time, ...)`` tensor. initial_states: list of
-            ``(batch, ...)`` tensors. mask: ``(batch, time)`` or
-            ``(batch, time, 1)``. constants: list of tensors passed to every step.
-
-    Returns:
-        ``(last_output (batch, ...), outputs (batch, time, ...), new_states)``;
-        ``last_output`` and ``outputs`` carry ``_uses_learning_phase = True``
-        when a step's output or states carried it (e.g. dropout inside the step).
-
-    Raises:
-        ValueError: for inputs of rank < 3 or when ``step_function`` returns a
-            different number of states.
-
-    Example:
-        >>> x = K.placeholder((None, None, 3)); h0 = K.placeholder((None, 3))
-        >>> step = lambda x_t, s: (x_t + s[0], [x_t + s[0]])
-        >>> last, outs, states = K.rnn(step, x, [h0])   # running sums
-        >>> K.int_shape(outs)
-        (None, None, 3)
-    """
-    inputs = _tensor(inputs)
+    """A static time length is unrolled; an unknown one runs as a CNTK recurrence over a sequence
+    axis (``C.to_sequence``, ``C.sequence.past_value``), gradients flowing through time either way.
+    With ``unroll=True`` and an int ``input_length``, an unknown time axis takes that length."""
+    inputs = _to_tensor(inputs)
     if _nd(inputs) < 3:
         raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
                          % _nd(inputs))
-    constants = [_tensor(c) for c in (constants or [])]
-    states = [_tensor(s) for s in initial_states]
+    constants = [_to_tensor(c) for c in (constants or [])]
+    states = [_to_tensor(s) for s in initial_states]
     if mask is not None:
-        mask = _tensor(mask, dtype=dtype(inputs))
+        mask = _to_tensor(mask, dtype=dtype(inputs))
         if _nd(mask) == 3:
             mask = _drop_axis(mask, 2)
-    steps = _shape_of(inputs)[1]
+    steps = _static_shape(inputs)[1]
     if steps is None and unroll and isinstance(input_length, (int, np.integer)):
         steps = int(input_length)
         inputs = C.reshape(inputs, (steps,), begin_axis=1, end_axis=2)
-        if mask is not None and _shape_of(mask)[1] is None:
+        if mask is not None and _static_shape(mask)[1] is None:
             mask = C.reshape(mask, (steps,), begin_axis=1, end_axis=2)
     seen = []
 
@@ -4779,32 +2307,13 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
 
 
 def switch(condition, then_expression, else_expression):
-    """Elementwise (or scalar) choice with ``C.element_select``.
-
-    ``condition`` may have lower rank than the expressions (trailing axes
-    are added); the expressions may be callables.
-
-    Args:
-        condition: scalar, or elementwise tensor of rank <= the expressions'. then_expression,
-            else_expression: tensors or callables returning them.
-
-    Returns:
-        a tensor of the expressions' shape (``C.element_select``).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> x = K.variable([-1., 2.])
-        >>> K.eval(K.switch(K.greater(x, 0.), x, K.zeros_like(x)))
-        array([0., 2.], dtype=float32)
-    """
+    """``C.element_select``; a ``condition`` of lower rank gets trailing unit axes."""
     if callable(then_expression) and not _is_cntk(then_expression):
         then_expression = then_expression()
     if callable(else_expression) and not _is_cntk(else_expression):
         else_expression = else_expression()
-    t, e = _pair(then_expression, else_expression)
-    cond = _tensor(condition, dtype=dtype(t))
+    t, e = _coerce_pair(then_expression, else_expression)
+    cond = _to_tensor(condition, dtype=dtype(t))
     nc, nt = _nd(cond), builtins.max(_nd(t), _nd(e))
     if 0 < nc < nt:
         cond = C.reshape(cond, (1,) * (nt - nc), begin_axis=nc, end_axis=nc)
@@ -4812,26 +2321,8 @@ def switch(condition, then_expression, else_expression):
 
 
 def in_train_phase(x, alt, training=None):
-    """``x`` in the training phase, ``alt`` otherwise.
-
-    ``training`` None means ``learning_phase()``; 0/1 choose statically;
-    a tensor chooses at run time. ``x``/``alt`` may be callables.
-
-    Args:
-        x, alt: tensors or callables. training: None (the learning phase), 0/1 or a tensor.
-
-    Returns:
-        ``x`` in training, else ``alt``. With ``training=None`` and the
-        symbolic learning phase, the result carries ``_uses_learning_phase =
-        True`` (Keras' engine then feeds the phase to ``function``).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.in_train_phase(K.constant(1.), K.constant(0.), training=1))
-        array(1., dtype=float32)
-    """
+    """Chosen when the graph is built for ``training`` 0/1, else at run time with ``switch``
+    (``C.element_select``)."""
     uses = training is None
     if training is None:
         training = learning_phase()
@@ -4843,145 +2334,581 @@ def in_train_phase(x, alt, training=None):
 
 
 def in_test_phase(x, alt, training=None):
-    """``x`` in the test phase, ``alt`` otherwise.
-
-    Args:
-        x, alt: tensors or callables. training: as ``in_train_phase``.
-
-    Returns:
-        ``x`` in test, else ``alt``.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.in_test_phase(K.constant(1.), K.constant(0.), training=0))
-        array(1., dtype=float32)
-    """
     return in_train_phase(alt, x, training=training)
 
 
-def map_fn(fn, elems, name=None, dtype=None):
-    """Apply ``fn`` to each slice of ``elems`` along axis 0.
+# ---------------------------------------------------------------------------
+# Activations and losses
+# ---------------------------------------------------------------------------
 
-    The slices travel on CNTK's batch axis (``C.to_batch``), so ``fn`` sees
-    one element (``elems.shape[1:]``) and the length may be unknown.
-
-    Args:
-        fn: callable on one slice ``elems[i]``. elems: tensor ``(n, ...)``. name, dtype:
-            ignored.
-
-    Returns:
-        a tensor ``(n,) + fn(slice).shape``.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.map_fn(lambda row: K.sum(row), K.variable([[1., 2.], [3., 4.]])))
-        array([3., 7.], dtype=float32)
-    """
-    elems = _tensor(elems)
-    y = fn(_per_sample(elems))
-    return _unbatch(_tensor(y), elems)
-
-
-def _fold(fn, elems, initializer, backwards):
-    elems = _tensor(elems)
-    n = _shape_of(elems)[0]
-    if n is None:
-        # unknown length: a CNTK recurrence over a sequence axis
-        if backwards:
-            elems = reverse(elems, 0)
-        xs = _to_seq(elems)
-        if initializer is None:
-            ph = C.placeholder(shape=_var(xs).shape, dynamic_axes=_var(xs).dynamic_axes)
-            acc = C.element_select(C.sequence.is_first(xs), xs,
-                                   _tensor(fn(C.sequence.past_value(ph), xs)))
-        else:
-            ph, prev = _seq_previous(initializer, xs)
-            acc = _tensor(fn(prev, xs))
-        C.combine([_var(acc)]).replace_placeholders({ph: _var(acc)})
-        return _seq_last(acc)
-    if n == 0 and initializer is None:
-        raise ValueError('foldl/foldr: elems is empty and no initializer was given')
-    idx = list(range(n))[::-1] if backwards else list(range(n))
-    items = [_drop_axis(C.slice(elems, 0, i, i + 1), 0) for i in idx]
-    if initializer is None:
-        acc, items = items[0], items[1:]
+def relu(x, alpha=0., max_value=None, threshold=0.):
+    """Built from ``C.relu``, ``C.greater`` and ``C.clip``; gradients flow through every part."""
+    x = _to_tensor(x)
+    if threshold != 0:
+        kept = x * C.greater(x, _constant_like(x, threshold))
     else:
-        acc = _tensor(initializer)
-    for it in items:
-        acc = fn(acc, it)
-    return _tensor(acc)
+        kept = C.relu(x)
+    if max_value is not None:
+        kept = C.clip(kept, _constant_like(x, 0.), _constant_like(x, max_value))
+    if alpha != 0:
+        kept = kept - _constant_like(x, alpha) * C.relu(_constant_like(x, threshold) - x)
+    return kept
 
 
-def foldl(fn, elems, initializer=None, name=None):
-    """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``.
-
-    Args:
-        fn: callable ``fn(acc, x)``. elems: tensor ``(n, ...)``. initializer: tensor or None
-            (``elems[0]``). name: ignored.
-
-    Returns:
-        the final accumulator.
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> K.eval(K.foldl(lambda acc, x: acc * 10. + x, K.variable([1., 2., 3.])))
-        array(123., dtype=float32)
-    """
-    return _fold(fn, elems, initializer, False)
+def elu(x, alpha=1.):
+    """``C.element_select`` between ``x`` and ``alpha * (exp(x) - 1)``."""
+    x = _to_tensor(x)
+    neg = ((C.exp(C.element_min(x, _constant_like(x, 0))) - _constant_like(x, 1))
+           * _constant_like(x, alpha))
+    return C.element_select(C.greater(x, _constant_like(x, 0)), x, neg)
 
 
-def foldr(fn, elems, initializer=None, name=None):
-    """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``.
+def softmax(x, axis=-1):
+    """``C.softmax``."""
+    x = _to_tensor(x)
+    return C.softmax(x, axis=shape_rules.normalize_axis(axis, _nd(x)))
 
-    Args:
-        fn: callable ``fn(acc, x)``. elems: tensor ``(n, ...)``. initializer: tensor or None
-            (``elems[-1]``). name: ignored.
 
-    Returns:
-        the final accumulator.
+def softplus(x):
+    """``C.softplus`` (stable)."""
+    return C.softplus(_to_tensor(x))
 
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
 
-    Example:
-        >>> K.eval(K.foldr(lambda acc, x: acc * 10. + x, K.variable([1., 2., 3.])))
-        array(321., dtype=float32)
-    """
-    return _fold(fn, elems, initializer, True)
+def softsign(x):
+    """``x / (1 + C.abs(x))``."""
+    x = _to_tensor(x)
+    return x / (_constant_like(x, 1) + C.abs(x))
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Probabilities are normalised along ``axis`` and clipped to ``[epsilon, 1 - epsilon]``;
+    logits go through a log-softmax (``C.reduce_log_sum_exp``). See docs/semantics.md."""
+    target, output = _coerce_pair(target, output)
+    a = shape_rules.normalize_axis(axis, _nd(output))
+    if from_logits:
+        return -_drop_axis(C.reduce_sum(target * _log_softmax(output, a), axis=a), a)
+    p = output / C.reduce_sum(output, axis=a)
+    eps = epsilon()
+    p = C.clip(p, _constant_like(p, eps), _constant_like(p, 1. - eps))
+    return -_drop_axis(C.reduce_sum(target * C.log(p), axis=a), a)
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Targets are one-hot encoded with ``C.equal`` (class ids held as floats); probabilities are
+    clipped to ``[epsilon, 1 - epsilon]`` before the log-softmax."""
+    output = _to_tensor(output)
+    n = _nd(output)
+    a = shape_rules.normalize_axis(axis, n)
+    if a != n - 1:
+        perm = [i for i in range(n) if i != a] + [a]
+        output = C.transpose(output, perm)
+    if not from_logits:
+        eps = epsilon()
+        output = C.log(C.clip(output, _constant_like(output, eps),
+                              _constant_like(output, 1. - eps)))
+    classes = _static_shape(output)[-1]
+    target = _to_tensor(target, dtype=dtype(output))
+    if _nd(target) == n:
+        target = _drop_axis(target, n - 1)
+    oh = _one_hot(target, classes)
+    ls = _log_softmax(output, n - 1)
+    return -_drop_axis(C.reduce_sum(C.element_select(oh, ls, _constant_like(ls, 0)), axis=n - 1),
+                       n - 1)
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    """Probabilities are clipped to ``[epsilon, 1 - epsilon]``; logits use ``max(x, 0) - x * z +
+    log(1 + exp(-|x|))``. See docs/semantics.md."""
+    target, output = _coerce_pair(target, output)
+    one = _constant_like(output, 1)
+    if from_logits:
+        return (C.element_max(output, _constant_like(output, 0)) - output * target
+                + C.log(one + C.exp(-C.abs(output))))
+    eps = epsilon()
+    p = C.clip(output, _constant_like(output, eps), _constant_like(output, 1. - eps))
+    return -(target * C.log(p) + (one - target) * C.log(one - p))
+
+
+def sigmoid(x):
+    """``C.sigmoid``."""
+    return C.sigmoid(_to_tensor(x))
+
+
+def hard_sigmoid(x):
+    """``C.clip(0.2 * x + 0.5, 0, 1)``."""
+    x = _to_tensor(x)
+    return C.clip(x * _constant_like(x, 0.2) + _constant_like(x, 0.5), _constant_like(x, 0),
+                  _constant_like(x, 1))
+
+
+def tanh(x):
+    """``C.tanh``."""
+    return C.tanh(_to_tensor(x))
+
+
+def dropout(x, level, noise_shape=None, seed=None):
+    """A ``C.random.bernoulli_like`` keep mask, kept values scaled by ``1 / (1 - level)``."""
+    if level < 0. or level >= 1:
+        raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
+    x = _to_tensor(x)
+    if level == 0:
+        return x
+    like = x
+    if noise_shape is not None:
+        ns = tuple(noise_shape)
+        if len(ns) != _nd(x):
+            raise ValueError('dropout: noise_shape %r must have rank %d' % (ns, _nd(x)))
+        axes = [i for i, d in enumerate(ns) if d == 1 and _static_shape(x)[i] != 1]
+        if axes:
+            like = C.reduce_mean(x, axis=axes if len(axes) > 1 else axes[0])
+    keep = C.random.bernoulli_like(like, mean=1. - level, seed=_seed(seed))
+    return x * keep * _constant_like(x, 1. / (1. - level))
+
+
+def l2_normalize(x, axis=None):
+    """``x / C.sqrt(C.element_max(sum(x ** 2), 1e-12))``."""
+    x = _to_tensor(x)
+    s = sum(C.square(x), axis, keepdims=True)
+    return x / C.sqrt(C.element_max(s, _constant_like(x, 1e-12)))
+
+
+def in_top_k(predictions, targets, k):
+    """Counts the classes scoring strictly above the target; 1.0/0.0 in ``floatx()`` (CNTK has no
+    bool), 0 for a non-finite target score."""
+    predictions = _to_tensor(predictions)
+    classes = _static_shape(predictions)[-1]
+    targets = _to_tensor(targets, dtype=dtype(predictions))
+    if _nd(targets) == 2:
+        targets = _drop_axis(targets, 1)
+    oh = _one_hot(targets, classes)
+    t = C.reduce_sum(C.element_select(oh, predictions, _constant_like(predictions, 0)), axis=1)
+    above = C.reduce_sum(C.greater(predictions, t), axis=1)
+    finite = C.equal(t - t, _constant_like(t, 0))
+    ok = C.less(above, _constant_like(above, k)) * finite
+    return _drop_axis(ok, 1)
 
 
 # ---------------------------------------------------------------------------
-# CTC (blank = last class); the loss and decoders are numpy graph nodes
+# Convolution and pooling
 # ---------------------------------------------------------------------------
+
+def _to_channels_first(x, fmt):
+    """Return ``x`` channels_first."""
+    if fmt == 'channels_last':
+        return _transpose(x, shape_rules.to_channels_first_perm(_nd(x)))
+    return x
+
+
+def _from_channels_first(x, fmt):
+    if fmt == 'channels_last':
+        return _transpose(x, shape_rules.to_channels_last_perm(_nd(x)))
+    return x
+
+
+def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
+    sizes = _static_shape(x_cf)[2:]
+    pads = []
+    for n, k, s, d in zip(sizes, kernel, strides, dilation):
+        if padding != 'valid' and n is None:
+            raise ValueError('%s: %r padding needs static spatial sizes on CNTK' % (name, padding))
+        pads.append(shape_rules.padding_amounts(n, k, s, d, padding))
+    return pads
+
+
+def _dilate_kernel(w, nsp, dilation):
+    """Insert zeros between taps of a CNTK kernel (.., .., k...) along each spatial axis."""
+    for j, d in enumerate(dilation):
+        if d == 1:
+            continue
+        axis = 2 + j
+        k = _static_shape(w)[axis]
+        dk = (k - 1) * d + 1
+        e = np.zeros((k, dk), dtype=_var(w).dtype)
+        e[np.arange(k), np.arange(k) * d] = 1
+        n = nsp + 2
+        perm = [i for i in range(n) if i != axis] + [axis]
+        w = C.transpose(C.times(C.transpose(w, perm), C.constant(e)), [int(i) for i in np.argsort(perm)])
+    return w
+
+
+def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
+    """Channels-first convolution; ``w_cntk`` is (out, in/groups, k...).
+
+    Raises:
+        ValueError: when the kernel's input channels do not match ``x_cf``'s.
+    """
+    cin, w_in = _static_shape(x_cf)[1], _static_shape(w_cntk)[1] * groups
+    if cin is not None and cin != w_in:
+        raise ValueError('%s: the kernel expects %d input channels but x has %d'
+                         % (name, w_in, cin))
+    kernel = _static_shape(w_cntk)[2:]
+    pads = _spatial_pads(x_cf, kernel, strides, dilation, padding, name)
+    if builtins.any(d != 1 for d in dilation):
+        # CNTK's CPU engine has no dilated convolution: spread the taps instead
+        w_cntk = _dilate_kernel(w_cntk, nsp, dilation)
+        dilation = (1,) * nsp
+    x0 = x_cf
+    kernel = _static_shape(w_cntk)[2:]
+    # CNTK's own padding centres an odd kernel: at stride 1 that is exactly
+    # the symmetric padding asked for, without a separate Pad node
+    auto = [s == 1 and k % 2 == 1 and p == ((k - 1) // 2, (k - 1) // 2) and p != (0, 0)
+            for p, k, s in zip(pads, kernel, strides)]
+    x_cf = _pad(x_cf, [(0, 0), (0, 0)] + [(0, 0) if a else p for a, p in zip(auto, pads)])
+    xb = _per_sample(x_cf)
+    kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] + auto,
+              dilation=(1,) + tuple(dilation))
+    if groups > 1:
+        kw['groups'] = groups
+    y = C.convolution(w_cntk, xb, **kw)
+    return _unbatch(y, x0)
+
+
+def _kernel_to_cntk(kernel, nsp):
+    """Keras (k..., in, out) -> CNTK (out, in, k...)."""
+    return C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))
+
+
+def _conv_nd(x, kernel, nsp, strides, padding, data_format, dilation_rate, name):
+    x, kernel = _coerce_pair(x, kernel)
+    fmt = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    shape_rules.check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    y = _conv_cf(_to_channels_first(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
+                 padding, name)
+    return _from_channels_first(y, fmt)
+
+
+def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
+    """``C.convolution`` over CNTK's batch axis with explicit padding (TensorFlow's 'same' rule);
+    dilation spreads the kernel taps (CNTK's CPU engine has no dilated convolution)."""
+    return _conv_nd(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
+
+
+def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1)):
+    """``C.convolution`` over CNTK's batch axis with explicit padding (TensorFlow's 'same' rule);
+    dilation spreads the kernel taps (CNTK's CPU engine has no dilated convolution)."""
+    return _conv_nd(x, kernel, 2, strides, padding, data_format, dilation_rate, 'conv2d')
+
+
+def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
+                    dilation_rate, name):
+    x, kernel = _coerce_pair(x, kernel)
+    fmt = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding)
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    if _is_cntk(output_shape):
+        output_shape = eval(output_shape)
+    output_shape = tuple(None if d is None else int(d) for d in output_shape)
+    if len(output_shape) != nsp + 2:
+        raise ValueError('%s: output_shape must have %d entries, got %r'
+                         % (name, nsp + 2, output_shape))
+    out_cf = (output_shape[0], output_shape[-1]) + output_shape[1:-1] \
+        if fmt == 'channels_last' else output_shape
+    x_cf = _to_channels_first(x, fmt)
+    in_sizes = _static_shape(x_cf)[2:]
+    ks = _static_shape(kernel)
+    w = C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))  # (in, out, k...)
+    w = _dilate_kernel(w, nsp, dilation)
+    dks = [(k - 1) * d + 1 for k, d in zip(ks[:nsp], dilation)]
+    full = [(n - 1) * s + dk for n, s, dk in zip(in_sizes, strides, dks)]
+    cout = ks[nsp]
+    y = C.convolution_transpose(w, _per_sample(x_cf), strides=(1,) + strides,
+                                auto_padding=[False] * (nsp + 1),
+                                output_shape=(cout,) + tuple(full))
+    y = _unbatch(y, x_cf)
+    pads, axes, begins, ends = [(0, 0), (0, 0)], [], [], []
+    for j in range(nsp):
+        before, after = shape_rules.deconv_crop(out_cf[2 + j], in_sizes[j], ks[j], strides[j], padding,
+                                     dilation[j])
+        total = before + out_cf[2 + j] + after
+        pads.append((0, builtins.max(total - full[j], 0)))
+        axes.append(2 + j)
+        begins.append(before)
+        ends.append(before + out_cf[2 + j])
+    y = _pad(y, pads)
+    y = C.slice(y, axes, begins, ends)
+    return _from_channels_first(y, fmt)
+
+
+def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """``C.convolution_transpose`` computes the full result, which is then cropped per
+    ``shape_rules.deconv_crop``."""
+    return _conv_transpose(x, kernel, output_shape, 2, strides, padding, data_format,
+                           dilation_rate, 'conv2d_transpose')
+
+
+def _depthwise_cf(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
+    ks = _static_shape(depthwise_kernel)
+    if len(ks) != nsp + 2:
+        raise ValueError('%s: depthwise_kernel must be %d-D (kernel..., in, multiplier), got '
+                         'shape %s' % (name, nsp + 2, ks))
+    cin = _static_shape(x_cf)[1]
+    if cin is not None and cin != ks[nsp]:
+        raise ValueError('%s: depthwise_kernel %s expects %d input channels but x has %d'
+                         % (name, ks, ks[nsp], cin))
+    if nsp == 1:
+        # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
+        pads = _spatial_pads(x_cf, _static_shape(depthwise_kernel)[:1], strides, dilation,
+                             padding, name)
+        x2 = _add_axis(_pad(x_cf, [(0, 0), (0, 0)] + pads), 2)
+        k2 = _add_axis(depthwise_kernel, 0)
+        y = _depthwise_cf(x2, k2, 2, (1,) + tuple(strides), (1,) + tuple(dilation),
+                          'valid', name)
+        return _drop_axis(y, 2)
+    ks = _static_shape(depthwise_kernel)
+    cin, mult = ks[nsp], ks[nsp + 1]
+    w = C.reshape(depthwise_kernel, tuple(ks[:nsp]) + (cin * mult,))
+    w = C.transpose(w, (nsp,) + tuple(range(nsp)))
+    w = C.reshape(w, (cin * mult, 1) + tuple(ks[:nsp]))
+    return _conv_cf(x_cf, w, nsp, strides, dilation, padding, name, groups=cin)
+
+
+def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, name):
+    x, dk = _coerce_pair(x, dk)
+    pk = _to_tensor(pk, dtype=dtype(x))
+    fmt = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
+    shape_rules.check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
+    dks, pks = _static_shape(dk), _static_shape(pk)
+    if len(dks) == nsp + 2 and pks[nsp] != dks[nsp] * dks[nsp + 1]:
+        raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
+                         'step gives %d (depthwise_kernel %s)'
+                         % (name, pks, pks[nsp], dks[nsp] * dks[nsp + 1], dks))
+    y = _depthwise_cf(_to_channels_first(x, fmt), dk, nsp, strides, dilation, padding, name)
+    y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
+    return _from_channels_first(y, fmt)
+
+
+def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
+                     data_format=None, dilation_rate=1):
+    """A grouped ``C.convolution`` (``groups=in``, run as 2-D with a unit row axis: MKL rejects
+    grouped 1-D convolutions), then a pointwise ``C.convolution``."""
+    return _separable(x, depthwise_kernel, pointwise_kernel, 1, strides, padding,
+                      data_format, dilation_rate, 'separable_conv1d')
+
+
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """A grouped ``C.convolution`` (``groups=in``), then a pointwise ``C.convolution``."""
+    return _separable(x, depthwise_kernel, pointwise_kernel, 2, strides, padding,
+                      data_format, dilation_rate, 'separable_conv2d')
+
+
+def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """``C.convolution`` with ``groups=in``; output channel ``c * multiplier + m``."""
+    x, depthwise_kernel = _coerce_pair(x, depthwise_kernel)
+    fmt = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding)
+    shape_rules.check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
+    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
+    dilation = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    y = _depthwise_cf(_to_channels_first(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
+                      'depthwise_conv2d')
+    return _from_channels_first(y, fmt)
+
+
+def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1, 1)):
+    """``C.convolution`` over CNTK's batch axis with explicit padding (TensorFlow's 'same' rule);
+    dilation spreads the kernel taps (CNTK's CPU engine has no dilated convolution)."""
+    return _conv_nd(x, kernel, 3, strides, padding, data_format, dilation_rate, 'conv3d')
+
+
+def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
+                     data_format=None):
+    """``C.convolution_transpose`` computes the full result, which is then cropped per
+    ``shape_rules.deconv_crop``."""
+    return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
+                           (1, 1, 1), 'conv3d_transpose')
+
+
+def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
+    x = _to_tensor(x)
+    fmt = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding)
+    pool_mode = shape_rules.normalize_pool_mode(pool_mode)
+    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
+    pool_size = shape_rules.normalize_tuple(pool_size, nsp, 'pool_size')
+    strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
+    x_cf = _to_channels_first(x, fmt)
+    pads = _spatial_pads(x_cf, pool_size, strides, (1,) * nsp, padding, name)
+    full_pads = [(0, 0), (0, 0)] + pads
+    kw = dict(strides=tuple(strides), auto_padding=[False] * nsp)
+    if pool_mode == 'max':
+        low = float(np.finfo(_var(x).dtype).min)
+        xp = _pad(x_cf, full_pads, value=low)
+        y = _unbatch(C.pooling(_per_sample(xp), C.MAX_POOLING, pool_size, **kw), x_cf)
+    else:
+        xp = _pad(x_cf, full_pads)
+        y = _unbatch(C.pooling(_per_sample(xp), C.AVG_POOLING, pool_size, **kw), x_cf)
+        if builtins.any(p != (0, 0) for p in pads):
+            sizes = _static_shape(x_cf)[2:]
+            mask = np.pad(np.ones(sizes), pads, mode='constant')
+            counts = np.zeros([shape_rules.conv_output_length(n, k, padding, s)
+                               for n, k, s in zip(sizes, pool_size, strides)])
+            for idx in np.ndindex(*counts.shape):
+                sl = tuple(builtins.slice(i * s, i * s + k)
+                           for i, s, k in zip(idx, strides, pool_size))
+                counts[idx] = mask[sl].mean()
+            y = y / C.constant(counts.astype(_var(x).dtype))
+    return _from_channels_first(y, fmt)
+
+
+def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
+    """``C.pooling`` with explicit padding; 'same' average pooling divides by the real (unpadded)
+    cells."""
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
+
+
+def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
+           pool_mode='max'):
+    """``C.pooling`` with explicit padding; 'same' average pooling divides by the real (unpadded)
+    cells."""
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
+
+
+def bias_add(x, bias, data_format=None):
+    """Broadcast addition; for channels_first inputs of rank 3 to 5, a bias of rank ``ndim(x) - 1``
+    is read as ``(spatial..., channels)`` and reshaped (not transposed) to ``(channels,
+    spatial...)``, as in Keras 2.3.1."""
+    x, bias = _coerce_pair(x, bias)
+    fmt = normalize_data_format(data_format)
+    n, bn = _nd(x), _nd(bias)
+    bs = _static_shape(bias)
+    if bn != 1 and bn != n - 1:
+        raise ValueError('bias_add: bias must be 1-D or of rank %d, got rank %d' % (n - 1, bn))
+    xs = _static_shape(x)
+    if fmt == 'channels_first' and 3 <= n <= 5:
+        laid = (bs[0],) + (1,) * (n - 2) if bn == 1 else (bs[-1],) + tuple(bs[:-1])
+    else:
+        laid = (1,) * (n - 1 - bn) + tuple(bs)
+    for d, b in zip(xs[1:], laid):
+        if b != 1 and d is not None and d != b:
+            raise ValueError('bias_add: a bias of shape %s (laid out as %s for %s) does not '
+                             'match x of shape %s' % (bs, laid, fmt, xs))
+    if fmt == 'channels_first' and 3 <= n <= 5:
+        return x + C.reshape(bias, laid)
+    return x + bias
+
+
+# ---------------------------------------------------------------------------
+# Random
+# ---------------------------------------------------------------------------
+
+def _random_shape(shape, name):
+    """Normalise a random op's ``shape``.
+
+    Returns ``(static, like)``: ``static`` a tuple of ints when the shape is
+    known while building the graph (numbers, or a tensor without inputs),
+    else None and ``like`` a tensor whose runtime shape is the requested one:
+    the tensor itself when the shape came from ``K.shape(x)``, else a zeros
+    tensor shaped at run time by the shape's value (a numpy graph node).
+    """
+    if isinstance(shape, (tuple, list)) and builtins.any(_is_cntk(d) for d in shape):
+        parts = [C.reshape(_to_tensor(d), (1,)) if _is_cntk(d) else
+                 C.constant(np.asarray([d], dtype=_np_dtype())) for d in shape]
+        shape = C.splice(*parts, axis=0) if len(parts) > 1 else parts[0]
+    if _is_cntk(shape):
+        v = _var(shape)
+        if v.uid in _SHAPE_SOURCES:
+            return None, _SHAPE_SOURCES[v.uid]
+        if v.is_constant or v.is_parameter or not C.combine([v]).arguments:
+            shape = eval(shape)
+        else:
+            if _nd(shape) != 1 or _static_shape(shape)[0] is None:
+                raise ValueError('%s: a shape tensor must be 1-D of static length, got '
+                                 'shape %r' % (name, int_shape(shape)))
+            rank = _static_shape(shape)[0]
+            like = _numpy_op([shape], lambda s: [np.zeros(tuple(int(d) for d in s.reshape(-1)))],
+                             [(None,) * rank], name='zeros_of_shape')[0]
+            return None, like
+    shape = tuple(np.asarray(shape).reshape(-1)) if not isinstance(shape, (tuple, list)) \
+        else tuple(shape)
+    if builtins.any(d is None for d in shape):
+        raise ValueError('%s: shape %r holds None; give ints or a shape tensor such as '
+                         'K.shape(x)' % (name, shape))
+    return tuple(int(d) for d in shape), None
+
+
+def _like_dtype(like, dtype):
+    target = _np_dtype(dtype)
+    return like if _var(like).dtype == target else C.cast(like, target)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """``C.random.normal``, or ``C.random.normal_like`` for a shape tensor such as ``K.shape(x)``
+    (read at run time); new values at each evaluation, the same seed giving the same sequence of
+    draws."""
+    static, like = _random_shape(shape, 'random_normal')
+    if static is None:
+        return C.random.normal_like(_like_dtype(like, dtype), mean=mean, scale=stddev,
+                                    seed=_seed(seed))
+    return C.random.normal(static, dtype=_np_dtype(dtype), mean=mean, scale=stddev,
+                           seed=_seed(seed))
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """``C.random.uniform``, or ``C.random.uniform_like`` for a shape tensor (read at run time);
+    new values at each evaluation."""
+    static, like = _random_shape(shape, 'random_uniform')
+    if static is None:
+        return C.random.uniform_like(_like_dtype(like, dtype), low=minval, high=maxval,
+                                     seed=_seed(seed))
+    return C.random.uniform(static, dtype=_np_dtype(dtype), low=minval, high=maxval,
+                            seed=_seed(seed))
+
+
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    """``C.random.bernoulli``, or ``C.random.bernoulli_like`` for a shape tensor; integer and bool
+    dtypes are held in ``floatx()``."""
+    static, like = _random_shape(shape, 'random_binomial')
+    if static is None:
+        return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_seed(seed))
+    return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_seed(seed))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """CNTK has no truncated normal: a numpy graph node (``UserFunction``) draws from
+    ``RandomState(seed)``, new values at each evaluation."""
+    static, like = _random_shape(shape, 'truncated_normal')
+    rng = np.random.RandomState(_seed(seed))
+
+    def run(v):
+        out = rng.normal(size=v.shape)
+        bad = np.abs(out) > 2
+        while bad.any():
+            out[bad] = rng.normal(size=int(bad.sum()))
+            bad = np.abs(out) > 2
+        return [out * stddev + mean]
+    if static is None:
+        return _numpy_op([like], run, [_static_shape(like)], dtype=_np_dtype(dtype),
+                         name='truncated_normal')[0]
+    return _numpy_op([], lambda _: run(np.zeros(static)), [static], dtype=_np_dtype(dtype),
+                     name='truncated_normal')[0]
+
+
+# ---------------------------------------------------------------------------
+# CTC
+# ---------------------------------------------------------------------------
+
+# Blank is the last class; the loss and the decoders are numpy graph nodes.
 
 def ctc_label_dense_to_sparse(labels, label_lengths):
-    """Sparse CTC labels: ``labels[i, j]`` for ``j < label_lengths[i]``.
-
-    CNTK has no integer sparse tensor; the result pairs the dense labels with
-    their lengths (``is_sparse`` True, ``to_dense`` zeroes entries past each length).
-
-    Args:
-        labels: ``(batch, max_len)`` int ids. label_lengths: ``(batch,)``.
-
-    Returns:
-        a sparse-labels object (``is_sparse`` is True; ``to_dense`` gives the labels).
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> sp = K.ctc_label_dense_to_sparse(K.constant([[1, 2], [3, 0]]), K.constant([2, 1]))
-        >>> K.is_sparse(sp), K.eval(K.to_dense(sp)).tolist()
-        (True, [[1.0, 2.0], [3.0, 0.0]])
-    """
-    labels = _tensor(labels)
-    lengths = _tensor(label_lengths, dtype=dtype(labels))
+    """CNTK has no integer sparse tensor: the result pairs the dense labels with their lengths
+    (``is_sparse`` is True; ``to_dense`` zeroes the entries past each length)."""
+    labels = _to_tensor(labels)
+    lengths = _to_tensor(label_lengths, dtype=dtype(labels))
     if _nd(lengths) == 2:
         lengths = _drop_axis(lengths, 1)
     return _SparseLabels(labels, lengths)
@@ -5057,33 +2984,16 @@ def _ctc_grad_np(values, _, root):
 
 
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
-    """CTC negative log likelihood per sample, ``(batch, 1)``.
-
-    ``y_pred (batch, T, C)`` softmax outputs; ``logits = log(y_pred + eps)``
-    renormalised by log-softmax in the graph; the CTC forward-backward runs
-    in a numpy graph node that also supplies the gradient.
-
-    Args:
-        y_true: ``(batch, max_len)`` label ids. y_pred: ``(batch, T, C)`` softmax outputs (blank
-            = C - 1). input_length, label_length: ``(batch, 1)``.
-
-    Returns:
-        ``(batch, 1)`` negative log likelihood (a numpy UserFunction node with a gradient).
-
-    Raises:
-        nothing of its own (CNTK raises ValueError for incompatible shapes).
-
-    Example:
-        >>> y = K.constant(np.full((1, 4, 3), 1. / 3))
-        >>> K.int_shape(K.ctc_batch_cost(K.constant([[0, 1]]), y, K.constant([[4]]), K.constant([[2]])))
-        (1, 1)
-    """
-    y_pred = _tensor(y_pred)
-    logits = C.log(y_pred + _like(y_pred, epsilon()))
+    """``log(y_pred + epsilon)`` is renormalised by a log-softmax in the graph; the CTC
+    forward-backward runs in a numpy graph node (``UserFunction``) that also supplies the gradient.
+    Blank is the last class."""
+    y_pred = _to_tensor(y_pred)
+    logits = C.log(y_pred + _constant_like(y_pred, epsilon()))
     lp = _log_softmax(logits, _nd(logits) - 1)
-    ins = [lp, _tensor(y_true, dtype=dtype(y_pred)), _tensor(input_length, dtype=dtype(y_pred)),
-           _tensor(label_length, dtype=dtype(y_pred))]
-    return _numpy_op(ins, _ctc_loss_np, [(_shape_of(lp)[0], 1)],
+    ins = [lp, _to_tensor(y_true, dtype=dtype(y_pred)),
+           _to_tensor(input_length, dtype=dtype(y_pred)),
+           _to_tensor(label_length, dtype=dtype(y_pred))]
+    return _numpy_op(ins, _ctc_loss_np, [(_static_shape(lp)[0], 1)],
                      dtype=np.dtype(_var(lp).dtype),
                      grad_fn=_ctc_grad_np, name='ctc_batch_cost')[0]
 
@@ -5112,35 +3022,16 @@ def _beam_decode(logits, lengths, beam_width, top_paths, merge_repeated):
 
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
                merge_repeated=False):
-    """Decode CTC outputs (greedy best path or prefix beam search).
-
-    Args:
-        y_pred: ``(batch, T, C)`` softmax outputs (blank = last class).
-        input_length: ``(batch,)`` or ``(batch, 1)`` lengths.
-
-    Returns:
-        ``([decoded_1, ..., decoded_top_paths], log_prob)``: each decoded
-        ``(batch, max_len)`` padded with -1 (integer values in floatx);
-        ``log_prob`` ``(batch, 1)`` for greedy (minus the summed max logit),
-        ``(batch, top_paths)`` for beam search. A numpy graph node does the search.
-
-    Raises:
-        ValueError: for ``top_paths`` outside ``1..beam_width``.
-
-    Example:
-        >>> y = K.constant(np.eye(3)[[0, 0, 2, 1]][None] * 0.9 + 0.05)
-        >>> (dec,), logp = K.ctc_decode(y, K.constant([4]))
-        >>> K.eval(dec)
-        array([[0., 1.]], dtype=float32)
-    """
+    """A numpy graph node does the search; decoded labels are integer values held in ``floatx()``,
+    padded with -1 to at least one column (CNTK holds no zero-size value)."""
     if greedy:
         top_paths = 1
     elif not 1 <= int(top_paths) <= int(beam_width):
         raise ValueError('ctc_decode: top_paths must be in 1..beam_width, got %r' % (top_paths,))
     top_paths, beam_width = int(top_paths), int(beam_width)
-    y_pred = _tensor(y_pred)
-    logits = C.log(y_pred + _like(y_pred, epsilon()))
-    lengths = _tensor(input_length, dtype=dtype(y_pred))
+    y_pred = _to_tensor(y_pred)
+    logits = C.log(y_pred + _constant_like(y_pred, epsilon()))
+    lengths = _to_tensor(input_length, dtype=dtype(y_pred))
 
     def run(lg, ln):
         ln = ln.reshape(-1)
@@ -5151,7 +3042,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
         # CNTK aborts on zero-size values: keep at least one (-1) column.
         outs = [ctc_search.pad_labellings(plist, np.float64, min_width=1) for plist in paths]
         return outs + [scores]
-    nb = _shape_of(y_pred)[0]
+    nb = _static_shape(y_pred)[0]
     shapes = [(nb, None)] * top_paths + [(nb, 1 if greedy else top_paths)]
     outs = _numpy_op([logits, lengths], run, shapes, dtype=np.dtype(_var(logits).dtype),
                      name='ctc_decode')
@@ -5159,214 +3050,99 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 
 
 # ---------------------------------------------------------------------------
-# The rest
+# Higher-order functions
 # ---------------------------------------------------------------------------
 
-def print_tensor(x, message=''):
-    """Return ``x``; printing ``message`` and its value whenever it is evaluated.
-
-    Args:
-        x: tensor. message: str printed before the value.
-
-    Returns:
-        ``x`` through an identity UserFunction that prints on evaluation.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> y = K.print_tensor(K.variable([1.]), 'y =')
-        >>> _ = K.eval(y * 2)  # prints: y = [1.]
-    """
-    x = _tensor(x)
-
-    def show(value):
-        print(message, value)
-        sys.stdout.flush()
-    return C.user_function(_PassThrough(x, show))
+def map_fn(fn, elems, name=None, dtype=None):
+    """The slices travel on CNTK's batch axis (``C.to_batch``): ``fn`` sees one element and the
+    length may be unknown. ``name`` and ``dtype`` are ignored."""
+    elems = _to_tensor(elems)
+    y = fn(_per_sample(elems))
+    return _unbatch(_to_tensor(y), elems)
 
 
-@contextlib.contextmanager
-def name_scope(name):
-    """Context manager: variables and constants made inside are named under ``name``.
-
-    CNTK has no name scopes; as in Keras 2.3.1's CNTK backend, the open
-    scopes (joined with ``_``) prefix the names given to ``variable`` and
-    ``constant`` (``'<scopes>/<name>'``), so that the weights of nested Keras
-    layers (a ``Bidirectional``'s two RNNs) get distinct names.
-
-    Args:
-        name: str.
-
-    Returns:
-        a context manager yielding ``name``.
-
-    Raises:
-        ValueError: when ``name`` is not a string.
-
-    Example:
-        >>> with K.name_scope('block1'):
-        ...     v = K.variable(1., name='kernel')
-        >>> v.name
-        'block1/kernel'
-    """
-    with common._name_scope_stack(name):
-        yield name
-
-
-@contextlib.contextmanager
-def control_dependencies(control_inputs):
-    """Context manager: ``identity`` results built inside read after ``control_inputs``.
-
-    CNTK runs every node a fetch needs and has no control edges. The updates
-    (``K.update``-family results) among ``control_inputs`` are recorded while
-    the block is open; ``identity(t)`` built inside it reads the values they
-    write (see ``identity``), which is how Keras' stateful metrics return
-    their value after this batch's update. Other ops and inputs are unaffected.
-
-    Args:
-        control_inputs: list of tensors/updates (None or an empty list: nothing).
-
-    Returns:
-        a context manager.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> total = K.variable(0.); x = K.placeholder((None,))
-        >>> up = K.update_add(total, K.sum(x))
-        >>> with K.control_dependencies([up]):
-        ...     result = K.identity(total)
-        >>> K.function([x], [result], updates=[up])([np.ones(3)])
-        [array(3., dtype=float32)]
-    """
-    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
-        control_inputs = [control_inputs]
-    group = [u for u in (control_inputs or [])
-             if isinstance(u, C.Function) and hasattr(u, '_keras_target')]
-    _CONTROL_UPDATES.append(group)
-    try:
-        yield
-    finally:
-        _CONTROL_UPDATES.pop()
+def _fold(fn, elems, initializer, backwards):
+    elems = _to_tensor(elems)
+    n = _static_shape(elems)[0]
+    if n is None:
+        # unknown length: a CNTK recurrence over a sequence axis
+        if backwards:
+            elems = reverse(elems, 0)
+        xs = _to_seq(elems)
+        if initializer is None:
+            ph = C.placeholder(shape=_var(xs).shape, dynamic_axes=_var(xs).dynamic_axes)
+            acc = C.element_select(C.sequence.is_first(xs), xs,
+                                   _to_tensor(fn(C.sequence.past_value(ph), xs)))
+        else:
+            ph, prev = _seq_previous(initializer, xs)
+            acc = _to_tensor(fn(prev, xs))
+        C.combine([_var(acc)]).replace_placeholders({ph: _var(acc)})
+        return _seq_last(acc)
+    if n == 0 and initializer is None:
+        raise ValueError('foldl/foldr: elems is empty and no initializer was given')
+    idx = list(range(n))[::-1] if backwards else list(range(n))
+    items = [_drop_axis(C.slice(elems, 0, i, i + 1), 0) for i in idx]
+    if initializer is None:
+        acc, items = items[0], items[1:]
+    else:
+        acc = _to_tensor(initializer)
+    for it in items:
+        acc = fn(acc, it)
+    return _to_tensor(acc)
 
 
-def symbolic(func):
-    """Decorator: returns ``func`` unchanged (CNTK is always symbolic).
-
-    Args:
-        func: a function.
-
-    Returns:
-        ``func`` unchanged.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> @K.symbolic
-        ... def double(x):
-        ...     return x * 2
-    """
-    return func
+def foldl(fn, elems, initializer=None, name=None):
+    """A static length is unrolled; an unknown one runs as a CNTK recurrence over a sequence axis
+    (``C.sequence.past_value``)."""
+    return _fold(fn, elems, initializer, False)
 
 
-def eager(func):
-    """Decorator: returns ``func`` unchanged (CNTK has no eager mode).
-
-    Args:
-        func: a function.
-
-    Returns:
-        ``func`` unchanged.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> @K.eager
-        ... def double(x):
-        ...     return x * 2
-    """
-    return func
+def foldr(fn, elems, initializer=None, name=None):
+    """A static length is unrolled; an unknown one runs as a CNTK recurrence over a sequence axis
+    (``C.sequence.past_value``)."""
+    return _fold(fn, elems, initializer, True)
 
 
-def pattern_broadcast(x, broadcastable):
-    """Check ``broadcastable`` against ``ndim(x)`` and return ``x``.
+# ---------------------------------------------------------------------------
+# Locally connected
+# ---------------------------------------------------------------------------
 
-    Raises:
-        ValueError: when the pattern length differs from ``ndim(x)``.
-
-    Args:
-        x: tensor. broadcastable: sequence of bools, one per axis.
-
-    Returns:
-        ``x`` unchanged.
-
-    Example:
-        >>> x = K.placeholder((None, 1)); K.pattern_broadcast(x, [False, True]) is x
-        True
-    """
-    if len(broadcastable) != ndim(x):
-        raise ValueError('pattern_broadcast: pattern of length %d for a tensor of rank %d'
-                         % (len(broadcastable), ndim(x)))
-    return x
-
-
-class _Session(object):
-    """Session-like object: ``run(fetches, feed_dict)`` evaluates tensors."""
-
-    def run(self, fetches, feed_dict=None):
-        single = not isinstance(fetches, (list, tuple))
-        items = [fetches] if single else list(fetches)
-        feed = {}
-        for k, v in (feed_dict or {}).items():
-            feed[_var(k)] = _feed_value(k, v)
-        res = _evaluate(items, feed)
-        return res[0] if single else res
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """One ``C.times`` per output step on the flattened patch, spliced."""
+    inputs, kernel = _coerce_pair(inputs, kernel)
+    fmt = normalize_data_format(data_format)
+    k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
+    s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
+    x = inputs if fmt == 'channels_last' else C.transpose(inputs, (0, 2, 1))
+    steps = _static_shape(kernel)[0]
+    outs = []
+    for i in range(steps):
+        patch = batch_flatten(C.slice(x, 1, i * s, i * s + k))
+        w = _drop_axis(C.slice(kernel, 0, i, i + 1), 0)
+        outs.append(_add_axis(C.times(patch, w), 1))
+    y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
+    return y if fmt == 'channels_last' else C.transpose(y, (0, 2, 1))
 
 
-_SESSION = _Session()
-
-
-def get_session():
-    """The session-like object (CNTK has no sessions).
-
-    Args:
-        none.
-
-    Returns:
-        a session-like object with ``run(fetches, feed_dict=None)``.
-
-    Raises:
-        nothing.
-
-    Example:
-        >>> x = K.placeholder((2,))
-        >>> K.get_session().run(x * 2, feed_dict={x: np.ones(2)})
-        array([2., 2.], dtype=float32)
-    """
-    return _SESSION
-
-
-def set_session(session):
-    """Replace the session-like object; it must offer ``run(fetches, feed_dict)``.
-
-    Args:
-        session: an object with a ``run`` method.
-
-    Returns:
-        None.
-
-    Example:
-        >>> K.set_session(K.get_session())
-    """
-    global _SESSION
-    if not hasattr(session, 'run'):
-        raise ValueError('set_session: expected an object with a run method, got %r'
-                         % (session,))
-    _SESSION = session
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """One ``C.times`` per output position on the flattened patch, spliced; patches flatten as
+    ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)`` for channels_first."""
+    inputs, kernel = _coerce_pair(inputs, kernel)
+    fmt = normalize_data_format(data_format)
+    kh, kw = shape_rules.normalize_tuple(kernel_size, 2, 'kernel_size')
+    sh, sw = shape_rules.normalize_tuple(strides, 2, 'strides')
+    rows, cols = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
+    ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
+    outs = []
+    for r in range(rows):
+        for c in range(cols):
+            patch = C.slice(inputs, [ha, wa], [r * sh, c * sw], [r * sh + kh, c * sw + kw])
+            w = _drop_axis(C.slice(kernel, 0, r * cols + c, r * cols + c + 1), 0)
+            outs.append(_add_axis(C.times(batch_flatten(patch), w), 1))
+    y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
+    filters = _static_shape(kernel)[-1]
+    y = C.reshape(y, (rows, cols, filters), begin_axis=1)
+    return y if fmt == 'channels_last' else C.transpose(y, (0, 3, 1, 2))
 
 
 api.install(globals(), ENGINE)
