@@ -177,7 +177,11 @@ def documented(fn, name, engine=None):
             note = ''
     text = inspect.cleandoc(doc)
     if note and engine:
-        text += '\n\nNote:\n    %s: %s' % (engine, note.replace('\n', '\n    '))
+        if not note.startswith(engine):
+            note_text = '%s: %s' % (engine, note)
+        else:
+            note_text = note
+        text += '\n\nNote:\n    %s' % note_text.replace('\n', '\n    ')
     try:
         fn.__doc__ = text
         fn.engine_note = note
