@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 from . import __version__
+from . import api
 from . import config_file as _cfg
 from .engines import BUILTIN_BACKEND_NAMES
 
@@ -26,9 +27,10 @@ def _engine_status(name):
         return 'not importable: %s' % e
     except Exception as e:  # an engine that breaks on import is reported, not raised
         return 'broken: %s: %s' % (type(e).__name__, e)
-    engine = getattr(module, 'ENGINE', name)
+    engine = str(getattr(module, 'ENGINE', name))
     version = getattr(module, 'ENGINE_VERSION', '?')
-    return 'ok: %s %s' % (engine, version)
+    # ENGINE is lower-case ('tensorflow'); show the engine's own spelling.
+    return 'ok: %s %s' % (api._ENGINE_TITLES.get(engine.lower(), engine), version)
 
 
 def _probe_engines():

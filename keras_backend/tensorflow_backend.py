@@ -81,7 +81,7 @@ finally:
     else:
         os.environ['KERAS_BACKEND'] = _saved_keras_backend
 
-ENGINE = 'TensorFlow'
+ENGINE = 'tensorflow'
 ENGINE_VERSION = tf.__version__
 
 py_all = all
@@ -306,6 +306,10 @@ def _in_our_graph():
     return False
 
 
+# ---------------------------------------------------------------------------
+# Helpers shared by the sections
+# ---------------------------------------------------------------------------
+
 def _to_tensor(x, dtype=None):
     """Convert ``x`` to a tensor (variables are read)."""
     if isinstance(x, tf.SparseTensor):
@@ -363,7 +367,7 @@ def _keras_meta(t, learning_phase=None):
     return t
 
 
-def _float_like(x, value):
+def _constant_like(x, value):
     """``value`` as a tensor of ``x``'s dtype (for python scalars in formulas)."""
     if isinstance(value, (tf.Tensor, tf.Variable)):
         return tf.cast(value, x.dtype) if value.dtype != x.dtype else value
@@ -401,545 +405,70 @@ def _set_shape(t, shape):
     return t
 
 
-# ---------------------------------------------------------------------------
-# Backend identity, sessions, learning phase
-# ---------------------------------------------------------------------------
-
-def backend():
-    """Return the name of this backend.
-
-    Returns:
-        str: ``'tensorflow'``.
-
-    Example:
-        >>> K.backend()
-        'tensorflow'
-    """
-    return 'tensorflow'
-
-
-def clear_session():
-    """Forget every symbolic tensor: a fresh graph, learning phase and uids.
-
-    Placeholders and compiled functions created before become unusable;
-    eager variables keep working (they live outside the graph). The
-    learning phase set with ``set_learning_phase`` is reset too.
-
-    Example:
-        >>> K.clear_session()
-    """
-    common._reset_session_state()
-    _State.wrapped = None
-    _State.capture_index = None
-    _State.learning_phase_tensor = None
-    _State.eval_cache = {}
-    _State.session = None
-
-
-def learning_phase():
-    """Return the learning phase: a Python int or the symbolic flag to feed.
-
-    Returns:
-        the int (0 test, 1 train) fixed by ``set_learning_phase`` /
-        ``learning_phase_scope``, else a scalar bool placeholder with default
-        False (test) of the symbolic graph; put it among ``function``'s
-        inputs and feed 0 or 1. The same tensor is returned until
-        ``clear_session()``.
-
-    Example:
-        >>> lp = K.learning_phase()
-        >>> f = K.function([x, lp], [K.in_train_phase(x * 2, x)])
-        >>> f([np.ones(3), 1])
-    """
-    fixed = common._fixed_learning_phase()
-    if fixed is not None:
-        return fixed
-    if _State.learning_phase_tensor is None:
-        g = _graph()
-        # Top-level name whatever name scope asks for it first.
-        with g.as_default(), g.name_scope(None), tf.control_dependencies(None):
-            _State.learning_phase_tensor = tf.compat.v1.placeholder_with_default(
-                False, shape=(), name='keras_learning_phase')
-    return _State.learning_phase_tensor
-
-
-class _Session(object):
-    """Session-like object for TF2 (there is no default tf.Session in eager mode).
-
-    ``run(fetches, feed_dict=None)`` evaluates tensors / variables (a single
-    one, or a list, tuple or dict of them) feeding ``{placeholder: value}``;
-    variables are eager and need no initialisation.
-    """
-
-    def __init__(self):
-        self._cache = {}
-
-    @property
-    def graph(self):
-        return _graph()
-
-    def run(self, fetches, feed_dict=None):
-        feed_dict = dict(feed_dict or {})
-        if isinstance(fetches, dict):
-            keys = list(fetches.keys())
-            values = self.run([fetches[k] for k in keys], feed_dict)
-            return dict(zip(keys, values))
-        single = not isinstance(fetches, (list, tuple))
-        flat = [fetches] if single else list(fetches)
-        feeds = list(feed_dict.keys())
-        key = (tuple(id(f) for f in flat), tuple(id(f) for f in feeds))
-        fn = self._cache.get(key)
-        if fn is None:
-            fn = function(feeds, flat)
-            self._cache[key] = fn
-        out = fn([feed_dict[k] for k in feeds])
-        if single:
-            return out[0]
-        return type(fetches)(out) if isinstance(fetches, tuple) else out
-
-    def close(self):
-        self._cache = {}
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def get_session():
-    """Return the session used to evaluate symbolic tensors.
-
-    TensorFlow 2 runs eagerly and variables are eager, so this returns the
-    session set with ``set_session``, else a session-like object whose
-    ``run(fetches, feed_dict=None)`` evaluates tensors of the symbolic graph.
-
-    Example:
-        >>> sess = K.get_session()
-        >>> sess.run(K.placeholder(shape=(2,)) * 2, {x: [1., 2.]})
-    """
-    if _State.session is None:
-        _State.session = _Session()
-    return _State.session
-
-
-def set_session(session):
-    """Set the object ``get_session()`` returns.
-
-    Args:
-        session: a ``tf.compat.v1.Session`` or any object with a
-            ``run(fetches, feed_dict=None)`` method. Variables of this
-            backend are eager: a graph-mode ``tf.compat.v1.Session`` cannot
-            read them.
-
-    Raises:
-        ValueError: when ``session`` has no ``run`` method.
-
-    Example:
-        >>> K.set_session(K.get_session())
-    """
-    if not callable(getattr(session, 'run', None)):
-        raise ValueError('session: expected an object with a run() method (such as '
-                         'tf.compat.v1.Session), got %r' % (session,))
-    _State.session = session
-
-
-@contextlib.contextmanager
-def name_scope(name):
-    """Context manager prefixing the names of the ops created inside it.
-
-    Args:
-        name: str, the scope name.
-
-    Example:
-        >>> with K.name_scope('block1'):
-        ...     y = K.relu(x)
-    """
-    if not isinstance(name, str):
-        raise ValueError('name: expected a str, got %r' % (name,))
-    if tf.executing_eagerly():
-        with tf.name_scope(name) as scope, _graph().name_scope(name):
-            yield scope
-    else:
-        with tf.name_scope(name) as scope:
-            yield scope
-
-
-@contextlib.contextmanager
-def control_dependencies(control_inputs):
-    """Context manager: ops created inside run after ``control_inputs``.
-
-    With symbolic control inputs the block builds its ops in the symbolic
-    graph; with eager ones (already computed) it is a no-op. Updates
-    (``update``, ``update_add``, ...) are accepted, as in Keras 2 where they
-    are graph ops: the block's ops run after the assignment, and a
-    ``function`` listing the same update among its ``updates`` runs it once
-    per call (Keras' stateful metrics read their result after their update
-    so).
-
-    Args:
-        control_inputs: list of tensors / operations / updates (or None).
-
-    Example:
-        >>> with K.control_dependencies([K.print_tensor(x)]):
-        ...     y = K.identity(x)
-    """
-    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
-        control_inputs = [control_inputs]
-    control_inputs = list(control_inputs or [])
-    updates = [c for c in control_inputs if isinstance(c, _Update)]
-    inputs = [c for c in control_inputs if not isinstance(c, _Update)]
-    if tf.executing_eagerly() and (updates or py_any(
-            _is_symbolic(c) or isinstance(c, tf.Operation) for c in inputs)):
-        with _graph().as_default():
-            inputs += [u.shared_op() for u in updates]
-            with tf.control_dependencies(inputs) as ctx:
-                yield ctx
-    else:
-        inputs += [u.shared_op() for u in updates]
-        with tf.control_dependencies(inputs) as ctx:
-            yield ctx
-
-
-def symbolic(func):
-    """Decorator: run ``func`` while building ops in the symbolic graph.
-
-    Example:
-        >>> @K.symbolic
-        ... def build(x):
-        ...     return K.square(x)
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if not tf.executing_eagerly():
-            return func(*args, **kwargs)
-        with _graph().as_default():
-            return func(*args, **kwargs)
-    return wrapper
-
-
-def eager(func):
-    """Decorator: run ``func`` eagerly, even from inside graph building.
-
-    Example:
-        >>> @K.eager
-        ... def value(v):
-        ...     return K.get_value(v)
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        with tf.init_scope():
-            return func(*args, **kwargs)
-    return wrapper
-
-
-# ---------------------------------------------------------------------------
-# Tensors, variables, placeholders
-# ---------------------------------------------------------------------------
-
-def is_sparse(tensor):
-    """Return True when ``tensor`` is a ``tf.SparseTensor``.
-
-    Example:
-        >>> K.is_sparse(K.placeholder((2, 2), sparse=True))
-        True
-    """
-    return isinstance(tensor, tf.SparseTensor)
-
-
-@_graph_aware
-def to_dense(tensor):
-    """Convert a sparse tensor to a dense one (other tensors are returned as is).
-
-    Args:
-        tensor: ``tf.SparseTensor`` or any tensor.
-
-    Returns:
-        dense tensor of the same dense shape and dtype.
-
-    Example:
-        >>> K.eval(K.to_dense(K.ctc_label_dense_to_sparse([[1, 2]], [1])))
-        array([[1, 0]], dtype=int32)
-    """
-    if isinstance(tensor, tf.SparseTensor):
-        return tf.sparse.to_dense(tensor)
-    return tensor
-
-
-def variable(value, dtype=None, name=None, constraint=None):
-    """Create an (eager) variable holding a copy of ``value``.
-
-    Args:
-        value: numpy array, list, scalar or eager tensor.
-        dtype: dtype of the variable, ``floatx()`` when None.
-        name: optional str.
-        constraint: optional callable applied after optimiser updates
-            (stored on the variable as ``constraint``).
-
-    Returns:
-        ``tf.Variable`` of ``value``'s shape, carrying Keras 2's metadata:
-        ``_keras_shape`` (its shape tuple) and ``_uses_learning_phase``
-        (False).
-
-    Raises:
-        ValueError: when ``value`` depends on a placeholder, or cannot be
-            converted to ``dtype`` (a graph tensor of variables and
-            constants is evaluated and its value copied).
-        TypeError: when ``dtype`` names no dtype.
-
-    Example:
-        >>> v = K.variable([[1, 2], [3, 4]]); K.eval(v)
-        array([[1., 2.], [3., 4.]], dtype=float32)
-    """
-    dtype = _normalize_dtype(dtype, 'variable: dtype')
-    if _is_symbolic(value):
-        if _placeholders_needed([value.indices if isinstance(value, tf.SparseTensor) else
-                                 getattr(value, 'values', value)], []):
-            raise ValueError('variable: value must be a numpy array, list, scalar, eager '
-                             'tensor or a graph tensor that needs no placeholder; got %r '
-                             '(feed it through K.function and pass the result)' % (value,))
-        value = eval(value)
-    if constraint is not None and not callable(constraint):
-        raise ValueError('constraint: expected a callable or None, got %r' % (constraint,))
-    with tf.init_scope():
-        if isinstance(value, tf.SparseTensor):
-            value = tf.sparse.to_dense(value)
-        if isinstance(value, (tf.Tensor, tf.Variable)):
-            init = tf.cast(value, dtype)
-        else:
-            try:
-                init = tf.convert_to_tensor(np.asarray(value, dtype=dtype))
-            except (TypeError, ValueError) as e:
-                raise ValueError('variable: cannot convert value to %s (%s)' % (dtype, e))
-        try:
-            v = tf.Variable(init, dtype=dtype, name=name, constraint=constraint)
-        except ValueError:
-            v = tf.Variable(init, dtype=dtype, constraint=constraint)
-    v._keras_backend_variable = True
-    return _keras_meta(v, False)
-
-
-def is_variable(x):
-    """Return True when ``x`` is a variable (``tf.Variable``).
-
-    Example:
-        >>> K.is_variable(K.variable(1.))
-        True
-    """
-    return isinstance(x, tf.Variable)
-
-
-@_graph_aware
-def constant(value, dtype=None, shape=None, name=None):
-    """Create a constant tensor.
-
-    Args:
-        value: numpy array, list or scalar; with ``shape``, a scalar fills it.
-        dtype: ``floatx()`` when None.
-        shape: optional tuple of ints.
-        name: optional str.
-
-    Returns:
-        tensor of ``dtype`` (with ``_keras_shape``, its shape tuple).
-
-    Raises:
-        TypeError: when ``dtype`` names no dtype.
-        ValueError: when ``value`` does not fit ``dtype`` / ``shape``.
-
-    Example:
-        >>> K.eval(K.constant(2., shape=(2,)))
-        array([2., 2.], dtype=float32)
-    """
-    dtype = _normalize_dtype(dtype, 'constant: dtype')
-    if shape is not None:
-        shape = tuple(int(s) for s in shape)
-    if isinstance(value, (tf.Tensor, tf.Variable)):
-        out = tf.cast(value, dtype)
-        return _keras_meta(tf.reshape(out, shape) if shape is not None else tf.identity(out))
+def _int_tuple(shape, name):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
     try:
-        return _keras_meta(tf.constant(value, dtype=dtype, shape=shape, name=name))
-    except (TypeError, ValueError) as e:
-        raise ValueError('constant: cannot build a %s constant of shape %r from %r (%s)'
-                         % (dtype, shape, value, e))
+        out = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise ValueError('%s: expected a tuple of ints, got %r' % (name, shape))
+    if py_any(s < 0 for s in out):
+        raise ValueError('%s: expected non-negative sizes, got %r' % (name, shape))
+    return out
 
 
-def is_tensor(x):
-    """Return True for any TensorFlow tensor, sparse tensor or variable.
-
-    Example:
-        >>> K.is_tensor(K.variable(1.)), K.is_tensor(np.ones(2))
-        (True, False)
-    """
-    return isinstance(x, (tf.Tensor, tf.Variable, tf.SparseTensor, tf.IndexedSlices)) \
-        or tf.is_tensor(x)
-
-
-def is_keras_tensor(x):
-    """Return True when ``x`` is a Keras tensor: a tensor that a Keras layer
-    (or ``Input``) returned, recognised by its ``_keras_history`` attribute.
-
-    Placeholders, ops on them, variables, constants and eager tensors give
-    False (as Keras 2.3.1's own backends).
-
-    Args:
-        x: a tensor, variable or sparse tensor.
-
-    Returns:
-        bool.
-
-    Raises:
-        ValueError: when ``x`` is not a tensor at all (numpy array, number,
-            list); the message names its type.
-
-    Example:
-        >>> K.is_keras_tensor(K.placeholder((2,))), K.is_keras_tensor(K.variable(1.))
-        (False, False)
-        >>> y = K.placeholder((2,)); y._keras_history = (None, 0, 0)
-        >>> K.is_keras_tensor(y)
-        True
-    """
-    if not is_tensor(x):
-        raise ValueError('is_keras_tensor: expected a symbolic tensor, got %r of type %s'
-                         % (x, type(x).__name__))
-    return hasattr(x, '_keras_history')
+def _axis_arg(axis, ndim):
+    """``axis`` (None, an int or a list of ints) with negative axes counted
+    from ``ndim``; None stays None (all axes)."""
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return [shape_rules.normalize_axis(int(a), ndim) for a in axis]
+    return shape_rules.normalize_axis(int(axis), ndim)
 
 
-def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
-    """Create a symbolic input (placeholder) in the graph.
-
-    Args:
-        shape: tuple of ints / None (None dims are free); when None, ``ndim``
-            gives ``(None,) * ndim``; with neither the rank is unknown.
-        ndim: int, used when ``shape`` is None.
-        dtype: ``floatx()`` when None; any numeric dtype, ``'bool'`` or
-            ``'string'``.
-        sparse: True gives a ``tf.SparseTensor`` placeholder.
-        name: optional str.
-
-    Returns:
-        symbolic tensor (``tf.SparseTensor`` when ``sparse``) carrying Keras
-        2's metadata: ``_keras_shape`` (the shape tuple, None for an unknown
-        rank) and ``_uses_learning_phase`` (False).
-
-    Raises:
-        ValueError: for a bad ``shape`` or ``ndim``.
-        TypeError: when ``dtype`` names no dtype.
-
-    Example:
-        >>> x = K.placeholder(shape=(None, 3)); K.int_shape(x)
-        (None, 3)
-    """
-    dtype = _normalize_dtype(dtype, 'placeholder: dtype')
-    if shape is None and ndim is not None:
-        if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)) or ndim < 0:
-            raise ValueError('ndim: expected a non-negative int, got %r' % (ndim,))
-        shape = (None,) * int(ndim)
-    if shape is not None:
-        try:
-            shape = tuple(None if d is None else int(d) for d in shape)
-        except (TypeError, ValueError):
-            raise ValueError('shape: expected a tuple of ints or None, got %r' % (shape,))
-    with _graph().as_default():
-        if sparse:
-            x = tf.compat.v1.sparse_placeholder(dtype, shape=shape, name=name)
-        else:
-            x = tf.compat.v1.placeholder(dtype, shape=shape, name=name)
-    x._keras_shape = shape
-    x._uses_learning_phase = False
+def _to_channels_last(x, data_format):
+    """Move channels last when ``data_format`` is channels_first."""
+    if data_format == 'channels_first':
+        return tf.transpose(x, shape_rules.to_channels_last_perm(x.shape.rank))
     return x
 
 
-def is_placeholder(x):
-    """Return True only for placeholders (dense or sparse, and the learning phase).
-
-    Example:
-        >>> K.is_placeholder(K.placeholder((2,))), K.is_placeholder(K.variable(1.))
-        (True, False)
-    """
-    if isinstance(x, tf.SparseTensor):
-        x = x.indices
-    if not isinstance(x, tf.Tensor) or isinstance(x, _EagerTensor):
-        return False
-    try:
-        return x.op.type in ('Placeholder', 'PlaceholderWithDefault')
-    except AttributeError:
-        return False
+def _from_channels_last(x, data_format):
+    """Move channels back first when ``data_format`` is channels_first."""
+    if data_format == 'channels_first':
+        return tf.transpose(x, shape_rules.to_channels_first_perm(x.shape.rank))
+    return x
 
 
-@_graph_aware
-def shape(x):
-    """Return the runtime shape of ``x`` as an int32 vector tensor.
-
-    Example:
-        >>> K.eval(K.shape(K.zeros((2, 3))))
-        array([2, 3], dtype=int32)
-    """
-    if isinstance(x, tf.SparseTensor):
-        return tf.cast(x.dense_shape, 'int32')
-    return tf.shape(_to_tensor(x), out_type='int32')
+def _check_kernel(kernel, rank, name='kernel'):
+    kernel = _to_tensor(kernel)
+    if kernel.shape.rank is not None and kernel.shape.rank != rank:
+        raise ValueError('%s: expected a rank-%d kernel, got shape %s'
+                         % (name, rank, tuple(kernel.shape.as_list())))
+    return kernel
 
 
-def int_shape(x):
-    """Return the static shape of ``x`` as a tuple of ints / None.
-
-    Args:
-        x: tensor, variable, sparse tensor or numpy array.
-
-    Returns:
-        tuple (None for an unknown rank); ``x._keras_shape`` when ``x`` has
-        that attribute (Keras' engine sets it on layer outputs), as Keras 2.
-
-    Raises:
-        ValueError: when ``x`` has no shape.
-
-    Example:
-        >>> K.int_shape(K.placeholder((None, 4)))
-        (None, 4)
-    """
-    if isinstance(x, np.ndarray):
-        return x.shape
-    if hasattr(x, '_keras_shape'):
-        return x._keras_shape
-    shp = getattr(x, 'shape', None)
-    if shp is None:
-        raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
-                         % (x,))
-    if isinstance(shp, tuple):
-        return shp
-    try:
-        shp = tf.TensorShape(shp)
-    except (TypeError, ValueError):
-        raise ValueError('int_shape: cannot read the shape of %r' % (x,))
-    if shp.rank is None:
-        return None
-    return tuple(shp.as_list())
+def _stateless_seed(seed):
+    """A stateless-op seed pair for an int ``seed``: same seed, same values."""
+    seed = int(seed)
+    return tf.constant([seed & 0x7FFFFFFF, (seed >> 31) & 0x7FFFFFFF], dtype='int64')
 
 
-def ndim(x):
-    """Return the number of axes of ``x`` (None for an unknown rank).
+def _check_seed(seed, name='seed'):
+    """The op seed to use: ``seed``, or (None) one drawn from numpy's global
+    generator, as Keras 2.3.1 does, so ``np.random.seed`` makes seedless
+    random ops (initialisers, dropout) reproducible."""
+    if seed is None:
+        return int(np.random.randint(10e6))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError('%s: expected an int or None, got %r' % (name, seed))
+    return int(seed)
 
-    Example:
-        >>> K.ndim(K.zeros((2, 3)))
-        2
-    """
-    s = int_shape(x)
-    return None if s is None else len(s)
 
-
-def dtype(x):
-    """Return the dtype of ``x`` as a string such as ``'float32'``.
-
-    Example:
-        >>> K.dtype(K.variable(1.))
-        'float32'
-    """
-    dt = getattr(x, 'dtype', None)
-    if dt is None:
-        raise ValueError('dtype: expected a tensor, variable or numpy array, got %r' % (x,))
-    if isinstance(dt, tf.DType):
-        return dt.base_dtype.name
-    return np.dtype(dt).name
-
+# ---------------------------------------------------------------------------
+# Graph walking, updates and compiled functions
+# ---------------------------------------------------------------------------
 
 def _capture_index():
     """``{id(placeholder op): external value}`` for the captures of the module
@@ -1040,252 +569,6 @@ def _flat_components(t):
     return t
 
 
-def eval(x):
-    """Evaluate ``x`` and return its value as a numpy array.
-
-    Args:
-        x: variable, eager tensor, graph tensor that needs no feed (such as
-            an op on variables: its current value, computed by a function
-            compiled once per tensor), or an update (run once; its new value
-            is returned).
-
-    Returns:
-        numpy array (sparse tensors are returned dense).
-
-    Raises:
-        ValueError: when ``x`` depends on placeholders (feed them with
-            ``function`` instead); the message names them.
-
-    Example:
-        >>> v = K.variable([1., 2.]); y = v * 2
-        >>> K.eval(y)
-        array([2., 4.], dtype=float32)
-        >>> K.set_value(v, [3., 4.]); K.eval(y)
-        array([6., 8.], dtype=float32)
-    """
-    if isinstance(x, _Update):
-        return x.run()
-    if isinstance(x, tf.Variable):
-        return np.asarray(x.numpy())
-    if isinstance(x, (list, tuple)):
-        raise ValueError('eval: expected one tensor, got a %s (use batch_get_value)'
-                         % type(x).__name__)
-    if not _is_symbolic(x):
-        if isinstance(x, tf.SparseTensor):
-            return tf.sparse.to_dense(x).numpy()
-        if isinstance(x, tf.IndexedSlices):
-            return tf.convert_to_tensor(x).numpy()
-        if isinstance(x, tf.Tensor):
-            return np.asarray(x.numpy())
-        raise ValueError('eval: expected a tensor or variable, got %r' % (x,))
-    key = x.ref() if isinstance(x, tf.Tensor) else id(x)
-    fn = _State.eval_cache.get(key)
-    if fn is None:
-        missing = _placeholders_needed([x.indices if isinstance(x, tf.SparseTensor) else
-                                        getattr(x, 'values', x)], [])
-        if missing:
-            raise ValueError('eval: x depends on placeholder(s) %s; feed them through '
-                             'K.function([...], x) instead'
-                             % ', '.join(repr(op.name) for op in missing))
-        fn = function([], x)
-        _State.eval_cache[key] = fn
-    return fn([])
-
-
-@_graph_aware
-def zeros(shape, dtype=None, name=None):
-    """Return a variable filled with zeros.
-
-    Args:
-        shape: tuple of ints.
-        dtype: ``floatx()`` when None.
-        name: optional str.
-
-    Example:
-        >>> K.eval(K.zeros((2, 2)))
-        array([[0., 0.], [0., 0.]], dtype=float32)
-    """
-    dtype = _normalize_dtype(dtype, 'zeros: dtype')
-    with tf.init_scope():
-        return variable(tf.zeros(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
-
-
-@_graph_aware
-def ones(shape, dtype=None, name=None):
-    """Return a variable filled with ones.
-
-    Args:
-        shape: tuple of ints.
-        dtype: ``floatx()`` when None.
-        name: optional str.
-
-    Example:
-        >>> K.eval(K.ones((2,)))
-        array([1., 1.], dtype=float32)
-    """
-    dtype = _normalize_dtype(dtype, 'ones: dtype')
-    with tf.init_scope():
-        return variable(tf.ones(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
-
-
-def _int_tuple(shape, name):
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        return (int(shape),)
-    try:
-        out = tuple(int(s) for s in shape)
-    except (TypeError, ValueError):
-        raise ValueError('%s: expected a tuple of ints, got %r' % (name, shape))
-    if py_any(s < 0 for s in out):
-        raise ValueError('%s: expected non-negative sizes, got %r' % (name, shape))
-    return out
-
-
-def eye(size, dtype=None, name=None):
-    """Return an identity-matrix variable.
-
-    Args:
-        size: int (square) or ``(rows, cols)``.
-        dtype: ``floatx()`` when None.
-        name: optional str.
-
-    Example:
-        >>> K.eval(K.eye((2, 3)))
-        array([[1., 0., 0.], [0., 1., 0.]], dtype=float32)
-    """
-    dtype = _normalize_dtype(dtype, 'eye: dtype')
-    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
-        rows, cols = int(size), int(size)
-    else:
-        rows, cols = shape_rules.normalize_tuple(size, 2, 'size')
-    with tf.init_scope():
-        return variable(tf.eye(rows, cols, dtype=dtype), dtype, name)
-
-
-@_graph_aware
-def zeros_like(x, dtype=None, name=None):
-    """Return a tensor of zeros with the shape of ``x``.
-
-    Args:
-        x: tensor or variable.
-        dtype: dtype of the result, ``x``'s dtype when None.
-
-    Example:
-        >>> K.eval(K.zeros_like(K.ones((2,))))
-        array([0., 0.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    dtype = None if dtype is None else _normalize_dtype(dtype, 'zeros_like: dtype')
-    return tf.zeros_like(x, dtype=dtype, name=name)
-
-
-@_graph_aware
-def ones_like(x, dtype=None, name=None):
-    """Return a tensor of ones with the shape of ``x``.
-
-    Args:
-        x: tensor or variable.
-        dtype: dtype of the result, ``x``'s dtype when None.
-
-    Example:
-        >>> K.eval(K.ones_like(K.zeros((2,))))
-        array([1., 1.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    dtype = None if dtype is None else _normalize_dtype(dtype, 'ones_like: dtype')
-    return tf.ones_like(x, dtype=dtype, name=name)
-
-
-@_graph_aware
-def identity(x, name=None):
-    """Return a tensor with the same content as ``x``.
-
-    Example:
-        >>> K.eval(K.identity(K.variable([1.])))
-        array([1.], dtype=float32)
-    """
-    if isinstance(x, tf.SparseTensor):
-        return tf.sparse.map_values(tf.identity, x)
-    return tf.identity(x, name=name)
-
-
-def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    """Return a variable filled with uniform samples in ``[low, high)``.
-
-    Args:
-        shape: tuple of ints.
-        low, high: floats.
-        dtype: ``floatx()`` when None.
-        seed: optional int (reproducible from process start).
-
-    Example:
-        >>> v = K.random_uniform_variable((2, 3), 0, 1, seed=1)
-    """
-    dtype = _normalize_dtype(dtype, 'random_uniform_variable: dtype')
-    with tf.init_scope():
-        value = random_uniform(_int_tuple(shape, 'shape'), low, high, dtype=dtype, seed=seed)
-        return variable(value, dtype, name)
-
-
-def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    """Return a variable filled with normal samples (``mean``, std ``scale``).
-
-    Args:
-        shape: tuple of ints.
-        mean, scale: floats.
-        dtype: ``floatx()`` when None.
-        seed: optional int (reproducible from process start).
-
-    Example:
-        >>> v = K.random_normal_variable((2, 3), 0, 1, seed=1)
-    """
-    dtype = _normalize_dtype(dtype, 'random_normal_variable: dtype')
-    with tf.init_scope():
-        value = random_normal(_int_tuple(shape, 'shape'), mean, scale, dtype=dtype, seed=seed)
-        return variable(value, dtype, name)
-
-
-def count_params(x):
-    """Return the number of scalars in ``x`` (product of its static shape).
-
-    Raises:
-        ValueError: when the static shape is not fully known.
-
-    Example:
-        >>> K.count_params(K.zeros((2, 3)))
-        6
-    """
-    s = int_shape(x)
-    if s is None or py_any(d is None for d in s):
-        raise ValueError('count_params: the static shape of x must be fully known, got %r'
-                         % (s,))
-    return int(np.prod(s, dtype=np.int64))
-
-
-@_graph_aware
-def cast(x, dtype):
-    """Cast ``x`` to ``dtype``.
-
-    Args:
-        x: tensor, variable or numpy value.
-        dtype: str or dtype such as ``'float16'``, ``'int32'``.
-
-    Returns:
-        tensor of ``dtype``.
-
-    Example:
-        >>> K.eval(K.cast(K.variable([1.7]), 'int32'))
-        array([1], dtype=int32)
-    """
-    dtype = _normalize_dtype(dtype, 'cast: dtype')
-    if isinstance(x, tf.SparseTensor):
-        return tf.cast(x, dtype)
-    return tf.cast(_to_tensor(x), dtype)
-
-
-# ---------------------------------------------------------------------------
-# Updates, functions, gradients
-# ---------------------------------------------------------------------------
-
 class _Update(object):
     """An assignment to a variable, for ``function(updates=...)``.
 
@@ -1356,113 +639,6 @@ class _Update(object):
 
     def __repr__(self):
         return '<update %s of %s>' % (self.mode, getattr(self.variable, 'name', '?'))
-
-
-def _make_update(x, value, mode, name):
-    if not isinstance(x, tf.Variable):
-        raise ValueError('%s: x must be a variable, got %r' % (name, x))
-    if isinstance(value, tf.SparseTensor):
-        raise ValueError('%s: the new value must be dense, got a sparse tensor' % name)
-    if not (_is_symbolic(value) or isinstance(value, (tf.Tensor, tf.Variable)) or
-            _has_variable(value)):
-        try:
-            with tf.init_scope():
-                value = _to_tensor(value, x.dtype)
-        except (TypeError, ValueError) as e:
-            raise ValueError('%s: cannot convert the new value to %s (%s)'
-                             % (name, x.dtype.name, e))
-    vshape = tf.TensorShape(getattr(value, 'shape', None))
-    if vshape.rank and tuple(vshape.as_list()) != tuple(x.shape.as_list()):
-        try:
-            tf.broadcast_static_shape(vshape, x.shape)
-        except ValueError:
-            raise ValueError('%s: the new value has shape %s, the variable %s'
-                             % (name, tuple(vshape.as_list()), tuple(x.shape.as_list())))
-    return _Update(x, value, mode)
-
-
-def update(x, new_x):
-    """Assign ``new_x`` to the variable ``x`` when a function runs the update.
-
-    As in Keras 2, this builds an assignment that does nothing by itself:
-    ``function(inputs, outputs, updates=[K.update(x, new_x)])`` applies it
-    at every call (after computing the outputs), and ``K.eval`` of the
-    update applies it once. ``new_x`` is a graph value: an expression of
-    variables (``0.5 * x``) is read again at every run. To set a value at
-    once, use ``set_value``.
-
-    Args:
-        x: variable.
-        new_x: tensor / numpy value of ``x``'s shape (or broadcastable to it).
-
-    Returns:
-        an update for ``function(updates=...)`` (also accepted by
-        ``control_dependencies``).
-
-    Raises:
-        ValueError: when ``x`` is not a variable or the shapes differ.
-
-    Example:
-        >>> v = K.variable(1.)
-        >>> f = K.function([], [], updates=[K.update(v, v * 3.)])
-        >>> f([]); f([]); K.eval(v)
-        array(9., dtype=float32)
-    """
-    return _make_update(x, new_x, 'assign', 'update')
-
-
-def update_add(x, increment):
-    """Add ``increment`` to the variable ``x`` when a function runs the update
-    (see ``update``).
-
-    Example:
-        >>> x = K.placeholder(()); v = K.variable(0.)
-        >>> f = K.function([x], [], updates=[K.update_add(v, x)])
-        >>> f([2.]); K.eval(v)
-        array(2., dtype=float32)
-    """
-    return _make_update(x, increment, 'add', 'update_add')
-
-
-def update_sub(x, decrement):
-    """Subtract ``decrement`` from the variable ``x`` when a function runs the
-    update (see ``update``).
-
-    Example:
-        >>> v = K.variable(5.); K.eval(K.update_sub(v, 2.))
-        array(3., dtype=float32)
-    """
-    return _make_update(x, decrement, 'sub', 'update_sub')
-
-
-@_graph_aware
-def _moving_average_value(x, value, momentum):
-    value = _to_tensor(value, x.dtype)
-    momentum = _float_like(value, momentum)
-    return x * momentum + value * (1 - momentum)
-
-
-def moving_average_update(x, value, momentum):
-    """Update ``x <- x * momentum + value * (1 - momentum)`` (no zero-debiasing)
-    when a function runs the update (see ``update``).
-
-    Args:
-        x: variable.
-        value: tensor of ``x``'s shape.
-        momentum: float.
-
-    Returns:
-        an update (see ``update``); ``x`` is read when it runs.
-
-    Example:
-        >>> v = K.variable(1.); x = K.placeholder(())
-        >>> f = K.function([x], [], updates=[K.moving_average_update(v, x, 0.5)])
-        >>> f([3.]); K.eval(v)
-        array(2., dtype=float32)
-    """
-    if not isinstance(x, tf.Variable):
-        raise ValueError('moving_average_update: x must be a variable, got %r' % (x,))
-    return update(x, _moving_average_value(x, value, momentum))
 
 
 def _update_ops(updates):
@@ -1718,191 +894,480 @@ class _Function(object):
         return out[0] if self._single else out
 
 
-def function(inputs, outputs, updates=None, **kwargs):
-    """Compile a callable computing ``outputs`` from ``inputs``.
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
 
-    Args:
-        inputs: list of placeholders (``learning_phase()`` may be one).
-        outputs: a tensor or a list/tuple of tensors.
-        updates: list of ``update(...)`` results or ``(variable, new_value)``
-            tuples, applied after the outputs are computed.
-        **kwargs: ``name`` (str); ``fetches`` (extra symbolic tensors/ops run
-            with the function, results dropped); ``feed_dict`` (extra
-            ``{placeholder: value}`` fed on every call).
-
-    Returns:
-        a callable taking a list of numpy values (one per input) and
-        returning a list of numpy arrays (one array when ``outputs`` is a
-        single tensor).
-
-    Raises:
-        ValueError: for unknown kwargs (named), inputs that are not
-            placeholders, outputs depending on placeholders missing from
-            ``inputs``; at call time, for a wrong number of values or a value
-            whose shape does not match its placeholder.
-
-    Example:
-        >>> x = K.placeholder((None, 2)); v = K.variable(0.)
-        >>> f = K.function([x], [K.sum(x)], updates=[K.update_add(v, 1.)])
-        >>> f([np.ones((3, 2))])
-        [array(6., dtype=float32)]
-    """
-    allowed = ('name', 'fetches', 'feed_dict')
-    unknown = sorted(k for k in kwargs if k not in allowed)
-    if unknown:
-        raise ValueError('function: unknown keyword argument(s) %s; the TensorFlow backend '
-                         'accepts %s' % (', '.join(unknown), ', '.join(allowed)))
-    if updates is not None and not isinstance(updates, (list, tuple)):
-        raise ValueError('updates: expected a list, got %r' % (updates,))
-    return _Function(inputs, outputs, updates, **kwargs)
-
-
-def gradients(loss, variables):
-    """Return the symbolic gradients of ``loss`` with respect to ``variables``.
-
-    Args:
-        loss: scalar symbolic tensor built (with this backend's ops) from
-            placeholders and/or variables.
-        variables: list of variables or symbolic tensors.
-
-    Returns:
-        list of symbolic tensors, one per variable, same shapes (zeros where
-        ``loss`` does not depend on a variable).
-
-    Raises:
-        ValueError: when ``loss`` is an eager tensor (computed from numpy
-            values or eager tensors only, it depends on no variable).
-
-    Example:
-        >>> x = K.placeholder((3,)); w = K.variable([1., 2., 3.])
-        >>> g = K.gradients(K.sum(x * w), [w])
-        >>> K.eval(K.gradients(K.sum(K.square(w)), [w])[0])
-        array([2., 4., 6.], dtype=float32)
-    """
-    single = not isinstance(variables, (list, tuple))
-    var_list = [variables] if single else list(variables)
-    if not _is_symbolic(loss):
-        raise ValueError('gradients: loss must be a graph tensor built with this backend\'s '
-                         'ops from placeholders and/or variables; got the eager value %r'
-                         % (loss,))
-    with _graph().as_default():
-        grads = tf.gradients(loss, var_list,
-                             unconnected_gradients=tf.UnconnectedGradients.ZERO)
-        grads = [tf.convert_to_tensor(gr) if isinstance(gr, tf.IndexedSlices) else gr
-                 for gr in grads]
-    return grads
-
-
-@_graph_aware
-def stop_gradient(variables):
-    """Return ``variables`` with gradients stopped (a tensor or a list of them).
-
-    Example:
-        >>> y = K.stop_gradient(x * 2)
-    """
-    if isinstance(variables, (list, tuple)):
-        return type(variables)(tf.stop_gradient(v) for v in variables)
-    return tf.stop_gradient(variables)
-
-
-def get_value(x):
-    """Return the value of a variable (or tensor) as a numpy array.
-
-    Example:
-        >>> K.get_value(K.variable([1, 2]))
-        array([1., 2.], dtype=float32)
-    """
-    return eval(x)
-
-
-def batch_get_value(ops):
-    """Return the values of a list of variables/tensors as numpy arrays.
-
-    Example:
-        >>> K.batch_get_value([K.variable(1.), K.variable(2.)])
-        [array(1., dtype=float32), array(2., dtype=float32)]
-    """
-    return [eval(x) for x in ops]
-
-
-def set_value(x, value):
-    """Set the value of variable ``x`` from a numpy value.
-
-    Args:
-        x: variable.
-        value: numpy array (or list/scalar) of the variable's shape.
-
-    Raises:
-        ValueError: when ``x`` is not a variable or the shapes differ.
-
-    Example:
-        >>> v = K.variable([1., 2.]); K.set_value(v, [3., 4.])
-    """
-    if not isinstance(x, tf.Variable):
-        raise ValueError('set_value: x must be a variable, got %r' % (x,))
-    arr = np.asarray(value, dtype=x.dtype.as_numpy_dtype)
-    if tuple(arr.shape) != tuple(x.shape.as_list()):
-        raise ValueError('set_value: value has shape %s, the variable has shape %s'
-                         % (arr.shape, tuple(x.shape.as_list())))
-    with tf.init_scope():
-        x.assign(arr)
-
-
-def batch_set_value(tuples):
-    """Set several variables: ``tuples`` is a list of ``(variable, value)``.
-
-    Raises:
-        ValueError: as ``set_value``.
-
-    Example:
-        >>> K.batch_set_value([(v1, [1.]), (v2, [2.])])
-    """
-    for item in tuples:
-        try:
-            x, value = item
-        except (TypeError, ValueError):
-            raise ValueError('batch_set_value: expected (variable, value) pairs, got %r'
-                             % (item,))
-        set_value(x, value)
-
-
-@_graph_aware
-def print_tensor(x, message=''):
-    """Return ``x``, printing ``message`` and its value when it is evaluated.
-
-    Eager tensors are printed at once; symbolic ones each time a function
-    computing them runs.
-
-    Example:
-        >>> y = K.print_tensor(x, message='x is: ')
-    """
-    if tf.executing_eagerly():
-        tf.print(message, x, output_stream=sys.stdout)
-        return x
-    op = tf.print(message, x, output_stream=sys.stdout)
-    with tf.control_dependencies([op]):
-        return tf.identity(x)
+def backend():
+    return 'tensorflow'
 
 
 # ---------------------------------------------------------------------------
-# Linear algebra
+# Session and learning phase
+# ---------------------------------------------------------------------------
+
+def clear_session():
+    """Replaces the adapter's one symbolic graph (a ``FuncGraph``): placeholders and
+    compiled functions made before become unusable; variables are eager and keep working."""
+    common._reset_session_state()
+    _State.wrapped = None
+    _State.capture_index = None
+    _State.learning_phase_tensor = None
+    _State.eval_cache = {}
+    _State.session = None
+
+
+class _Session(object):
+    """Session-like object for TF2 (there is no default tf.Session in eager mode).
+
+    ``run(fetches, feed_dict=None)`` evaluates tensors / variables (a single
+    one, or a list, tuple or dict of them) feeding ``{placeholder: value}``;
+    variables are eager and need no initialisation.
+    """
+
+    def __init__(self):
+        self._cache = {}
+
+    @property
+    def graph(self):
+        return _graph()
+
+    def run(self, fetches, feed_dict=None):
+        feed_dict = dict(feed_dict or {})
+        if isinstance(fetches, dict):
+            keys = list(fetches.keys())
+            values = self.run([fetches[k] for k in keys], feed_dict)
+            return dict(zip(keys, values))
+        single = not isinstance(fetches, (list, tuple))
+        flat = [fetches] if single else list(fetches)
+        feeds = list(feed_dict.keys())
+        key = (tuple(id(f) for f in flat), tuple(id(f) for f in feeds))
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = function(feeds, flat)
+            self._cache[key] = fn
+        out = fn([feed_dict[k] for k in feeds])
+        if single:
+            return out[0]
+        return type(fetches)(out) if isinstance(fetches, tuple) else out
+
+    def close(self):
+        self._cache = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def get_session():
+    """TensorFlow 2 has no default session: returns the one given to ``set_session``,
+    else a session-like object whose ``run(fetches, feed_dict=None)`` evaluates tensors of
+    the adapter's graph."""
+    if _State.session is None:
+        _State.session = _Session()
+    return _State.session
+
+
+def set_session(session):
+    """Takes a ``tf.compat.v1.Session`` or any object with a ``run(fetches,
+    feed_dict=None)`` method; variables here are eager, so a graph-mode
+    ``tf.compat.v1.Session`` cannot read them."""
+    if not callable(getattr(session, 'run', None)):
+        raise ValueError('session: expected an object with a run() method (such as '
+                         'tf.compat.v1.Session), got %r' % (session,))
+    _State.session = session
+
+
+def learning_phase():
+    """The symbolic phase is a bool ``tf.compat.v1.placeholder_with_default``
+    (default False: test) named ``keras_learning_phase``, the same tensor until
+    ``clear_session()``."""
+    fixed = common._fixed_learning_phase()
+    if fixed is not None:
+        return fixed
+    if _State.learning_phase_tensor is None:
+        g = _graph()
+        # Top-level name whatever name scope asks for it first.
+        with g.as_default(), g.name_scope(None), tf.control_dependencies(None):
+            _State.learning_phase_tensor = tf.compat.v1.placeholder_with_default(
+                False, shape=(), name='keras_learning_phase')
+    return _State.learning_phase_tensor
+
+
+@contextlib.contextmanager
+def name_scope(name):
+    """``tf.name_scope``; entered from eager code it also names the ops built in the
+    adapter's symbolic graph."""
+    if not isinstance(name, str):
+        raise ValueError('name: expected a str, got %r' % (name,))
+    if tf.executing_eagerly():
+        with tf.name_scope(name) as scope, _graph().name_scope(name):
+            yield scope
+    else:
+        with tf.name_scope(name) as scope:
+            yield scope
+
+
+# ---------------------------------------------------------------------------
+# Tensors and variables
+# ---------------------------------------------------------------------------
+
+def is_sparse(tensor):
+    """True for a ``tf.SparseTensor``."""
+    return isinstance(tensor, tf.SparseTensor)
+
+
+@_graph_aware
+def to_dense(tensor):
+    """``tf.sparse.to_dense``."""
+    if isinstance(tensor, tf.SparseTensor):
+        return tf.sparse.to_dense(tensor)
+    return tensor
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """Always an eager ``tf.Variable`` (also while a graph is being built), with
+    ``constraint`` stored as its ``constraint``; a graph tensor that needs no placeholder is
+    evaluated and its value copied."""
+    dtype = _normalize_dtype(dtype, 'variable: dtype')
+    if _is_symbolic(value):
+        if _placeholders_needed([value.indices if isinstance(value, tf.SparseTensor) else
+                                 getattr(value, 'values', value)], []):
+            raise ValueError('variable: value must be a numpy array, list, scalar, eager '
+                             'tensor or a graph tensor that needs no placeholder; got %r '
+                             '(feed it through K.function and pass the result)' % (value,))
+        value = eval(value)
+    if constraint is not None and not callable(constraint):
+        raise ValueError('constraint: expected a callable or None, got %r' % (constraint,))
+    with tf.init_scope():
+        if isinstance(value, tf.SparseTensor):
+            value = tf.sparse.to_dense(value)
+        if isinstance(value, (tf.Tensor, tf.Variable)):
+            init = tf.cast(value, dtype)
+        else:
+            try:
+                init = tf.convert_to_tensor(np.asarray(value, dtype=dtype))
+            except (TypeError, ValueError) as e:
+                raise ValueError('variable: cannot convert value to %s (%s)' % (dtype, e))
+        try:
+            v = tf.Variable(init, dtype=dtype, name=name, constraint=constraint)
+        except ValueError:
+            v = tf.Variable(init, dtype=dtype, constraint=constraint)
+    v._keras_backend_variable = True
+    return _keras_meta(v, False)
+
+
+def is_variable(x):
+    """True for a ``tf.Variable``."""
+    return isinstance(x, tf.Variable)
+
+
+@_graph_aware
+def constant(value, dtype=None, shape=None, name=None):
+    """``tf.constant``; a tensor ``value`` is cast with ``tf.cast`` (and reshaped to
+    ``shape``)."""
+    dtype = _normalize_dtype(dtype, 'constant: dtype')
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        out = tf.cast(value, dtype)
+        return _keras_meta(tf.reshape(out, shape) if shape is not None else tf.identity(out))
+    try:
+        return _keras_meta(tf.constant(value, dtype=dtype, shape=shape, name=name))
+    except (TypeError, ValueError) as e:
+        raise ValueError('constant: cannot build a %s constant of shape %r from %r (%s)'
+                         % (dtype, shape, value, e))
+
+
+def is_keras_tensor(x):
+    if not is_tensor(x):
+        raise ValueError('is_keras_tensor: expected a symbolic tensor, got %r of type %s'
+                         % (x, type(x).__name__))
+    return hasattr(x, '_keras_history')
+
+
+def is_tensor(x):
+    """True for ``tf.Tensor`` (eager or symbolic), ``tf.Variable``, ``tf.SparseTensor``,
+    ``tf.IndexedSlices`` and anything ``tf.is_tensor`` accepts."""
+    return isinstance(x, (tf.Tensor, tf.Variable, tf.SparseTensor, tf.IndexedSlices)) \
+        or tf.is_tensor(x)
+
+
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+    """``tf.compat.v1.placeholder`` (``tf.compat.v1.sparse_placeholder`` when
+    ``sparse``) in the adapter's one symbolic graph; ``dtype='string'`` is allowed."""
+    dtype = _normalize_dtype(dtype, 'placeholder: dtype')
+    if shape is None and ndim is not None:
+        if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)) or ndim < 0:
+            raise ValueError('ndim: expected a non-negative int, got %r' % (ndim,))
+        shape = (None,) * int(ndim)
+    if shape is not None:
+        try:
+            shape = tuple(None if d is None else int(d) for d in shape)
+        except (TypeError, ValueError):
+            raise ValueError('shape: expected a tuple of ints or None, got %r' % (shape,))
+    with _graph().as_default():
+        if sparse:
+            x = tf.compat.v1.sparse_placeholder(dtype, shape=shape, name=name)
+        else:
+            x = tf.compat.v1.placeholder(dtype, shape=shape, name=name)
+    x._keras_shape = shape
+    x._uses_learning_phase = False
+    return x
+
+
+def is_placeholder(x):
+    """True for ``Placeholder`` and ``PlaceholderWithDefault`` ops (the learning
+    phase is one) and for sparse placeholders."""
+    if isinstance(x, tf.SparseTensor):
+        x = x.indices
+    if not isinstance(x, tf.Tensor) or isinstance(x, _EagerTensor):
+        return False
+    try:
+        return x.op.type in ('Placeholder', 'PlaceholderWithDefault')
+    except AttributeError:
+        return False
+
+
+@_graph_aware
+def shape(x):
+    """``tf.shape`` (int32); a sparse tensor gives its ``dense_shape``."""
+    if isinstance(x, tf.SparseTensor):
+        return tf.cast(x.dense_shape, 'int32')
+    return tf.shape(_to_tensor(x), out_type='int32')
+
+
+def int_shape(x):
+    """Reads the static ``tf.TensorShape``."""
+    if isinstance(x, np.ndarray):
+        return x.shape
+    if hasattr(x, '_keras_shape'):
+        return x._keras_shape
+    shp = getattr(x, 'shape', None)
+    if shp is None:
+        raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
+                         % (x,))
+    if isinstance(shp, tuple):
+        return shp
+    try:
+        shp = tf.TensorShape(shp)
+    except (TypeError, ValueError):
+        raise ValueError('int_shape: cannot read the shape of %r' % (x,))
+    if shp.rank is None:
+        return None
+    return tuple(shp.as_list())
+
+
+def ndim(x):
+    s = int_shape(x)
+    return None if s is None else len(s)
+
+
+@_graph_aware
+def size(x, name=None):
+    """``tf.size`` (int32); a sparse tensor gives the product of its ``dense_shape``."""
+    if isinstance(x, tf.SparseTensor):
+        return tf.cast(tf.reduce_prod(x.dense_shape), 'int32')
+    return tf.size(_to_tensor(x), name=name, out_type=tf.int32)
+
+
+def dtype(x):
+    dt = getattr(x, 'dtype', None)
+    if dt is None:
+        raise ValueError('dtype: expected a tensor, variable or numpy array, got %r' % (x,))
+    if isinstance(dt, tf.DType):
+        return dt.base_dtype.name
+    return np.dtype(dt).name
+
+
+def eval(x):
+    """A graph tensor is computed by a ``function`` compiled once per tensor (so it reads
+    the variables' current values); an update is run once and the variable's new value
+    returned; sparse tensors come back dense."""
+    if isinstance(x, _Update):
+        return x.run()
+    if isinstance(x, tf.Variable):
+        return np.asarray(x.numpy())
+    if isinstance(x, (list, tuple)):
+        raise ValueError('eval: expected one tensor, got a %s (use batch_get_value)'
+                         % type(x).__name__)
+    if not _is_symbolic(x):
+        if isinstance(x, tf.SparseTensor):
+            return tf.sparse.to_dense(x).numpy()
+        if isinstance(x, tf.IndexedSlices):
+            return tf.convert_to_tensor(x).numpy()
+        if isinstance(x, tf.Tensor):
+            return np.asarray(x.numpy())
+        raise ValueError('eval: expected a tensor or variable, got %r' % (x,))
+    key = x.ref() if isinstance(x, tf.Tensor) else id(x)
+    fn = _State.eval_cache.get(key)
+    if fn is None:
+        missing = _placeholders_needed([x.indices if isinstance(x, tf.SparseTensor) else
+                                        getattr(x, 'values', x)], [])
+        if missing:
+            raise ValueError('eval: x depends on placeholder(s) %s; feed them through '
+                             'K.function([...], x) instead'
+                             % ', '.join(repr(op.name) for op in missing))
+        fn = function([], x)
+        _State.eval_cache[key] = fn
+    return fn([])
+
+
+@_graph_aware
+def zeros(shape, dtype=None, name=None):
+    """An eager ``tf.Variable`` (``tf.zeros``)."""
+    dtype = _normalize_dtype(dtype, 'zeros: dtype')
+    with tf.init_scope():
+        return variable(tf.zeros(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
+
+
+@_graph_aware
+def ones(shape, dtype=None, name=None):
+    """An eager ``tf.Variable`` (``tf.ones``)."""
+    dtype = _normalize_dtype(dtype, 'ones: dtype')
+    with tf.init_scope():
+        return variable(tf.ones(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
+
+
+def eye(size, dtype=None, name=None):
+    """An eager ``tf.Variable`` (``tf.eye``)."""
+    dtype = _normalize_dtype(dtype, 'eye: dtype')
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+        rows, cols = int(size), int(size)
+    else:
+        rows, cols = shape_rules.normalize_tuple(size, 2, 'size')
+    with tf.init_scope():
+        return variable(tf.eye(rows, cols, dtype=dtype), dtype, name)
+
+
+@_graph_aware
+def zeros_like(x, dtype=None, name=None):
+    """``tf.zeros_like``."""
+    x = _to_tensor(x)
+    dtype = None if dtype is None else _normalize_dtype(dtype, 'zeros_like: dtype')
+    return tf.zeros_like(x, dtype=dtype, name=name)
+
+
+@_graph_aware
+def ones_like(x, dtype=None, name=None):
+    """``tf.ones_like``."""
+    x = _to_tensor(x)
+    dtype = None if dtype is None else _normalize_dtype(dtype, 'ones_like: dtype')
+    return tf.ones_like(x, dtype=dtype, name=name)
+
+
+@_graph_aware
+def identity(x, name=None):
+    """``tf.identity`` (``tf.sparse.map_values`` of it for a sparse tensor)."""
+    if isinstance(x, tf.SparseTensor):
+        return tf.sparse.map_values(tf.identity, x)
+    return tf.identity(x, name=name)
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """Drawn eagerly by ``random_uniform`` (a stateless op: the same
+    ``seed`` gives the same values from process start)."""
+    dtype = _normalize_dtype(dtype, 'random_uniform_variable: dtype')
+    with tf.init_scope():
+        value = random_uniform(_int_tuple(shape, 'shape'), low, high, dtype=dtype, seed=seed)
+        return variable(value, dtype, name)
+
+
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    """Drawn eagerly by ``random_normal`` (a stateless op: the same
+    ``seed`` gives the same values from process start)."""
+    dtype = _normalize_dtype(dtype, 'random_normal_variable: dtype')
+    with tf.init_scope():
+        value = random_normal(_int_tuple(shape, 'shape'), mean, scale, dtype=dtype, seed=seed)
+        return variable(value, dtype, name)
+
+
+def count_params(x):
+    s = int_shape(x)
+    if s is None or py_any(d is None for d in s):
+        raise ValueError('count_params: the static shape of x must be fully known, got %r'
+                         % (s,))
+    return int(np.prod(s, dtype=np.int64))
+
+
+@_graph_aware
+def cast(x, dtype):
+    """``tf.cast``; a sparse tensor stays sparse."""
+    dtype = _normalize_dtype(dtype, 'cast: dtype')
+    if isinstance(x, tf.SparseTensor):
+        return tf.cast(x, dtype)
+    return tf.cast(_to_tensor(x), dtype)
+
+
+# ---------------------------------------------------------------------------
+# Variable updates
+# ---------------------------------------------------------------------------
+
+def _make_update(x, value, mode, name):
+    if not isinstance(x, tf.Variable):
+        raise ValueError('%s: x must be a variable, got %r' % (name, x))
+    if isinstance(value, tf.SparseTensor):
+        raise ValueError('%s: the new value must be dense, got a sparse tensor' % name)
+    if not (_is_symbolic(value) or isinstance(value, (tf.Tensor, tf.Variable)) or
+            _has_variable(value)):
+        try:
+            with tf.init_scope():
+                value = _to_tensor(value, x.dtype)
+        except (TypeError, ValueError) as e:
+            raise ValueError('%s: cannot convert the new value to %s (%s)'
+                             % (name, x.dtype.name, e))
+    vshape = tf.TensorShape(getattr(value, 'shape', None))
+    if vshape.rank and tuple(vshape.as_list()) != tuple(x.shape.as_list()):
+        try:
+            tf.broadcast_static_shape(vshape, x.shape)
+        except ValueError:
+            raise ValueError('%s: the new value has shape %s, the variable %s'
+                             % (name, tuple(vshape.as_list()), tuple(x.shape.as_list())))
+    return _Update(x, value, mode)
+
+
+def update(x, new_x):
+    """Builds a ``tf.Variable.assign`` that runs only when a ``function`` lists it in
+    ``updates`` (after the outputs) or under ``eval`` (once); ``new_x`` is read again at every
+    run. ``control_dependencies`` accepts it too."""
+    return _make_update(x, new_x, 'assign', 'update')
+
+
+def update_add(x, increment):
+    """``tf.Variable.assign_add``, run as ``update``'s assignment is."""
+    return _make_update(x, increment, 'add', 'update_add')
+
+
+def update_sub(x, decrement):
+    """``tf.Variable.assign_sub``, run as ``update``'s assignment is."""
+    return _make_update(x, decrement, 'sub', 'update_sub')
+
+
+@_graph_aware
+def _moving_average_value(x, value, momentum):
+    value = _to_tensor(value, x.dtype)
+    momentum = _constant_like(value, momentum)
+    return x * momentum + value * (1 - momentum)
+
+
+def moving_average_update(x, value, momentum):
+    """An ``update`` (``tf.Variable.assign``) whose value reads ``x``
+    when it runs."""
+    if not isinstance(x, tf.Variable):
+        raise ValueError('moving_average_update: x must be a variable, got %r' % (x,))
+    return update(x, _moving_average_value(x, value, momentum))
+
+
+# ---------------------------------------------------------------------------
+# Math
 # ---------------------------------------------------------------------------
 
 @_graph_aware
 def dot(x, y):
-    """Tensor product: contracts the last axis of ``x`` with the second-to-last
-    of ``y`` (the last when ``y`` is 1-D).
-
-    Args:
-        x, y: tensors (``x`` may be sparse when both are 2-D).
-
-    Returns:
-        tensor of shape ``x.shape[:-1] + y.shape[:-2] + y.shape[-1:]``.
-
-    Example:
-        >>> K.int_shape(K.dot(K.placeholder((2, 3, 4)), K.placeholder((5, 4, 6))))
-        (2, 3, 5, 6)
-    """
+    """``tf.linalg.matmul`` for two 2-D operands, ``tf.tensordot`` otherwise; a sparse 2-D
+    ``x`` uses ``tf.sparse.sparse_dense_matmul``."""
     if isinstance(x, tf.SparseTensor):
         y = _to_tensor(y)
         return tf.sparse.sparse_dense_matmul(x, y)
@@ -1922,26 +1387,8 @@ def dot(x, y):
 
 @_graph_aware
 def batch_dot(x, y, axes=None):
-    """Batchwise dot product: for each sample ``i``, contract ``x[i]`` and
-    ``y[i]`` over ``axes``.
-
-    Args:
-        x, y: tensors of rank >= 2 with the same batch size.
-        axes: None, int or pair of ints (axes counted with the batch axis 0;
-            see ``shape_rules.batch_dot_axes``).
-
-    Returns:
-        tensor of shape ``shape_rules.batch_dot_output_shape(...)``; two 2-D
-        inputs give ``(batch, 1)``.
-
-    Raises:
-        ValueError: for rank < 2 inputs, bad ``axes``, a batch-axis
-            reduction or contracted axes of different sizes.
-
-    Example:
-        >>> K.int_shape(K.batch_dot(K.ones((32, 20)), K.ones((32, 30, 20)), axes=(1, 2)))
-        (32, 30)
-    """
+    """One batched ``tf.linalg.matmul`` on the operands transposed and reshaped to
+    3-D."""
     x = _to_tensor(x)
     y = _to_tensor(y)
     xn, yn = x.shape.rank, y.shape.rank
@@ -1974,12 +1421,7 @@ def batch_dot(x, y, axes=None):
 
 @_graph_aware
 def transpose(x):
-    """Reverse all axes of ``x``.
-
-    Example:
-        >>> K.int_shape(K.transpose(K.zeros((2, 3))))
-        (3, 2)
-    """
+    """``tf.transpose`` (``tf.sparse.transpose`` for a sparse tensor)."""
     if isinstance(x, tf.SparseTensor):
         return tf.sparse.transpose(x)
     return tf.transpose(_to_tensor(x))
@@ -1987,36 +1429,55 @@ def transpose(x):
 
 @_graph_aware
 def gather(reference, indices):
-    """Pick rows of ``reference`` (axis 0).
-
-    Args:
-        reference: tensor.
-        indices: int tensor / list of row indices.
-
-    Returns:
-        tensor of shape ``indices.shape + reference.shape[1:]``.
-
-    Example:
-        >>> K.eval(K.gather(K.variable([[1, 2], [3, 4]]), [1, 1]))
-        array([[3., 4.], [3., 4.]], dtype=float32)
-    """
+    """``tf.gather`` on axis 0; float indices are cast to int32."""
     indices = _to_tensor(indices)
     if not indices.dtype.is_integer:
         indices = tf.cast(indices, 'int32')
     return _keras_meta(tf.gather(reference, indices))
 
 
-# ---------------------------------------------------------------------------
-# Elementwise math and reductions
-# ---------------------------------------------------------------------------
+@_graph_aware
+def max(x, axis=None, keepdims=False):
+    """``tf.reduce_max``."""
+    x = _to_tensor(x)
+    return tf.reduce_max(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
-def _axis_arg(x, axis):
-    if axis is None:
-        return None
-    n = x.shape.rank
-    if isinstance(axis, (list, tuple)):
-        return [shape_rules.normalize_axis(int(a), n) for a in axis]
-    return shape_rules.normalize_axis(int(axis), n)
+
+@_graph_aware
+def min(x, axis=None, keepdims=False):
+    """``tf.reduce_min``."""
+    x = _to_tensor(x)
+    return tf.reduce_min(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
+
+
+@_graph_aware
+def sum(x, axis=None, keepdims=False):
+    """``tf.reduce_sum``; bool inputs are summed as int64."""
+    x = _to_tensor(x)
+    if x.dtype == tf.bool:
+        x = tf.cast(x, 'int64')
+    return tf.reduce_sum(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
+
+
+@_graph_aware
+def prod(x, axis=None, keepdims=False):
+    """``tf.reduce_prod``."""
+    x = _to_tensor(x)
+    return tf.reduce_prod(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
+
+
+@_graph_aware
+def cumsum(x, axis=0):
+    """``tf.cumsum``."""
+    x = _to_tensor(x)
+    return tf.cumsum(x, axis=_axis_arg(axis, x.shape.rank))
+
+
+@_graph_aware
+def cumprod(x, axis=0):
+    """``tf.math.cumprod``."""
+    x = _to_tensor(x)
+    return tf.math.cumprod(x, axis=_axis_arg(axis, x.shape.rank))
 
 
 def _to_float(x):
@@ -2026,453 +1487,218 @@ def _to_float(x):
 
 
 @_graph_aware
-def max(x, axis=None, keepdims=False):
-    """Maximum of ``x`` over ``axis`` (None: all axes; int or list).
-
-    Example:
-        >>> K.eval(K.max(K.variable([[1, 5], [3, 2]]), axis=1))
-        array([5., 3.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    return tf.reduce_max(x, axis=_axis_arg(x, axis), keepdims=keepdims)
-
-
-@_graph_aware
-def min(x, axis=None, keepdims=False):
-    """Minimum of ``x`` over ``axis`` (None: all axes; int or list).
-
-    Example:
-        >>> K.eval(K.min(K.variable([[1, 5], [3, 2]]), axis=0))
-        array([1., 2.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    return tf.reduce_min(x, axis=_axis_arg(x, axis), keepdims=keepdims)
-
-
-@_graph_aware
-def sum(x, axis=None, keepdims=False):
-    """Sum of ``x`` over ``axis`` (None: all axes; int or list).
-
-    Example:
-        >>> K.eval(K.sum(K.variable([[1, 2], [3, 4]]), axis=1))
-        array([3., 7.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    if x.dtype == tf.bool:
-        x = tf.cast(x, 'int64')
-    return tf.reduce_sum(x, axis=_axis_arg(x, axis), keepdims=keepdims)
-
-
-@_graph_aware
-def prod(x, axis=None, keepdims=False):
-    """Product of ``x`` over ``axis`` (None: all axes; int or list).
-
-    Example:
-        >>> K.eval(K.prod(K.variable([[1, 2], [3, 4]])))
-        array(24., dtype=float32)
-    """
-    x = _to_tensor(x)
-    return tf.reduce_prod(x, axis=_axis_arg(x, axis), keepdims=keepdims)
-
-
-@_graph_aware
-def cumsum(x, axis=0):
-    """Cumulative sum of ``x`` along ``axis``.
-
-    Example:
-        >>> K.eval(K.cumsum(K.variable([1, 2, 3])))
-        array([1., 3., 6.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    return tf.cumsum(x, axis=_axis_arg(x, axis))
-
-
-@_graph_aware
-def cumprod(x, axis=0):
-    """Cumulative product of ``x`` along ``axis``.
-
-    Example:
-        >>> K.eval(K.cumprod(K.variable([1, 2, 3])))
-        array([1., 2., 6.], dtype=float32)
-    """
-    x = _to_tensor(x)
-    return tf.math.cumprod(x, axis=_axis_arg(x, axis))
-
-
-@_graph_aware
 def var(x, axis=None, keepdims=False):
-    """Population variance (ddof=0) of ``x`` over ``axis``; ints and bools are
-    cast to ``floatx()``.
-
-    Example:
-        >>> K.eval(K.var(K.variable([1, 2, 3, 4])))
-        array(1.25, dtype=float32)
-    """
+    """``tf.math.reduce_variance``; ints and bools are cast to ``floatx()`` first."""
     x = _to_float(_to_tensor(x))
-    return tf.math.reduce_variance(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+    return tf.math.reduce_variance(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
 @_graph_aware
 def std(x, axis=None, keepdims=False):
-    """Population standard deviation (ddof=0) of ``x`` over ``axis``.
-
-    Example:
-        >>> K.eval(K.std(K.variable([1, 3])))
-        array(1., dtype=float32)
-    """
+    """``tf.math.reduce_std``; ints and bools are cast to ``floatx()`` first."""
     x = _to_float(_to_tensor(x))
-    return tf.math.reduce_std(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+    return tf.math.reduce_std(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
 @_graph_aware
 def mean(x, axis=None, keepdims=False):
-    """Mean of ``x`` over ``axis``; ints and bools are cast to ``floatx()``.
-
-    Example:
-        >>> K.eval(K.mean(K.variable([[1, 2], [3, 4]]), axis=0))
-        array([2., 3.], dtype=float32)
-    """
+    """``tf.reduce_mean``; ints and bools are cast to ``floatx()`` first."""
     x = _to_float(_to_tensor(x))
-    return tf.reduce_mean(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+    return tf.reduce_mean(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
 @_graph_aware
 def any(x, axis=None, keepdims=False):
-    """Logical OR over ``axis`` (nonzero counts as True); returns bool.
-
-    Example:
-        >>> K.eval(K.any(K.variable([0, 1])))
-        True
-    """
+    """``tf.reduce_any`` of ``x != 0``."""
     x = _to_tensor(x)
     if x.dtype != tf.bool:
         x = tf.not_equal(x, tf.zeros((), x.dtype))
-    return tf.reduce_any(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+    return tf.reduce_any(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
 @_graph_aware
 def all(x, axis=None, keepdims=False):
-    """Logical AND over ``axis`` (nonzero counts as True); returns bool.
-
-    Example:
-        >>> K.eval(K.all(K.variable([0, 1])))
-        False
-    """
+    """``tf.reduce_all`` of ``x != 0``."""
     x = _to_tensor(x)
     if x.dtype != tf.bool:
         x = tf.not_equal(x, tf.zeros((), x.dtype))
-    return tf.reduce_all(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+    return tf.reduce_all(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
 @_graph_aware
 def argmax(x, axis=-1):
-    """Index of the maximum along ``axis`` (int64).
-
-    Example:
-        >>> K.eval(K.argmax(K.variable([[1, 5], [3, 2]])))
-        array([1, 0])
-    """
+    """``tf.argmax``; the indices are int64."""
     x = _to_tensor(x)
-    return tf.argmax(x, axis=_axis_arg(x, axis))
+    return tf.argmax(x, axis=_axis_arg(axis, x.shape.rank))
 
 
 @_graph_aware
 def argmin(x, axis=-1):
-    """Index of the minimum along ``axis`` (int64).
-
-    Example:
-        >>> K.eval(K.argmin(K.variable([[1, 5], [3, 2]])))
-        array([0, 1])
-    """
+    """``tf.argmin``; the indices are int64."""
     x = _to_tensor(x)
-    return tf.argmin(x, axis=_axis_arg(x, axis))
+    return tf.argmin(x, axis=_axis_arg(axis, x.shape.rank))
 
 
 @_graph_aware
 def square(x):
-    """Elementwise square.
-
-    Example:
-        >>> K.eval(K.square(K.variable([2.])))
-        array([4.], dtype=float32)
-    """
+    """``tf.square``."""
     return tf.square(_to_tensor(x))
 
 
 @_graph_aware
 def abs(x):
-    """Elementwise absolute value.
-
-    Example:
-        >>> K.eval(K.abs(K.variable([-2.])))
-        array([2.], dtype=float32)
-    """
+    """``tf.abs``."""
     return tf.abs(_to_tensor(x))
 
 
 @_graph_aware
 def sqrt(x):
-    """Elementwise square root; negative entries are clipped to 0 first.
-
-    Example:
-        >>> K.eval(K.sqrt(K.variable([4., -1.])))
-        array([2., 0.], dtype=float32)
-    """
+    """``tf.sqrt`` of ``tf.maximum(x, 0)``: negative entries give 0."""
     x = _to_tensor(x)
     return tf.sqrt(tf.maximum(x, tf.zeros((), x.dtype)))
 
 
 @_graph_aware
 def exp(x):
-    """Elementwise exponential.
-
-    Example:
-        >>> K.eval(K.exp(K.variable([0.])))
-        array([1.], dtype=float32)
-    """
+    """``tf.exp``."""
     return tf.exp(_to_tensor(x))
 
 
 @_graph_aware
 def log(x):
-    """Elementwise natural logarithm.
-
-    Example:
-        >>> K.eval(K.log(K.variable([1.])))
-        array([0.], dtype=float32)
-    """
+    """``tf.math.log``."""
     return tf.math.log(_to_tensor(x))
 
 
 @_graph_aware
 def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x), axis))`` computed stably.
-
-    Example:
-        >>> K.eval(K.logsumexp(K.variable([0., 0.])))
-        array(0.6931472, dtype=float32)
-    """
+    """``tf.reduce_logsumexp``."""
     x = _to_tensor(x)
-    return tf.reduce_logsumexp(x, axis=_axis_arg(x, axis), keepdims=keepdims)
+    return tf.reduce_logsumexp(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
 @_graph_aware
 def round(x):
-    """Elementwise rounding to the nearest integer, ties to even.
-
-    Example:
-        >>> K.eval(K.round(K.variable([0.5, 1.5, 2.4])))
-        array([0., 2., 2.], dtype=float32)
-    """
+    """``tf.round`` (ties to even)."""
     return tf.round(_to_tensor(x))
 
 
 @_graph_aware
 def sign(x):
-    """Elementwise sign (-1, 0 or 1).
-
-    Example:
-        >>> K.eval(K.sign(K.variable([-2., 0., 3.])))
-        array([-1., 0., 1.], dtype=float32)
-    """
+    """``tf.sign``."""
     return tf.sign(_to_tensor(x))
 
 
 @_graph_aware
 def pow(x, a):
-    """Elementwise ``x ** a``.
-
-    Example:
-        >>> K.eval(K.pow(K.variable([2.]), 3))
-        array([8.], dtype=float32)
-    """
+    """``tf.pow``; ``a`` is cast to ``x``'s dtype."""
     x = _to_tensor(x)
-    return tf.pow(x, _float_like(x, a))
+    return tf.pow(x, _constant_like(x, a))
 
 
 @_graph_aware
 def clip(x, min_value, max_value):
-    """Clip ``x`` to ``[min_value, max_value]``; when ``max_value < min_value``,
-    ``max_value`` becomes ``min_value``. None means no bound.
-
-    Example:
-        >>> K.eval(K.clip(K.variable([-1., 0.5, 3.]), 0., 1.))
-        array([0., 0.5, 1.], dtype=float32)
-    """
+    """``tf.clip_by_value``; a None bound becomes -inf / +inf."""
     x = _to_tensor(x)
     if min_value is None:
         min_value = -np.inf
     if max_value is None:
         max_value = np.inf
-    lo = _float_like(x, min_value)
-    hi = _float_like(x, max_value)
+    lo = _constant_like(x, min_value)
+    hi = _constant_like(x, max_value)
     hi = tf.maximum(hi, lo)
     return tf.clip_by_value(x, lo, hi)
 
 
-def _binary(op):
-    @functools.wraps(op)
-    def wrapper(x, y):
-        if not isinstance(x, (tf.Tensor, tf.Variable)) and isinstance(y, (tf.Tensor,
-                                                                          tf.Variable)):
-            y = _to_tensor(y)
-            x = _to_tensor(x, y.dtype)
-        else:
-            x = _to_tensor(x)
-            y = _to_tensor(y, x.dtype) if not isinstance(y, (tf.Tensor, tf.Variable)) \
-                else _to_tensor(y)
-        return op(x, y)
-    return wrapper
+def _coerce_pair(x, y):
+    """``x`` and ``y`` as tensors; a non-tensor operand (number, list, numpy
+    array) takes the dtype of the tensor one."""
+    if not isinstance(x, (tf.Tensor, tf.Variable)) and isinstance(y, (tf.Tensor, tf.Variable)):
+        y = _to_tensor(y)
+        return _to_tensor(x, y.dtype), y
+    x = _to_tensor(x)
+    y = _to_tensor(y, x.dtype) if not isinstance(y, (tf.Tensor, tf.Variable)) else _to_tensor(y)
+    return x, y
 
 
 @_graph_aware
 def equal(x, y):
-    """Elementwise ``x == y`` (bool).
-
-    Example:
-        >>> K.eval(K.equal(K.variable([1., 2.]), 2.))
-        array([False,  True])
-    """
-    return _binary(tf.equal)(x, y)
+    """``tf.equal``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.equal(x, y)
 
 
 @_graph_aware
 def not_equal(x, y):
-    """Elementwise ``x != y`` (bool).
-
-    Example:
-        >>> K.eval(K.not_equal(K.variable([1., 2.]), 2.))
-        array([ True, False])
-    """
-    return _binary(tf.not_equal)(x, y)
+    """``tf.not_equal``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.not_equal(x, y)
 
 
 @_graph_aware
 def greater(x, y):
-    """Elementwise ``x > y`` (bool).
-
-    Example:
-        >>> K.eval(K.greater(K.variable([1., 2.]), 1.))
-        array([False,  True])
-    """
-    return _binary(tf.greater)(x, y)
+    """``tf.greater``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.greater(x, y)
 
 
 @_graph_aware
 def greater_equal(x, y):
-    """Elementwise ``x >= y`` (bool).
-
-    Example:
-        >>> K.eval(K.greater_equal(K.variable([1., 2.]), 1.))
-        array([ True,  True])
-    """
-    return _binary(tf.greater_equal)(x, y)
+    """``tf.greater_equal``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.greater_equal(x, y)
 
 
 @_graph_aware
 def less(x, y):
-    """Elementwise ``x < y`` (bool).
-
-    Example:
-        >>> K.eval(K.less(K.variable([1., 2.]), 2.))
-        array([ True, False])
-    """
-    return _binary(tf.less)(x, y)
+    """``tf.less``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.less(x, y)
 
 
 @_graph_aware
 def less_equal(x, y):
-    """Elementwise ``x <= y`` (bool).
-
-    Example:
-        >>> K.eval(K.less_equal(K.variable([1., 2.]), 1.))
-        array([ True, False])
-    """
-    return _binary(tf.less_equal)(x, y)
+    """``tf.less_equal``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.less_equal(x, y)
 
 
 @_graph_aware
 def maximum(x, y):
-    """Elementwise maximum.
-
-    Example:
-        >>> K.eval(K.maximum(K.variable([1., 3.]), 2.))
-        array([2., 3.], dtype=float32)
-    """
-    return _binary(tf.maximum)(x, y)
+    """``tf.maximum``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.maximum(x, y)
 
 
 @_graph_aware
 def minimum(x, y):
-    """Elementwise minimum.
-
-    Example:
-        >>> K.eval(K.minimum(K.variable([1., 3.]), 2.))
-        array([1., 2.], dtype=float32)
-    """
-    return _binary(tf.minimum)(x, y)
+    """``tf.minimum``; a non-tensor operand takes the tensor operand's dtype."""
+    x, y = _coerce_pair(x, y)
+    return tf.minimum(x, y)
 
 
 @_graph_aware
 def sin(x):
-    """Elementwise sine.
-
-    Example:
-        >>> K.eval(K.sin(K.variable([0.])))
-        array([0.], dtype=float32)
-    """
+    """``tf.sin``."""
     return tf.sin(_to_tensor(x))
 
 
 @_graph_aware
 def cos(x):
-    """Elementwise cosine.
-
-    Example:
-        >>> K.eval(K.cos(K.variable([0.])))
-        array([1.], dtype=float32)
-    """
+    """``tf.cos``."""
     return tf.cos(_to_tensor(x))
-
-
-def _broadcast_param(p, x, axis, name):
-    """Lay a 1-D parameter along ``axis`` of ``x`` (other ranks are left as is)."""
-    if p is None:
-        return None
-    p = _to_tensor(p, x.dtype)
-    n = x.shape.rank
-    if p.shape.rank == 1 and n is not None and n > 1:
-        shp = [1] * n
-        shp[axis] = -1
-        return tf.reshape(p, shp)
-    return p
 
 
 @_graph_aware
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
-    """Batch statistics and normalised ``x``.
-
-    Args:
-        x: tensor.
-        gamma, beta: scale / offset tensors holding one value per position of
-            the non-reduced axes (typically 1-D of the channel size), or None.
-        reduction_axes: list of ints, the axes to average over.
-        epsilon: float added to the variance.
-
-    Returns:
-        ``(normed, mean, var)``: ``normed = (x - mean) / sqrt(var + epsilon)
-        * gamma + beta``; ``mean``/``var`` are population statistics over
-        ``reduction_axes`` without kept dims.
-
-    Example:
-        >>> normed, m, v = K.normalize_batch_in_training(x, None, None, [0])
-    """
+    """``tf.nn.moments`` over ``reduction_axes``; a ``gamma`` /
+    ``beta`` whose rank differs from ``x``'s is reshaped to the kept-dims statistics' shape."""
     x = _to_tensor(x)
     n = x.shape.rank
     axes = shape_rules.normalize_axes(list(reduction_axes), n)
     mean_k, var_k = tf.nn.moments(x, axes=list(axes), keepdims=True)
     target = tf.shape(mean_k)
-    normed = (x - mean_k) / tf.sqrt(var_k + _float_like(x, epsilon))
+    normed = (x - mean_k) / tf.sqrt(var_k + _constant_like(x, epsilon))
     if gamma is not None:
         gamma = _to_tensor(gamma, x.dtype)
         if gamma.shape.rank != n:
@@ -2486,29 +1712,31 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     return normed, tf.squeeze(mean_k, axis=list(axes)), tf.squeeze(var_k, axis=list(axes))
 
 
+def _broadcast_param(p, x, axis):
+    """Lay a 1-D parameter along ``axis`` of ``x`` (other ranks are left as is)."""
+    if p is None:
+        return None
+    p = _to_tensor(p, x.dtype)
+    n = x.shape.rank
+    if p.shape.rank == 1 and n is not None and n > 1:
+        shp = [1] * n
+        shp[axis] = -1
+        return tf.reshape(p, shp)
+    return p
+
+
 @_graph_aware
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
-    """Normalise ``x`` with given statistics:
-    ``(x - mean) / sqrt(var + epsilon) * gamma + beta``.
-
-    Args:
-        x: tensor.
-        mean, var, beta, gamma: tensors; 1-D ones are laid along ``axis``;
-            ``beta``/``gamma`` may be None.
-        axis: int, the feature axis.
-        epsilon: float.
-
-    Example:
-        >>> y = K.batch_normalization(x, m, v, None, None, axis=-1)
-    """
+    """Plain TensorFlow arithmetic; 1-D parameters are reshaped along
+    ``axis``, others broadcast as given."""
     x = _to_tensor(x)
     n = x.shape.rank
     ax = shape_rules.normalize_axis(int(axis), n, 'axis') if n is not None else axis
-    mean = _broadcast_param(mean, x, ax, 'mean')
-    var = _broadcast_param(var, x, ax, 'var')
-    beta = _broadcast_param(beta, x, ax, 'beta')
-    gamma = _broadcast_param(gamma, x, ax, 'gamma')
-    out = (x - mean) / tf.sqrt(var + _float_like(x, epsilon))
+    mean = _broadcast_param(mean, x, ax)
+    var = _broadcast_param(var, x, ax)
+    beta = _broadcast_param(beta, x, ax)
+    gamma = _broadcast_param(gamma, x, ax)
+    out = (x - mean) / tf.sqrt(var + _constant_like(x, epsilon))
     if gamma is not None:
         out = out * gamma
     if beta is not None:
@@ -2517,20 +1745,13 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 
 
 # ---------------------------------------------------------------------------
-# Shapes
+# Shape manipulation
 # ---------------------------------------------------------------------------
 
 @_graph_aware
 def concatenate(tensors, axis=-1):
-    """Concatenate a list of tensors along ``axis``.
-
-    Sparse inputs give a sparse result when all are sparse, else they are
-    densified.
-
-    Example:
-        >>> K.int_shape(K.concatenate([K.zeros((2, 3)), K.zeros((2, 1))]))
-        (2, 4)
-    """
+    """``tf.concat``; all-sparse inputs give a sparse result (``tf.sparse.concat``),
+    a mix is densified."""
     if not isinstance(tensors, (list, tuple)) or not tensors:
         raise ValueError('concatenate: expected a non-empty list of tensors, got %r'
                          % (tensors,))
@@ -2546,12 +1767,7 @@ def concatenate(tensors, axis=-1):
 
 @_graph_aware
 def reshape(x, shape):
-    """Reshape ``x`` to ``shape`` (one entry may be -1).
-
-    Example:
-        >>> K.int_shape(K.reshape(K.zeros((2, 3)), (3, -1)))
-        (3, 2)
-    """
+    """``tf.reshape``; None entries of ``shape`` count as -1."""
     if isinstance(shape, (list, tuple)):
         shape = _shape_arg([-1 if d is None else d for d in shape])
     return tf.reshape(_to_tensor(x), shape)
@@ -2559,18 +1775,7 @@ def reshape(x, shape):
 
 @_graph_aware
 def permute_dimensions(x, pattern):
-    """Permute the axes of ``x``.
-
-    Args:
-        pattern: tuple of ints, a permutation of ``range(ndim(x))``.
-
-    Raises:
-        ValueError: when ``pattern`` is not such a permutation.
-
-    Example:
-        >>> K.int_shape(K.permute_dimensions(K.zeros((2, 3, 4)), (2, 0, 1)))
-        (4, 2, 3)
-    """
+    """``tf.transpose``."""
     x = _to_tensor(x)
     pattern = tuple(int(p) for p in pattern)
     n = x.shape.rank
@@ -2587,26 +1792,8 @@ def _positive_int(value, name):
 
 @_graph_aware
 def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
-    """Upsample the spatial axes of a 4-D tensor by integer factors.
-
-    Args:
-        x: ``(batch, rows, cols, ch)`` (channels_last) or
-            ``(batch, ch, rows, cols)`` (channels_first).
-        height_factor, width_factor: positive ints.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-        interpolation: 'nearest' (repeat pixels) or 'bilinear'
-            (``tf.image.resize``, half-pixel centres, no antialias).
-
-    Returns:
-        tensor with rows * height_factor and cols * width_factor.
-
-    Raises:
-        ValueError: for bad factors, data_format, interpolation or rank.
-
-    Example:
-        >>> K.int_shape(K.resize_images(K.zeros((1, 2, 3, 4)), 2, 3, 'channels_last'))
-        (1, 4, 9, 4)
-    """
+    """'nearest' repeats entries (``repeat_elements``); 'bilinear' is
+    ``tf.image.resize`` (half-pixel centres, no antialias)."""
     hf = _positive_int(height_factor, 'height_factor')
     wf = _positive_int(width_factor, 'width_factor')
     data_format = normalize_data_format(data_format)
@@ -2631,21 +1818,7 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
 
 @_graph_aware
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
-    """Upsample the 3 spatial axes of a 5-D tensor by repeating entries.
-
-    Args:
-        x: ``(batch, d, h, w, ch)`` (channels_last) or
-            ``(batch, ch, d, h, w)`` (channels_first).
-        depth_factor, height_factor, width_factor: positive ints.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Raises:
-        ValueError: for bad factors, data_format or rank.
-
-    Example:
-        >>> K.int_shape(K.resize_volumes(K.zeros((1, 1, 2, 3, 4)), 2, 2, 2, 'channels_last'))
-        (1, 2, 4, 6, 4)
-    """
+    """Repeats entries (``repeat_elements``) along each spatial axis."""
     factors = (_positive_int(depth_factor, 'depth_factor'),
                _positive_int(height_factor, 'height_factor'),
                _positive_int(width_factor, 'width_factor'))
@@ -2661,12 +1834,7 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
 
 @_graph_aware
 def repeat_elements(x, rep, axis):
-    """Repeat each entry of ``x`` ``rep`` times along ``axis`` (``np.repeat``).
-
-    Example:
-        >>> K.eval(K.repeat_elements(K.variable([1, 2]), 2, 0))
-        array([1., 1., 2., 2.], dtype=float32)
-    """
+    """``tf.tile`` along an inserted axis, then ``tf.reshape``."""
     x = _to_tensor(x)
     rep = int(rep)
     if rep < 0:
@@ -2688,15 +1856,7 @@ def repeat_elements(x, rep, axis):
 
 @_graph_aware
 def repeat(x, n):
-    """Repeat a 2-D tensor ``n`` times: ``(batch, dim) -> (batch, n, dim)``.
-
-    Raises:
-        ValueError: when ``x`` is not 2-D.
-
-    Example:
-        >>> K.int_shape(K.repeat(K.zeros((2, 3)), 4))
-        (2, 4, 3)
-    """
+    """``tf.tile`` of ``x`` with an inserted axis 1."""
     x = _to_tensor(x)
     shape_rules.check_ndim(x.shape.rank, (2,), 'x', '2-D')
     return tf.tile(tf.expand_dims(x, 1), [1, int(n), 1])
@@ -2704,26 +1864,8 @@ def repeat(x, n):
 
 @_graph_aware
 def arange(start, stop=None, step=1, dtype='int32'):
-    """1-D tensor of evenly spaced values, numpy's ``arange`` rules.
-
-    Args:
-        start: number or scalar tensor; with ``stop`` None the range is
-            ``[0, start)`` (a negative ``start`` gives an empty range).
-        stop: None, number or scalar tensor.
-        step: non-zero number or scalar tensor.
-        dtype: dtype of the result.
-
-    Returns:
-        1-D tensor of ``max(ceil((stop - start) / step), 0)`` values.
-
-    Raises:
-        ValueError: when ``step`` is a Python 0.
-        TypeError: when ``dtype`` names no dtype.
-
-    Example:
-        >>> K.eval(K.arange(1, 7, 2))
-        array([1, 3, 5], dtype=int32)
-    """
+    """``tf.range`` computed in int64 (float64 when an argument is a float), then cast to
+    ``dtype``; scalar tensors are accepted as bounds."""
     dtype = _normalize_dtype(dtype, 'arange: dtype')
     if stop is None:
         start, stop = 0, start
@@ -2758,12 +1900,8 @@ def arange(start, stop=None, step=1, dtype='int32'):
 
 @_graph_aware
 def tile(x, n):
-    """Tile ``x`` by ``n`` (int or list) with ``np.tile``'s rules.
-
-    Example:
-        >>> K.int_shape(K.tile(K.zeros((2, 3)), (2, 1)))
-        (4, 3)
-    """
+    """``tf.tile``; an ``n`` longer than ``ndim(x)`` first prepends length-1 axes to ``x``
+    (numpy's rule)."""
     x = _to_tensor(x)
     if isinstance(n, (int, np.integer)):
         n = [int(n)]
@@ -2779,23 +1917,13 @@ def tile(x, n):
 
 @_graph_aware
 def flatten(x):
-    """Flatten ``x`` to 1-D.
-
-    Example:
-        >>> K.int_shape(K.flatten(K.zeros((2, 3))))
-        (6,)
-    """
+    """``tf.reshape``."""
     return tf.reshape(_to_tensor(x), [-1])
 
 
 @_graph_aware
 def batch_flatten(x):
-    """Flatten all axes but the first: ``(batch, prod(rest))``.
-
-    Example:
-        >>> K.int_shape(K.batch_flatten(K.zeros((2, 3, 4))))
-        (2, 12)
-    """
+    """``tf.reshape``."""
     x = _to_tensor(x)
     static = x.shape.as_list()
     rest = static[1:]
@@ -2810,26 +1938,13 @@ def batch_flatten(x):
 
 @_graph_aware
 def expand_dims(x, axis=-1):
-    """Insert a length-1 axis at ``axis``.
-
-    Example:
-        >>> K.int_shape(K.expand_dims(K.zeros((2, 3)), 1))
-        (2, 1, 3)
-    """
+    """``tf.expand_dims``."""
     return tf.expand_dims(_to_tensor(x), int(axis))
 
 
 @_graph_aware
 def squeeze(x, axis):
-    """Remove the length-1 axis ``axis``.
-
-    Raises:
-        ValueError: when that axis does not have length 1.
-
-    Example:
-        >>> K.int_shape(K.squeeze(K.zeros((2, 1, 3)), 1))
-        (2, 3)
-    """
+    """``tf.squeeze``."""
     x = _to_tensor(x)
     n = x.shape.rank
     a = shape_rules.normalize_axis(int(axis), n)
@@ -2840,12 +1955,7 @@ def squeeze(x, axis):
 
 @_graph_aware
 def temporal_padding(x, padding=(1, 1)):
-    """Zero-pad axis 1 of a 3-D tensor by ``padding = (left, right)``.
-
-    Example:
-        >>> K.int_shape(K.temporal_padding(K.zeros((2, 3, 4)), (1, 2)))
-        (2, 6, 4)
-    """
+    """``tf.pad``."""
     x = _to_tensor(x)
     shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
     pad = shape_rules.normalize_spatial_padding([padding], 1)[0]
@@ -2866,54 +1976,25 @@ def _spatial_padding(x, padding, n, data_format):
 
 @_graph_aware
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
-    """Zero-pad the 2 spatial axes of a 4-D tensor.
-
-    Args:
-        padding: ``((top, bottom), (left, right))`` (or an int, or 2 ints).
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Example:
-        >>> K.int_shape(K.spatial_2d_padding(K.zeros((1, 2, 2, 3))))
-        (1, 4, 4, 3)
-    """
+    """``tf.pad``."""
     return _spatial_padding(x, padding, 2, data_format)
 
 
 @_graph_aware
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
-    """Zero-pad the 3 spatial axes of a 5-D tensor.
-
-    Args:
-        padding: 3 ``(before, after)`` pairs (or an int, or 3 ints).
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Example:
-        >>> K.int_shape(K.spatial_3d_padding(K.zeros((1, 2, 2, 2, 3))))
-        (1, 4, 4, 4, 3)
-    """
+    """``tf.pad``."""
     return _spatial_padding(x, padding, 3, data_format)
 
 
 @_graph_aware
 def stack(x, axis=0):
-    """Stack a list of same-shape tensors along a new axis.
-
-    Example:
-        >>> K.int_shape(K.stack([K.zeros((2,)), K.zeros((2,))], axis=1))
-        (2, 2)
-    """
+    """``tf.stack``."""
     return tf.stack([_to_tensor(t) for t in x], axis=axis)
 
 
 @_graph_aware
 def one_hot(indices, num_classes):
-    """One-hot encode integer ``indices``; adds a last axis of ``num_classes``
-    (dtype ``floatx()``).
-
-    Example:
-        >>> K.eval(K.one_hot(K.constant([0, 2], 'int32'), 3))
-        array([[1., 0., 0.], [0., 0., 1.]], dtype=float32)
-    """
+    """``tf.one_hot``; float indices are cast to int32."""
     indices = _to_tensor(indices)
     if not indices.dtype.is_integer:
         indices = tf.cast(indices, 'int32')
@@ -2922,12 +2003,7 @@ def one_hot(indices, num_classes):
 
 @_graph_aware
 def reverse(x, axes):
-    """Reverse ``x`` along ``axes`` (int or list).
-
-    Example:
-        >>> K.eval(K.reverse(K.variable([1, 2, 3]), 0))
-        array([3., 2., 1.], dtype=float32)
-    """
+    """``tf.reverse``."""
     x = _to_tensor(x)
     if isinstance(axes, (int, np.integer)):
         axes = [axes]
@@ -2936,13 +2012,7 @@ def reverse(x, axes):
 
 @_graph_aware
 def slice(x, start, size):
-    """Extract a block of ``x`` starting at ``start`` of size ``size``
-    (-1: to the end).
-
-    Example:
-        >>> K.eval(K.slice(K.variable([1, 2, 3, 4]), [1], [2]))
-        array([2., 3.], dtype=float32)
-    """
+    """``tf.slice``."""
     x = _to_tensor(x)
     if isinstance(start, (list, tuple)) and isinstance(size, (list, tuple)):
         n = x.shape.rank
@@ -2950,6 +2020,153 @@ def slice(x, start, size):
             raise ValueError('slice: start and size need %d entries, got %r and %r'
                              % (n, start, size))
     return tf.slice(x, start, size)
+
+
+def pattern_broadcast(x, broadcastable):
+    """TensorFlow broadcasts any length-1 axis: the pattern is only checked
+    against ``ndim(x)`` and ``x`` is returned as is."""
+    try:
+        pattern = [bool(b) for b in broadcastable]
+    except TypeError:
+        raise ValueError('broadcastable: expected a sequence of bools, got %r'
+                         % (broadcastable,))
+    n = ndim(x)
+    if n is not None and len(pattern) != n:
+        raise ValueError('broadcastable: expected %d entries (one per axis of x), got %r'
+                         % (n, broadcastable))
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Values, functions and gradients
+# ---------------------------------------------------------------------------
+
+def get_value(x):
+    """``eval``: a graph tensor that needs no feed is accepted too."""
+    return eval(x)
+
+
+def batch_get_value(ops):
+    return [eval(x) for x in ops]
+
+
+def set_value(x, value):
+    """``tf.Variable.assign``, at once (eagerly)."""
+    if not isinstance(x, tf.Variable):
+        raise ValueError('set_value: x must be a variable, got %r' % (x,))
+    arr = np.asarray(value, dtype=x.dtype.as_numpy_dtype)
+    if tuple(arr.shape) != tuple(x.shape.as_list()):
+        raise ValueError('set_value: value has shape %s, the variable has shape %s'
+                         % (arr.shape, tuple(x.shape.as_list())))
+    with tf.init_scope():
+        x.assign(arr)
+
+
+def batch_set_value(tuples):
+    for item in tuples:
+        try:
+            x, value = item
+        except (TypeError, ValueError):
+            raise ValueError('batch_set_value: expected (variable, value) pairs, got %r'
+                             % (item,))
+        set_value(x, value)
+
+
+def get_variable_shape(x):
+    return int_shape(x)
+
+
+@_graph_aware
+def print_tensor(x, message=''):
+    """``tf.print`` to stdout: an eager tensor is printed at once, a symbolic one
+    each time a function computing it runs."""
+    if tf.executing_eagerly():
+        tf.print(message, x, output_stream=sys.stdout)
+        return x
+    op = tf.print(message, x, output_stream=sys.stdout)
+    with tf.control_dependencies([op]):
+        return tf.identity(x)
+
+
+def function(inputs, outputs, updates=None, **kwargs):
+    """Compiles the needed part of the adapter's graph once
+    (``tf.compat.v1.wrap_function``). Extra keyword arguments: ``name``, ``fetches`` (ops run
+    with it, results dropped), ``feed_dict`` (``{placeholder: value}`` fed at every call)."""
+    allowed = ('name', 'fetches', 'feed_dict')
+    unknown = sorted(k for k in kwargs if k not in allowed)
+    if unknown:
+        raise ValueError('function: unknown keyword argument(s) %s; the TensorFlow backend '
+                         'accepts %s' % (', '.join(unknown), ', '.join(allowed)))
+    if updates is not None and not isinstance(updates, (list, tuple)):
+        raise ValueError('updates: expected a list, got %r' % (updates,))
+    return _Function(inputs, outputs, updates, **kwargs)
+
+
+def gradients(loss, variables):
+    """``tf.gradients`` in the adapter's graph; zeros for unconnected variables,
+    ``IndexedSlices`` densified. ``loss`` must be symbolic: an eager one raises ValueError."""
+    single = not isinstance(variables, (list, tuple))
+    var_list = [variables] if single else list(variables)
+    if not _is_symbolic(loss):
+        raise ValueError('gradients: loss must be a graph tensor built with this backend\'s '
+                         'ops from placeholders and/or variables; got the eager value %r'
+                         % (loss,))
+    with _graph().as_default():
+        grads = tf.gradients(loss, var_list,
+                             unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        grads = [tf.convert_to_tensor(gr) if isinstance(gr, tf.IndexedSlices) else gr
+                 for gr in grads]
+    return grads
+
+
+@_graph_aware
+def stop_gradient(variables):
+    """``tf.stop_gradient``."""
+    if isinstance(variables, (list, tuple)):
+        return type(variables)(tf.stop_gradient(v) for v in variables)
+    return tf.stop_gradient(variables)
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """``tf.control_dependencies``; symbolic inputs or updates build the block
+    in the adapter's graph (eager inputs: a no-op). An update also in a function's ``updates``
+    runs once per call."""
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        control_inputs = [control_inputs]
+    control_inputs = list(control_inputs or [])
+    updates = [c for c in control_inputs if isinstance(c, _Update)]
+    inputs = [c for c in control_inputs if not isinstance(c, _Update)]
+    if tf.executing_eagerly() and (updates or py_any(
+            _is_symbolic(c) or isinstance(c, tf.Operation) for c in inputs)):
+        with _graph().as_default():
+            inputs += [u.shared_op() for u in updates]
+            with tf.control_dependencies(inputs) as ctx:
+                yield ctx
+    else:
+        inputs += [u.shared_op() for u in updates]
+        with tf.control_dependencies(inputs) as ctx:
+            yield ctx
+
+
+def symbolic(func):
+    """Builds the ops inside the adapter's one symbolic graph (a ``FuncGraph``)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if not tf.executing_eagerly():
+            return func(*args, **kwargs)
+        with _graph().as_default():
+            return func(*args, **kwargs)
+    return wrapper
+
+
+def eager(func):
+    """``tf.init_scope``: runs eagerly even from inside graph building."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with tf.init_scope():
+            return func(*args, **kwargs)
+    return wrapper
 
 
 # ---------------------------------------------------------------------------
@@ -2964,44 +2181,46 @@ def _mask_like(m, t):
     return tf.reshape(m, tf.concat([tf.shape(m), tf.ones([extra], 'int32')], 0))
 
 
+def _depends_on_learning_phase(tensors):
+    """True when the symbolic learning phase is an ancestor of one of ``tensors``
+    (searched through loop and function inputs of the module graph)."""
+    lp = _State.learning_phase_tensor
+    if lp is None:
+        return False
+    target = lp.op
+    seen = set()
+    stack = [t.op for t in tensors if isinstance(t, tf.Tensor) and not
+             isinstance(t, _EagerTensor)]
+    while stack:
+        op = stack.pop()
+        if op is target:
+            return True
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        stack.extend(i.op for i in op.inputs)
+        stack.extend(op.control_inputs)
+    return False
+
+
+def _rnn_phase_flags(last_output, outputs, new_states, step_uses_phase):
+    """Mark rnn's results with ``_uses_learning_phase`` when the step used the
+    learning phase (its outputs carried the flag, or the phase feeds them)."""
+    if step_uses_phase or _depends_on_learning_phase([last_output]):
+        for t in (last_output, outputs):
+            try:
+                t._uses_learning_phase = True
+            except AttributeError:
+                pass
+    return last_output, outputs, new_states
+
+
 @_graph_aware
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
-    """Iterate ``step_function`` over the time axis of ``inputs``.
-
-    Args:
-        step_function: ``f(x_t, states + constants) -> (output_t, new_states)``
-            with ``x_t`` of shape ``(batch, ...)`` and ``new_states`` a list
-            of tensors shaped like ``states``.
-        inputs: ``(batch, time, ...)`` tensor (rank >= 3).
-        initial_states: list of ``(batch, ...)`` tensors.
-        go_backwards: walk time in reverse (``outputs`` are in walking order).
-        mask: optional ``(batch, time)`` tensor (bool or 0/1); a masked step
-            keeps the previous states and repeats the previous output (zeros
-            before the first step).
-        constants: optional list of tensors passed to every step.
-        unroll: unroll the loop in Python (needs a static time length).
-        input_length: accepted for compatibility (the length is read from
-            ``inputs``).
-
-    Returns:
-        ``(last_output, outputs, new_states)``: ``last_output (batch, ...)``,
-        ``outputs (batch, time, ...)``, ``new_states`` a list. When the step
-        used the symbolic learning phase (its outputs carry
-        ``_uses_learning_phase``, or the phase feeds them), ``last_output``
-        and ``outputs`` carry ``_uses_learning_phase = True``, as Keras 2
-        reads it.
-
-    Raises:
-        ValueError: for inputs of rank < 3, a bad mask, or ``unroll`` with
-            an unknown time length.
-
-    Example:
-        >>> def step(x, states):
-        ...     h = x + states[0]
-        ...     return h, [h]
-        >>> last, outs, states = K.rnn(step, K.ones((2, 5, 3)), [K.zeros((2, 3))])
-    """
+    """``tf.while_loop`` over ``tf.TensorArray`` objects (a Python loop when
+    ``unroll``); the step is called once more outside the loop to learn its output's dtype
+    and shape. ``input_length`` is not used."""
     inputs = _to_tensor(inputs)
     n = inputs.shape.rank
     if n is None or n < 3:
@@ -3111,65 +2330,14 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     return _rnn_phase_flags(last_output, outputs, new_states, bool(uses_phase))
 
 
-def _depends_on_learning_phase(tensors):
-    """True when the symbolic learning phase is an ancestor of one of ``tensors``
-    (searched through loop and function inputs of the module graph)."""
-    lp = _State.learning_phase_tensor
-    if lp is None:
-        return False
-    target = lp.op
-    seen = set()
-    stack = [t.op for t in tensors if isinstance(t, tf.Tensor) and not
-             isinstance(t, _EagerTensor)]
-    while stack:
-        op = stack.pop()
-        if op is target:
-            return True
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        stack.extend(i.op for i in op.inputs)
-        stack.extend(op.control_inputs)
-    return False
-
-
-def _rnn_phase_flags(last_output, outputs, new_states, step_uses_phase):
-    """Mark rnn's results with ``_uses_learning_phase`` when the step used the
-    learning phase (its outputs carried the flag, or the phase feeds them)."""
-    if step_uses_phase or _depends_on_learning_phase([last_output]):
-        for t in (last_output, outputs):
-            try:
-                t._uses_learning_phase = True
-            except AttributeError:
-                pass
-    return last_output, outputs, new_states
-
-
 def _call_if(x):
     return x() if callable(x) else x
 
 
 @_graph_aware
 def switch(condition, then_expression, else_expression):
-    """Choose between two expressions by ``condition``.
-
-    Args:
-        condition: scalar bool/int tensor (or Python bool), or an elementwise
-            condition of rank <= the expressions' rank (padded with trailing
-            axes).
-        then_expression, else_expression: tensors or callables returning
-            tensors (for a scalar condition only the chosen one runs).
-
-    Returns:
-        the selected tensor.
-
-    Raises:
-        ValueError: when the condition's rank exceeds the expressions' rank.
-
-    Example:
-        >>> K.eval(K.switch(K.constant(True, 'bool'), lambda: K.ones(2), K.zeros(2)))
-        array([1., 1.], dtype=float32)
-    """
+    """``tf.cond`` for a scalar condition (only the chosen branch runs), ``tf.where`` for
+    an elementwise one."""
     if isinstance(condition, (bool, int, np.bool_, np.integer)):
         return _to_tensor(_call_if(then_expression if condition else else_expression))
     condition = _to_tensor(condition)
@@ -3207,22 +2375,8 @@ def _phase_for(*exprs):
 
 @_graph_aware
 def in_train_phase(x, alt, training=None):
-    """Select ``x`` in the training phase and ``alt`` otherwise.
-
-    Args:
-        x, alt: tensors or callables returning tensors.
-        training: None (use ``learning_phase()``; with eager ``x``/``alt``
-            and no phase set this means test), a Python 0/1/bool (chosen
-            statically) or a scalar tensor.
-
-    Returns:
-        tensor; when the choice is made by the symbolic ``learning_phase()``
-        it carries ``_uses_learning_phase = True`` (Keras' engine then feeds
-        the phase to the functions it compiles).
-
-    Example:
-        >>> y = K.in_train_phase(K.dropout(x, 0.5), x)
-    """
+    """With ``training`` None, eager ``x`` / ``alt`` and no phase set, the test
+    branch is chosen."""
     if training is None:
         training = _phase_for(x, alt)
     if isinstance(training, (bool, int, np.bool_, np.integer)):
@@ -3240,11 +2394,6 @@ def in_train_phase(x, alt, training=None):
 
 @_graph_aware
 def in_test_phase(x, alt, training=None):
-    """Select ``x`` in the test phase and ``alt`` otherwise (see ``in_train_phase``).
-
-    Example:
-        >>> y = K.in_test_phase(x, K.dropout(x, 0.5))
-    """
     return in_train_phase(alt, x, training=training)
 
 
@@ -3254,30 +2403,7 @@ def in_test_phase(x, alt, training=None):
 
 @_graph_aware
 def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Rectified linear unit with options, Keras 2.3.1's rule.
-
-    ``kept = x * (x > threshold)`` (``relu(x)`` when ``threshold == 0``);
-    with ``max_value``, ``kept`` is clipped to ``[0, max_value]`` (so
-    ``max_value=0`` gives 0); with ``alpha != 0`` the result is
-    ``kept - alpha * relu(threshold - x)``. So with ``max_value=None``:
-    ``x`` above the threshold, ``alpha * (x - threshold)`` below it.
-
-    Args:
-        x: float tensor or variable.
-        alpha: float, slope below the threshold.
-        max_value: None or a non-negative float, the saturation value.
-        threshold: float.
-
-    Returns:
-        tensor of ``x``'s shape and dtype.
-
-    Raises:
-        ValueError: when ``max_value`` is negative.
-
-    Example:
-        >>> K.eval(K.relu(K.variable([-1., 2., 8.]), alpha=0.1, max_value=6.))
-        array([-0.1, 2., 6.], dtype=float32)
-    """
+    """``tf.nn.relu`` and ``tf.clip_by_value``."""
     x = _to_tensor(x)
     if max_value is not None and not isinstance(max_value, (tf.Tensor, tf.Variable)) \
             and max_value < 0:
@@ -3290,63 +2416,59 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     if _is_zero(threshold):
         kept = tf.nn.relu(x)
     else:
-        thr = _float_like(x, threshold)
+        thr = _constant_like(x, threshold)
         kept = x * tf.cast(tf.greater(x, thr), x.dtype)
     if max_value is not None:
-        kept = tf.clip_by_value(kept, tf.zeros((), x.dtype), _float_like(x, max_value))
+        kept = tf.clip_by_value(kept, tf.zeros((), x.dtype), _constant_like(x, max_value))
     if _is_zero(alpha):
         return kept
-    below = tf.nn.relu((x if _is_zero(threshold) else x - _float_like(x, threshold)) * -1)
-    return kept - _float_like(x, alpha) * below
+    below = tf.nn.relu((x if _is_zero(threshold) else x - _constant_like(x, threshold)) * -1)
+    return kept - _constant_like(x, alpha) * below
 
 
 @_graph_aware
 def elu(x, alpha=1.):
-    """Exponential linear unit: ``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``.
-
-    Example:
-        >>> K.eval(K.elu(K.variable([-1., 1.])))
-        array([-0.63212055, 1.], dtype=float32)
-    """
+    """``tf.nn.elu``, scaled by ``alpha`` below 0."""
     x = _to_tensor(x)
     out = tf.nn.elu(x)
     if isinstance(alpha, (int, float)) and alpha == 1:
         return out
-    return tf.where(x > 0, out, _float_like(x, alpha) * out)
+    return tf.where(x > 0, out, _constant_like(x, alpha) * out)
 
 
 @_graph_aware
 def softmax(x, axis=-1):
-    """Softmax of ``x`` along ``axis``.
-
-    Example:
-        >>> K.eval(K.softmax(K.variable([[0., 0.]])))
-        array([[0.5, 0.5]], dtype=float32)
-    """
+    """``tf.nn.softmax``."""
     x = _to_tensor(x)
     return tf.nn.softmax(x, axis=axis)
 
 
 @_graph_aware
 def softplus(x):
-    """``log(1 + exp(x))`` computed stably.
-
-    Example:
-        >>> K.eval(K.softplus(K.variable([0.])))
-        array([0.6931472], dtype=float32)
-    """
+    """``tf.nn.softplus``."""
     return tf.nn.softplus(_to_tensor(x))
 
 
 @_graph_aware
 def softsign(x):
-    """``x / (1 + |x|)``.
-
-    Example:
-        >>> K.eval(K.softsign(K.variable([1.])))
-        array([0.5], dtype=float32)
-    """
+    """``tf.nn.softsign``."""
     return tf.nn.softsign(_to_tensor(x))
+
+
+@_graph_aware
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """``tf.nn.log_softmax`` from logits; else ``tf.math.log`` of the
+    renormalised, clipped output."""
+    output = _to_tensor(output)
+    target = _to_tensor(target, output.dtype)
+    n = output.shape.rank
+    axis = shape_rules.normalize_axis(int(axis), n, 'axis')
+    if from_logits:
+        return -tf.reduce_sum(target * tf.nn.log_softmax(output, axis=axis), axis=axis)
+    eps = _constant_like(output, epsilon())
+    p = output / tf.reduce_sum(output, axis=axis, keepdims=True)
+    p = tf.clip_by_value(p, eps, 1 - eps)
+    return -tf.reduce_sum(target * tf.math.log(p), axis=axis)
 
 
 def _move_axis_last(x, axis):
@@ -3359,59 +2481,9 @@ def _move_axis_last(x, axis):
 
 
 @_graph_aware
-def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Categorical crossentropy between one-hot/probability ``target`` and ``output``.
-
-    Not from logits: ``p = output / sum(output, axis)``, clipped to
-    ``[eps, 1 - eps]``, ``-sum(target * log p, axis)``; from logits:
-    ``-sum(target * log_softmax(output, axis), axis)``.
-
-    Args:
-        target, output: tensors of the same shape.
-        from_logits: bool.
-        axis: the class axis.
-
-    Returns:
-        tensor with the class axis removed.
-
-    Example:
-        >>> K.eval(K.categorical_crossentropy(K.variable([[0., 1.]]), K.variable([[.5, .5]])))
-        array([0.6931472], dtype=float32)
-    """
-    output = _to_tensor(output)
-    target = _to_tensor(target, output.dtype)
-    n = output.shape.rank
-    axis = shape_rules.normalize_axis(int(axis), n, 'axis')
-    if from_logits:
-        return -tf.reduce_sum(target * tf.nn.log_softmax(output, axis=axis), axis=axis)
-    eps = _float_like(output, epsilon())
-    p = output / tf.reduce_sum(output, axis=axis, keepdims=True)
-    p = tf.clip_by_value(p, eps, 1 - eps)
-    return -tf.reduce_sum(target * tf.math.log(p), axis=axis)
-
-
-@_graph_aware
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Categorical crossentropy with integer targets.
-
-    Args:
-        target: integer class ids (any int or float dtype) with ``output``'s
-            shape minus the class axis (a trailing axis of size 1 is also
-            accepted).
-        output: probabilities (or logits when ``from_logits``).
-        from_logits: bool; when False ``logits = log(clip(output, eps, 1 - eps))``.
-        axis: the class axis of ``output``.
-
-    Returns:
-        ``-log_softmax(logits)[target]``, shaped like ``target``.
-
-    Raises:
-        ValueError: when the ranks of ``target`` and ``output`` do not match.
-
-    Example:
-        >>> K.eval(K.sparse_categorical_crossentropy(K.constant([1]), K.variable([[.5, .5]])))
-        array([0.6931472], dtype=float32)
-    """
+    """``tf.nn.log_softmax`` against ``tf.one_hot`` of the targets
+    (float targets are cast to int64)."""
     output = _to_tensor(output)
     target = _to_tensor(target)
     output, axis = _move_axis_last(output, axis)
@@ -3428,7 +2500,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     if not target.dtype.is_integer:
         target = tf.cast(target, 'int64')
     if not from_logits:
-        eps = _float_like(output, epsilon())
+        eps = _constant_like(output, epsilon())
         output = tf.math.log(tf.clip_by_value(output, eps, 1 - eps))
     res = -tf.reduce_sum(
         tf.one_hot(target, tf.shape(output)[-1], dtype=output.dtype)
@@ -3440,82 +2512,42 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 @_graph_aware
 def binary_crossentropy(target, output, from_logits=False):
-    """Elementwise binary crossentropy.
-
-    Not from logits: ``p = clip(output, eps, 1 - eps)``,
-    ``-(t log p + (1 - t) log(1 - p))``; from logits:
-    ``max(x, 0) - x t + log(1 + exp(-|x|))``.
-
-    Example:
-        >>> K.eval(K.binary_crossentropy(K.variable([1.]), K.variable([.5])))
-        array([0.6931472], dtype=float32)
-    """
+    """``tf.nn.sigmoid_cross_entropy_with_logits`` from logits; else
+    ``tf.math.log`` of the clipped output."""
     output = _to_tensor(output)
     target = _to_tensor(target, output.dtype)
     if from_logits:
         return tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
-    eps = _float_like(output, epsilon())
+    eps = _constant_like(output, epsilon())
     p = tf.clip_by_value(output, eps, 1 - eps)
     return -(target * tf.math.log(p) + (1 - target) * tf.math.log(1 - p))
 
 
 @_graph_aware
 def sigmoid(x):
-    """Elementwise logistic sigmoid.
-
-    Example:
-        >>> K.eval(K.sigmoid(K.variable([0.])))
-        array([0.5], dtype=float32)
-    """
+    """``tf.sigmoid``."""
     return tf.sigmoid(_to_tensor(x))
 
 
 @_graph_aware
 def hard_sigmoid(x):
-    """Piecewise-linear sigmoid: ``clip(0.2 x + 0.5, 0, 1)``.
-
-    Example:
-        >>> K.eval(K.hard_sigmoid(K.variable([0., 5.])))
-        array([0.5, 1.], dtype=float32)
-    """
+    """``tf.clip_by_value`` of ``0.2 * x + 0.5``."""
     x = _to_tensor(x)
-    out = _float_like(x, 0.2) * x + _float_like(x, 0.5)
-    return tf.clip_by_value(out, _float_like(x, 0.), _float_like(x, 1.))
+    out = _constant_like(x, 0.2) * x + _constant_like(x, 0.5)
+    return tf.clip_by_value(out, _constant_like(x, 0.), _constant_like(x, 1.))
 
 
 @_graph_aware
 def tanh(x):
-    """Elementwise hyperbolic tangent.
-
-    Example:
-        >>> K.eval(K.tanh(K.variable([0.])))
-        array([0.], dtype=float32)
-    """
+    """``tf.tanh``."""
     return tf.tanh(_to_tensor(x))
 
 
 @_graph_aware
 def dropout(x, level, noise_shape=None, seed=None):
-    """Inverted dropout: zero entries with probability ``level`` and scale the
-    kept ones by ``1 / (1 - level)``. Always drops (combine with
-    ``in_train_phase`` to apply it only in training).
-
-    Args:
-        x: tensor.
-        level: float in ``[0, 1)``.
-        noise_shape: optional shape broadcastable to ``x`` for the mask.
-        seed: optional int. Eager calls with a seed are reproducible from
-            process start; inside a compiled function every call draws a new
-            mask (the op's seeded sequence). None draws the seed from
-            numpy's global generator (as Keras 2.3.1).
-
-    Raises:
-        ValueError: when ``level`` is outside ``[0, 1)`` or ``seed`` is not
-            an int.
-
-    Example:
-        >>> y = K.dropout(K.ones((2, 4)), 0.5, seed=1)
-    """
+    """Eagerly ``tf.nn.experimental.stateless_dropout`` (a seed gives the same mask from
+    process start); in a graph ``tf.nn.dropout``, a new mask at every call. ``seed=None`` draws
+    one from numpy's global generator."""
     if not isinstance(level, (tf.Tensor, tf.Variable)):
         if isinstance(level, bool) or not isinstance(level, (int, float, np.integer,
                                                              np.floating)) \
@@ -3535,34 +2567,15 @@ def dropout(x, level, noise_shape=None, seed=None):
 
 @_graph_aware
 def l2_normalize(x, axis=None):
-    """``x / sqrt(max(sum(x ** 2, axis, keepdims=True), 1e-12))``; None: all axes.
-
-    Example:
-        >>> K.eval(K.l2_normalize(K.variable([3., 4.])))
-        array([0.6, 0.8], dtype=float32)
-    """
+    """``tf.math.l2_normalize`` (epsilon 1e-12)."""
     x = _to_tensor(x)
-    return tf.math.l2_normalize(x, axis=_axis_arg(x, axis), epsilon=1e-12)
+    return tf.math.l2_normalize(x, axis=_axis_arg(axis, x.shape.rank), epsilon=1e-12)
 
 
 @_graph_aware
 def in_top_k(predictions, targets, k):
-    """Whether each target class is within the top ``k`` predictions.
-
-    Args:
-        predictions: ``(batch, classes)`` float tensor.
-        targets: ``(batch,)`` integer class ids.
-        k: int.
-
-    Returns:
-        bool ``(batch,)``: True when fewer than ``k`` classes score strictly
-        higher than the target (ties count as in); a non-finite target score
-        gives False.
-
-    Example:
-        >>> K.eval(K.in_top_k(K.variable([[.1, .9]]), K.constant([1], 'int32'), 1))
-        array([ True])
-    """
+    """``tf.math.in_top_k`` on float32 predictions: ties count as in, a non-finite
+    target score gives False."""
     predictions = tf.cast(_to_tensor(predictions), 'float32')
     targets = _to_tensor(targets)
     if targets.dtype not in (tf.int32, tf.int64):
@@ -3573,19 +2586,6 @@ def in_top_k(predictions, targets, k):
 # ---------------------------------------------------------------------------
 # Convolution and pooling
 # ---------------------------------------------------------------------------
-
-def _to_cl(x, data_format, rank):
-    """Move channels last when ``data_format`` is channels_first."""
-    if data_format == 'channels_first':
-        return tf.transpose(x, shape_rules.to_channels_last_perm(rank + 2))
-    return x
-
-
-def _from_cl(x, data_format, rank):
-    if data_format == 'channels_first':
-        return tf.transpose(x, shape_rules.to_channels_first_perm(rank + 2))
-    return x
-
 
 def _explicit_pad(x, kernel_sizes, strides, dilations, padding):
     """Zero-pad the spatial axes of a channels_last ``x`` for ``padding``;
@@ -3627,15 +2627,7 @@ def _conv_core(x, conv, kernel_sizes, strides, dilations, padding, equal_strides
     return conv(x, strides, padding.upper(), dilations)
 
 
-def _check_kernel(kernel, rank, name='kernel'):
-    kernel = _to_tensor(kernel)
-    if kernel.shape.rank is not None and kernel.shape.rank != rank:
-        raise ValueError('%s: expected a rank-%d kernel, got shape %s'
-                         % (name, rank, tuple(kernel.shape.as_list())))
-    return kernel
-
-
-def _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, rank, allow_causal):
+def _conv_nd(x, kernel, rank, strides, padding, data_format, dilation_rate, allow_causal):
     data_format = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding, allow_causal=allow_causal)
     strides = shape_rules.normalize_tuple(strides, rank, 'strides')
@@ -3646,203 +2638,28 @@ def _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, rank, allo
     if kernel.dtype != x.dtype:
         kernel = tf.cast(kernel, x.dtype)
     ksizes = tuple(kernel.shape.as_list()[:rank])
-    x = _to_cl(x, data_format, rank)
+    x = _to_channels_last(x, data_format)
 
     def conv(inp, s, p, d):
         return tf.nn.convolution(inp, kernel, strides=list(s), padding=p, dilations=list(d))
     out = _conv_core(x, conv, ksizes, strides, dilation_rate, padding)
-    return _from_cl(out, data_format, rank)
+    return _from_channels_last(out, data_format)
 
 
 @_graph_aware
 def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
-    """1-D convolution.
-
-    Args:
-        x: ``(batch, steps, in)`` (channels_last) or ``(batch, in, steps)``.
-        kernel: ``(k, in, out)``.
-        strides, dilation_rate: int.
-        padding: 'valid', 'same' or 'causal' (left padding of
-            ``(k - 1) * dilation``).
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        ``(batch, new_steps, out)`` in the data format.
-
-    Raises:
-        ValueError: for bad padding, data_format, strides or ranks.
-
-    Example:
-        >>> K.int_shape(K.conv1d(K.zeros((1, 10, 3)), K.zeros((3, 3, 8)), padding='causal'))
-        (1, 10, 8)
-    """
-    return _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, 1, True)
+    """``tf.nn.convolution`` on channels_last data; 'causal' is a left zero-padding of
+    ``(k - 1) * dilation_rate``; strides and dilation both above 1 run as a padded stride-1
+    conv subsampled by the strides."""
+    return _conv_nd(x, kernel, 1, strides, padding, data_format, dilation_rate, True)
 
 
 @_graph_aware
 def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
-    """2-D convolution.
-
-    Args:
-        x: ``(batch, rows, cols, in)`` (channels_last) or ``(batch, in, rows, cols)``.
-        kernel: ``(kh, kw, in, out)``.
-        strides, dilation_rate: int or 2 ints.
-        padding: 'valid' or 'same'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        4-D tensor in the data format.
-
-    Raises:
-        ValueError: for bad padding, data_format, strides or ranks.
-
-    Example:
-        >>> K.int_shape(K.conv2d(K.zeros((1, 5, 5, 3)), K.zeros((3, 3, 3, 4))))
-        (1, 3, 3, 4)
-    """
-    return _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, 2, False)
-
-
-@_graph_aware
-def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
-           dilation_rate=(1, 1, 1)):
-    """3-D convolution.
-
-    Args:
-        x: ``(batch, d, h, w, in)`` (channels_last) or ``(batch, in, d, h, w)``.
-        kernel: ``(kd, kh, kw, in, out)``.
-        strides, dilation_rate: int or 3 ints.
-        padding: 'valid' or 'same'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        5-D tensor in the data format.
-
-    Example:
-        >>> K.int_shape(K.conv3d(K.zeros((1, 4, 4, 4, 2)), K.zeros((2, 2, 2, 2, 3))))
-        (1, 3, 3, 3, 3)
-    """
-    return _conv_nd(x, kernel, strides, padding, data_format, dilation_rate, 3, False)
-
-
-def _depthwise_cl(x, depthwise_kernel, strides, padding, dilation_rate):
-    """Depthwise 2-D conv of a channels_last ``x``."""
-    ksizes = tuple(depthwise_kernel.shape.as_list()[:2])
-
-    def conv(inp, s, p, d):
-        return tf.nn.depthwise_conv2d(inp, depthwise_kernel, strides=[1, s[0], s[1], 1],
-                                      padding=p, dilations=list(d))
-    return _conv_core(x, conv, ksizes, strides, dilation_rate, padding, equal_strides=True)
-
-
-@_graph_aware
-def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_format=None,
-                     dilation_rate=(1, 1)):
-    """Depthwise 2-D convolution: each input channel convolved with its own
-    ``multiplier`` filters; output channel ``c * multiplier + m``.
-
-    Args:
-        x: 4-D tensor in the data format.
-        depthwise_kernel: ``(kh, kw, in, multiplier)``.
-        strides, dilation_rate: int or 2 ints.
-        padding: 'valid' or 'same'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        4-D tensor with ``in * multiplier`` channels.
-
-    Example:
-        >>> K.int_shape(K.depthwise_conv2d(K.zeros((1, 5, 5, 3)), K.zeros((3, 3, 3, 2))))
-        (1, 3, 3, 6)
-    """
-    data_format = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding)
-    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
-    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
-    x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
-    dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
-    if dk.dtype != x.dtype:
-        dk = tf.cast(dk, x.dtype)
-    out = _depthwise_cl(_to_cl(x, data_format, 2), dk, strides, padding, dilation_rate)
-    return _from_cl(out, data_format, 2)
-
-
-@_graph_aware
-def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
-                     data_format=None, dilation_rate=(1, 1)):
-    """Separable 2-D convolution: depthwise, then a 1x1 (pointwise) conv.
-
-    Args:
-        x: 4-D tensor in the data format.
-        depthwise_kernel: ``(kh, kw, in, multiplier)``.
-        pointwise_kernel: ``(1, 1, in * multiplier, out)``.
-        strides, dilation_rate: int or 2 ints.
-        padding: 'valid' or 'same'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        4-D tensor with ``out`` channels.
-
-    Example:
-        >>> K.int_shape(K.separable_conv2d(K.zeros((1, 5, 5, 3)), K.zeros((3, 3, 3, 2)),
-        ...                                K.zeros((1, 1, 6, 4))))
-        (1, 3, 3, 4)
-    """
-    data_format = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding)
-    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
-    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
-    x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
-    dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
-    pk = _check_kernel(pointwise_kernel, 4, 'pointwise_kernel')
-    dk, pk = tf.cast(dk, x.dtype), tf.cast(pk, x.dtype)
-    out = _depthwise_cl(_to_cl(x, data_format, 2), dk, strides, padding, dilation_rate)
-    out = tf.nn.convolution(out, pk, strides=[1, 1], padding='VALID')
-    return _from_cl(out, data_format, 2)
-
-
-@_graph_aware
-def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
-                     data_format=None, dilation_rate=1):
-    """Separable 1-D convolution: depthwise, then a pointwise conv.
-
-    Args:
-        x: 3-D tensor in the data format.
-        depthwise_kernel: ``(k, in, multiplier)``.
-        pointwise_kernel: ``(1, in * multiplier, out)``.
-        strides, dilation_rate: int.
-        padding: 'valid', 'same' or 'causal'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        3-D tensor with ``out`` channels.
-
-    Example:
-        >>> K.int_shape(K.separable_conv1d(K.zeros((1, 10, 3)), K.zeros((3, 3, 2)),
-        ...                                K.zeros((1, 6, 4))))
-        (1, 8, 4)
-    """
-    data_format = normalize_data_format(data_format)
-    padding = shape_rules.normalize_padding(padding, allow_causal=True)
-    strides = shape_rules.normalize_tuple(strides, 1, 'strides')
-    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 1, 'dilation_rate')
-    x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
-    dk = tf.cast(_check_kernel(depthwise_kernel, 3, 'depthwise_kernel'), x.dtype)
-    pk = tf.cast(_check_kernel(pointwise_kernel, 3, 'pointwise_kernel'), x.dtype)
-    x = _to_cl(x, data_format, 1)
-    if padding == 'causal':
-        x = _explicit_pad(x, (dk.shape[0],), strides, dilation_rate, 'causal')
-        padding = 'valid'
-    x4 = tf.expand_dims(x, 1)
-    out = _depthwise_cl(x4, tf.expand_dims(dk, 0), (1,) + strides, padding,
-                        (1,) + dilation_rate)
-    out = tf.nn.convolution(out, tf.expand_dims(pk, 0), strides=[1, 1], padding='VALID')
-    out = tf.squeeze(out, 1)
-    return _from_cl(out, data_format, 1)
+    """``tf.nn.convolution`` on channels_last data (channels_first is transposed around
+    it); strides and dilation both above 1 run as a padded stride-1 conv subsampled."""
+    return _conv_nd(x, kernel, 2, strides, padding, data_format, dilation_rate, False)
 
 
 def _transpose_output_shape(x_cl, output_shape, data_format, rank):
@@ -3896,8 +2713,8 @@ def _dilate_kernel(kernel, dilations):
     return kernel
 
 
-def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dilation_rate,
-                    rank):
+def _conv_transpose(x, kernel, output_shape, rank, strides, padding, data_format,
+                    dilation_rate):
     data_format = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
     strides = shape_rules.normalize_tuple(strides, rank, 'strides')
@@ -3908,7 +2725,7 @@ def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dila
     x = _to_tensor(x)
     shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     kernel = tf.cast(_check_kernel(kernel, rank + 2), x.dtype)
-    x = _to_cl(x, data_format, rank)
+    x = _to_channels_last(x, data_format)
     out_shape, static = _transpose_output_shape(x, output_shape, data_format, rank)
     ks = kernel.shape.as_list()
     in_static = x.shape.as_list()
@@ -3937,56 +2754,104 @@ def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dila
                                      padding=padding.upper())
     if static is not None:
         out = _set_shape(out, static)
-    return _from_cl(out, data_format, rank)
+    return _from_channels_last(out, data_format)
 
 
 @_graph_aware
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
-    """2-D transposed convolution (the gradient of ``conv2d``).
+    """``tf.nn.conv2d_transpose`` on channels_last data; a dilated kernel gets
+    zeros between its taps (TensorFlow's CPU kernels refuse dilation); strides and
+    ``dilation_rate`` cannot both be above 1."""
+    return _conv_transpose(x, kernel, output_shape, 2, strides, padding, data_format,
+                           dilation_rate)
 
-    Args:
-        x: 4-D tensor in the data format.
-        kernel: ``(kh, kw, out, in)``.
-        output_shape: full output shape in the data format; its batch entry
-            may be None (taken from ``x``).
-        strides, dilation_rate: int or 2 ints (not both above 1).
-        padding: 'valid' or 'same'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
 
-    Raises:
-        ValueError: for an ``output_shape`` that a conv2d with these settings
-            cannot map back to ``x``'s spatial sizes, and bad arguments.
+def _depthwise_cl(x, depthwise_kernel, strides, padding, dilation_rate):
+    """Depthwise 2-D conv of a channels_last ``x``."""
+    ksizes = tuple(depthwise_kernel.shape.as_list()[:2])
 
-    Example:
-        >>> K.int_shape(K.conv2d_transpose(K.zeros((1, 3, 3, 4)), K.zeros((3, 3, 2, 4)),
-        ...                                (None, 5, 5, 2)))
-        (1, 5, 5, 2)
-    """
-    return _conv_transpose(x, kernel, output_shape, strides, padding, data_format,
-                           dilation_rate, 2)
+    def conv(inp, s, p, d):
+        return tf.nn.depthwise_conv2d(inp, depthwise_kernel, strides=[1, s[0], s[1], 1],
+                                      padding=p, dilations=list(d))
+    return _conv_core(x, conv, ksizes, strides, dilation_rate, padding, equal_strides=True)
+
+
+@_graph_aware
+def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
+                     data_format=None, dilation_rate=1):
+    """Run as ``separable_conv2d`` ops (``tf.nn.depthwise_conv2d`` then a 1x1
+    ``tf.nn.convolution``) on an inserted axis."""
+    data_format = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding, allow_causal=True)
+    strides = shape_rules.normalize_tuple(strides, 1, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 1, 'dilation_rate')
+    x = _to_tensor(x)
+    shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
+    dk = tf.cast(_check_kernel(depthwise_kernel, 3, 'depthwise_kernel'), x.dtype)
+    pk = tf.cast(_check_kernel(pointwise_kernel, 3, 'pointwise_kernel'), x.dtype)
+    x = _to_channels_last(x, data_format)
+    if padding == 'causal':
+        x = _explicit_pad(x, (dk.shape[0],), strides, dilation_rate, 'causal')
+        padding = 'valid'
+    x4 = tf.expand_dims(x, 1)
+    out = _depthwise_cl(x4, tf.expand_dims(dk, 0), (1,) + strides, padding,
+                        (1,) + dilation_rate)
+    out = tf.nn.convolution(out, tf.expand_dims(pk, 0), strides=[1, 1], padding='VALID')
+    out = tf.squeeze(out, 1)
+    return _from_channels_last(out, data_format)
+
+
+@_graph_aware
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
+                     data_format=None, dilation_rate=(1, 1)):
+    """``tf.nn.depthwise_conv2d``, then a 1x1 ``tf.nn.convolution``."""
+    data_format = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding)
+    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    x = _to_tensor(x)
+    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
+    dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
+    pk = _check_kernel(pointwise_kernel, 4, 'pointwise_kernel')
+    dk, pk = tf.cast(dk, x.dtype), tf.cast(pk, x.dtype)
+    out = _depthwise_cl(_to_channels_last(x, data_format), dk, strides, padding, dilation_rate)
+    out = tf.nn.convolution(out, pk, strides=[1, 1], padding='VALID')
+    return _from_channels_last(out, data_format)
+
+
+@_graph_aware
+def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_format=None,
+                     dilation_rate=(1, 1)):
+    """``tf.nn.depthwise_conv2d``; unequal strides (refused by TensorFlow's CPU
+    kernel) run as a padded stride-1 conv subsampled."""
+    data_format = normalize_data_format(data_format)
+    padding = shape_rules.normalize_padding(padding)
+    strides = shape_rules.normalize_tuple(strides, 2, 'strides')
+    dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
+    x = _to_tensor(x)
+    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
+    dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
+    if dk.dtype != x.dtype:
+        dk = tf.cast(dk, x.dtype)
+    out = _depthwise_cl(_to_channels_last(x, data_format), dk, strides, padding, dilation_rate)
+    return _from_channels_last(out, data_format)
+
+
+@_graph_aware
+def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1, 1)):
+    """``tf.nn.convolution`` on channels_last data (channels_first is transposed around
+    it); strides and dilation both above 1 run as a padded stride-1 conv subsampled."""
+    return _conv_nd(x, kernel, 3, strides, padding, data_format, dilation_rate, False)
 
 
 @_graph_aware
 def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
                      data_format=None):
-    """3-D transposed convolution (the gradient of ``conv3d``).
-
-    Args:
-        x: 5-D tensor in the data format.
-        kernel: ``(kd, kh, kw, out, in)``.
-        output_shape: full output shape in the data format (batch may be None).
-        strides: int or 3 ints.
-        padding: 'valid' or 'same'.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Example:
-        >>> K.int_shape(K.conv3d_transpose(K.zeros((1, 2, 2, 2, 4)), K.zeros((2, 2, 2, 3, 4)),
-        ...                                (1, 3, 3, 3, 3)))
-        (1, 3, 3, 3, 3)
-    """
-    return _conv_transpose(x, kernel, output_shape, strides, padding, data_format,
-                           (1, 1, 1), 3)
+    """``tf.nn.conv3d_transpose`` on channels_last data."""
+    return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
+                           (1, 1, 1))
 
 
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
@@ -3997,62 +2862,31 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
     strides = shape_rules.normalize_tuple(strides, rank, 'strides')
     x = _to_tensor(x)
     shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
-    x = _to_cl(x, data_format, rank)
+    x = _to_channels_last(x, data_format)
     fn = tf.nn.max_pool if pool_mode == 'max' else tf.nn.avg_pool
     out = fn(x, ksize=list(pool_size), strides=list(strides), padding=padding.upper())
-    return _from_cl(out, data_format, rank)
+    return _from_channels_last(out, data_format)
 
 
 @_graph_aware
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
-    """2-D max or average pooling.
-
-    Args:
-        x: 4-D tensor in the data format.
-        pool_size, strides: int or 2 ints.
-        padding: 'valid' or 'same' (average pooling divides by the count of
-            real, unpadded cells).
-        pool_mode: 'max' or 'avg'.
-
-    Raises:
-        ValueError: for bad arguments (named).
-
-    Example:
-        >>> K.int_shape(K.pool2d(K.zeros((1, 4, 4, 3)), (2, 2), strides=(2, 2)))
-        (1, 2, 2, 3)
-    """
+    """``tf.nn.max_pool`` / ``tf.nn.avg_pool`` on channels_last data; 'same' average
+    pooling divides by the count of real (unpadded) cells."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2)
 
 
 @_graph_aware
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
-    """3-D max or average pooling (see ``pool2d``).
-
-    Example:
-        >>> K.int_shape(K.pool3d(K.zeros((1, 4, 4, 4, 3)), (2, 2, 2), strides=(2, 2, 2)))
-        (1, 2, 2, 2, 3)
-    """
+    """``tf.nn.max_pool`` / ``tf.nn.avg_pool`` on channels_last data; 'same' average
+    pooling divides by the count of real (unpadded) cells."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
 
 
 @_graph_aware
 def bias_add(x, bias, data_format=None):
-    """Add ``bias`` to ``x`` along the channel axis of the data format.
-
-    Args:
-        x: tensor of rank >= 2.
-        bias: 1-D of the channel size, or of rank ``ndim(x) - 1`` laid out
-            as ``x`` without the batch axis in channels_last order.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Raises:
-        ValueError: when the bias rank or size does not fit.
-
-    Example:
-        >>> K.int_shape(K.bias_add(K.zeros((2, 3, 4)), K.zeros((4,))))
-        (2, 3, 4)
-    """
+    """A broadcast add; with channels_first a bias of rank ``ndim(x) - 1`` is reshaped
+    (not transposed) to ``(1, channels, spatial...)``, as Keras 2."""
     data_format = normalize_data_format(data_format)
     x = _to_tensor(x)
     bias = _to_tensor(bias, x.dtype)
@@ -4082,12 +2916,6 @@ def bias_add(x, bias, data_format=None):
 # Random
 # ---------------------------------------------------------------------------
 
-def _stateless_seed(seed):
-    """A stateless-op seed pair for an int ``seed``: same seed, same values."""
-    seed = int(seed)
-    return tf.constant([seed & 0x7FFFFFFF, (seed >> 31) & 0x7FFFFFFF], dtype='int64')
-
-
 def _random_shape(shape):
     if isinstance(shape, (tf.Tensor, tf.Variable)):
         return shape
@@ -4097,35 +2925,11 @@ def _random_shape(shape):
     return _int_tuple(shape, 'shape')
 
 
-def _check_seed(seed, name='seed'):
-    """The op seed to use: ``seed``, or (None) one drawn from numpy's global
-    generator, as Keras 2.3.1 does, so ``np.random.seed`` makes seedless
-    random ops (initialisers, dropout) reproducible."""
-    if seed is None:
-        return int(np.random.randint(10e6))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError('%s: expected an int or None, got %r' % (name, seed))
-    return int(seed)
-
-
 @_graph_aware
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Tensor of normal samples.
-
-    Args:
-        shape: tuple of ints (or an int32 shape tensor).
-        mean, stddev: floats.
-        dtype: ``floatx()`` when None.
-        seed: optional int. Eagerly, the same seed gives the same values
-            (reproducible from process start); in a compiled function each
-            call draws the next values of the op's seeded sequence. None
-            draws the seed from numpy's global generator (as Keras 2.3.1),
-            so ``np.random.seed`` makes the values reproducible.
-
-    Example:
-        >>> K.int_shape(K.random_normal((2, 3), seed=1))
-        (2, 3)
-    """
+    """Eagerly ``tf.random.stateless_normal`` (a seed gives the same values from
+    process start); in a compiled function ``tf.random.normal``, the next values of its seeded
+    sequence at each call. ``seed=None`` draws one from numpy's global generator."""
     dtype = _normalize_dtype(dtype, 'random_normal: dtype')
     seed = _check_seed(seed)
     shape = _random_shape(shape)
@@ -4136,13 +2940,8 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 @_graph_aware
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Tensor of uniform samples in ``[minval, maxval)`` (see ``random_normal``
-    for seeds).
-
-    Example:
-        >>> K.int_shape(K.random_uniform((2, 3), seed=1))
-        (2, 3)
-    """
+    """Eagerly ``tf.random.stateless_uniform``, in a compiled function
+    ``tf.random.uniform``; seeds as ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'random_uniform: dtype')
     seed = _check_seed(seed)
     shape = _random_shape(shape)
@@ -4153,12 +2952,8 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
 @_graph_aware
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """Tensor of Bernoulli samples: 1 with probability ``p``, else 0.
-
-    Example:
-        >>> K.int_shape(K.random_binomial((2, 3), p=0.5, seed=1))
-        (2, 3)
-    """
+    """``random_uniform(shape) < p`` cast to ``dtype``; seeds as
+    ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'random_binomial: dtype')
     u = random_uniform(shape, 0.0, 1.0, dtype='float32', seed=seed)
     return tf.cast(u < tf.cast(p, 'float32'), dtype)
@@ -4166,12 +2961,8 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
 
 @_graph_aware
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples re-drawn when further than 2 stddev from ``mean``.
-
-    Example:
-        >>> K.int_shape(K.truncated_normal((2, 3), seed=1))
-        (2, 3)
-    """
+    """Eagerly ``tf.random.stateless_truncated_normal``, in a compiled function
+    ``tf.random.truncated_normal``; seeds as ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'truncated_normal: dtype')
     seed = _check_seed(seed)
     shape = _random_shape(shape)
@@ -4182,24 +2973,13 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 
 # ---------------------------------------------------------------------------
-# CTC (blank = the last class)
+# CTC
 # ---------------------------------------------------------------------------
 
 @_graph_aware
 def ctc_label_dense_to_sparse(labels, label_lengths):
-    """Sparse form of dense CTC labels.
-
-    Args:
-        labels: ``(batch, max_len)`` integer labels.
-        label_lengths: ``(batch,)`` (or ``(batch, 1)``) lengths.
-
-    Returns:
-        ``tf.SparseTensor`` holding ``labels[i, j]`` for ``j < label_lengths[i]``
-        (dense shape = ``labels``' shape).
-
-    Example:
-        >>> st = K.ctc_label_dense_to_sparse(K.constant([[1, 2, 0]], 'int32'), K.constant([2], 'int32'))
-    """
+    """A ``tf.SparseTensor`` built with ``tf.sequence_mask`` and
+    ``tf.gather_nd``."""
     labels = _to_tensor(labels)
     lengths = tf.reshape(tf.cast(_to_tensor(label_lengths), 'int32'), [-1])
     lab_shape = tf.shape(labels)
@@ -4211,22 +2991,8 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 
 @_graph_aware
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
-    """CTC loss of each batch element.
-
-    Args:
-        y_true: ``(batch, max_label_len)`` integer labels (< classes - 1).
-        y_pred: ``(batch, T, classes)`` softmax outputs; the last class is
-            the blank.
-        input_length: ``(batch, 1)`` number of valid time steps.
-        label_length: ``(batch, 1)`` number of valid labels.
-
-    Returns:
-        ``(batch, 1)`` negative log likelihood, with
-        ``logits = log(y_pred + eps)`` renormalised by log-softmax.
-
-    Example:
-        >>> loss = K.ctc_batch_cost(labels, y_pred, in_len, lab_len)
-    """
+    """``tf.compat.v1.nn.ctc_loss`` (time-major) of ``log(y_pred + epsilon)``;
+    the blank is the last class."""
     y_pred = _to_tensor(y_pred)
     label_length = tf.reshape(tf.cast(_to_tensor(label_length), 'int32'), [-1])
     input_length = tf.reshape(tf.cast(_to_tensor(input_length), 'int32'), [-1])
@@ -4234,7 +3000,7 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     sparse_labels = tf.SparseTensor(sparse_labels.indices,
                                     tf.cast(sparse_labels.values, 'int32'),
                                     sparse_labels.dense_shape)
-    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _float_like(y_pred, epsilon()))
+    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _constant_like(y_pred, epsilon()))
     loss = tf.compat.v1.nn.ctc_loss(labels=sparse_labels, inputs=logits,
                                     sequence_length=input_length, time_major=True)
     return tf.expand_dims(loss, 1)
@@ -4243,27 +3009,11 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
 @_graph_aware
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
                merge_repeated=False):
-    """Decode CTC outputs (blank = the last class).
-
-    Args:
-        y_pred: ``(batch, T, classes)`` softmax outputs.
-        input_length: ``(batch,)`` (or ``(batch, 1)``) valid time steps.
-        greedy: best-path decoding when True, else beam search.
-        beam_width, top_paths: beam search settings.
-        merge_repeated: beam search only: merge repeated labels of the result.
-
-    Returns:
-        ``([decoded_1, ..., decoded_top_paths], log_prob)``: each decoded is
-        ``(batch, max_len)`` int64 padded with -1; greedy ``log_prob
-        (batch, 1)`` is minus the sum over valid steps of the max logit
-        (``logits = log(y_pred + eps)``); beam ``log_prob (batch, top_paths)``
-        is the log probability of each labelling.
-
-    Example:
-        >>> decoded, log_prob = K.ctc_decode(y_pred, K.constant([5], 'int32'))
-    """
+    """``tf.nn.ctc_greedy_decoder`` (repeats always merged) or
+    ``tf.compat.v1.nn.ctc_beam_search_decoder``; the blank is the last class; decoded labels
+    are int64 padded with -1."""
     y_pred = _to_tensor(y_pred)
-    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _float_like(y_pred, epsilon()))
+    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _constant_like(y_pred, epsilon()))
     if logits.dtype != tf.float32 and logits.dtype != tf.float64:
         logits = tf.cast(logits, 'float32')
     input_length = tf.reshape(tf.cast(_to_tensor(input_length), 'int32'), [-1])
@@ -4290,18 +3040,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 
 @_graph_aware
 def map_fn(fn, elems, name=None, dtype=None):
-    """Apply ``fn`` to each element of ``elems`` along axis 0 and stack.
-
-    Args:
-        fn: callable on one element.
-        elems: tensor.
-        name: optional str.
-        dtype: output dtype when it differs from ``elems``'.
-
-    Example:
-        >>> K.eval(K.map_fn(lambda r: K.sum(r), K.ones((2, 3))))
-        array([3., 3.], dtype=float32)
-    """
+    """``tf.map_fn`` (``dtype`` becomes its ``fn_output_signature``)."""
     kwargs = {}
     if dtype is not None:
         kwargs['fn_output_signature'] = tf.as_dtype(_normalize_dtype(dtype, 'map_fn: dtype'))
@@ -4310,61 +3049,31 @@ def map_fn(fn, elems, name=None, dtype=None):
 
 @_graph_aware
 def foldl(fn, elems, initializer=None, name=None):
-    """Reduce ``elems`` along axis 0 from the left: ``acc = fn(acc, x)``.
-
-    Without ``initializer`` the first element starts.
-
-    Example:
-        >>> K.eval(K.foldl(lambda a, x: a + x, K.variable([1., 2., 3.])))
-        array(6., dtype=float32)
-    """
+    """``tf.foldl``."""
     return tf.foldl(fn, _to_tensor(elems), initializer=initializer, name=name)
 
 
 @_graph_aware
 def foldr(fn, elems, initializer=None, name=None):
-    """Reduce ``elems`` along axis 0 from the right: ``acc = fn(acc, x)``.
-
-    Without ``initializer`` the last element starts.
-
-    Example:
-        >>> K.eval(K.foldr(lambda a, x: a + x, K.variable([1., 2., 3.])))
-        array(6., dtype=float32)
-    """
+    """``tf.foldr``."""
     return tf.foldr(fn, _to_tensor(elems), initializer=initializer, name=name)
 
 
 # ---------------------------------------------------------------------------
-# Locally connected layers
+# Locally connected
 # ---------------------------------------------------------------------------
 
 @_graph_aware
 def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
-    """1-D convolution with unshared weights.
-
-    Args:
-        inputs: ``(batch, steps, in)`` (channels_last) or ``(batch, in, steps)``.
-        kernel: ``(out_steps, k * in, filters)``; each patch is flattened in
-            ``(k, in)`` order.
-        kernel_size: int or 1 int.
-        strides: int or 1 int.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        ``(batch, out_steps, filters)`` (``(batch, filters, out_steps)`` for
-        channels_first).
-
-    Example:
-        >>> K.int_shape(K.local_conv1d(K.zeros((2, 5, 3)), K.zeros((3, 9, 4)), 3, 1))
-        (2, 3, 4)
-    """
+    """Patches flattened in ``(k, in)`` order, multiplied by one batched
+    ``tf.linalg.matmul``."""
     data_format = normalize_data_format(data_format)
     k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
     s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
     x = _to_tensor(inputs)
     shape_rules.check_ndim(x.shape.rank, (3,), 'inputs', '3-D')
     kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
-    x = _to_cl(x, data_format, 1)
+    x = _to_channels_last(x, data_format)
     out_len = kernel.shape[0]
     if out_len is None:
         raise ValueError('kernel: the number of output steps (axis 0) must be static')
@@ -4374,31 +3083,13 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     stacked = tf.stack(patches, 0)            # (out_len, batch, k * in)
     out = tf.matmul(stacked, kernel)          # (out_len, batch, filters)
     out = tf.transpose(out, [1, 0, 2])
-    return _from_cl(out, data_format, 1)
+    return _from_channels_last(out, data_format)
 
 
 @_graph_aware
 def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
-    """2-D convolution with unshared weights.
-
-    Args:
-        inputs: 4-D tensor in the data format.
-        kernel: ``(out_rows * out_cols, kh * kw * in, filters)``; patches are
-            flattened ``(kh, kw, in)`` for channels_last and ``(in, kh, kw)``
-            for channels_first.
-        kernel_size, strides: int or 2 ints.
-        output_shape: ``(out_rows, out_cols)``.
-        data_format: 'channels_last' or 'channels_first' (None: default).
-
-    Returns:
-        ``(batch, out_rows, out_cols, filters)`` or
-        ``(batch, filters, out_rows, out_cols)``.
-
-    Example:
-        >>> K.int_shape(K.local_conv2d(K.zeros((2, 4, 4, 3)), K.zeros((4, 27, 5)), (3, 3),
-        ...                            (1, 1), (2, 2)))
-        (2, 2, 2, 5)
-    """
+    """Patches flattened ``(kh, kw, in)`` (channels_last) or ``(in, kh, kw)``
+    (channels_first), multiplied by one batched ``tf.linalg.matmul``."""
     data_format = normalize_data_format(data_format)
     kh, kw = shape_rules.normalize_tuple(kernel_size, 2, 'kernel_size')
     sh, sw = shape_rules.normalize_tuple(strides, 2, 'strides')
@@ -4425,59 +3116,6 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     if data_format == 'channels_last':
         return tf.transpose(out, [2, 0, 1, 3])
     return tf.transpose(out, [2, 3, 0, 1])
-
-
-# ---------------------------------------------------------------------------
-# The rest
-# ---------------------------------------------------------------------------
-
-@_graph_aware
-def size(x, name=None):
-    """Number of scalars in ``x``, as a scalar int32 tensor.
-
-    Example:
-        >>> K.eval(K.size(K.zeros((2, 3))))
-        6
-    """
-    if isinstance(x, tf.SparseTensor):
-        return tf.cast(tf.reduce_prod(x.dense_shape), 'int32')
-    return tf.size(_to_tensor(x), name=name, out_type=tf.int32)
-
-
-def pattern_broadcast(x, broadcastable):
-    """Theano's broadcast pattern: on TensorFlow, check it against ``ndim(x)``
-    and return ``x`` (TensorFlow broadcasts any length-1 axis).
-
-    Args:
-        x: tensor.
-        broadcastable: sequence of bools, one per axis.
-
-    Raises:
-        ValueError: when the pattern length differs from ``ndim(x)``.
-
-    Example:
-        >>> y = K.pattern_broadcast(K.zeros((1, 3)), (True, False))
-    """
-    try:
-        pattern = [bool(b) for b in broadcastable]
-    except TypeError:
-        raise ValueError('broadcastable: expected a sequence of bools, got %r'
-                         % (broadcastable,))
-    n = ndim(x)
-    if n is not None and len(pattern) != n:
-        raise ValueError('broadcastable: expected %d entries (one per axis of x), got %r'
-                         % (n, broadcastable))
-    return x
-
-
-def get_variable_shape(x):
-    """Static shape of a variable (same as ``int_shape``).
-
-    Example:
-        >>> K.get_variable_shape(K.zeros((2, 3)))
-        (2, 3)
-    """
-    return int_shape(x)
 
 
 api.install(globals(), ENGINE)
