@@ -30,7 +30,7 @@ def _engine_status(name):
     engine = str(getattr(module, 'ENGINE', name))
     version = getattr(module, 'ENGINE_VERSION', '?')
     # ENGINE is lower-case ('tensorflow'); show the engine's own spelling.
-    return 'ok: %s %s' % (api._ENGINE_TITLES.get(engine.lower(), engine), version)
+    return 'ok: %s %s' % (api.ENGINE_TITLES.get(engine.lower(), engine), version)
 
 
 def _probe_engines():

@@ -190,7 +190,8 @@ def documented(fn, name, engine=None):
     return fn
 
 
-_ENGINE_TITLES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'pytensor': 'PyTensor',
+#: engine (the adapters' ``ENGINE``) -> the name shown to users
+ENGINE_TITLES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'pytensor': 'PyTensor',
                   'cntk': 'CNTK'}
 
 
@@ -202,7 +203,7 @@ def install(namespace, engine):
     adapter takes from :mod:`keras_backend.common` get the shared text only.
     """
     module = sys.modules[namespace['__name__']]
-    engine = _ENGINE_TITLES.get(str(engine).lower(), str(engine))
+    engine = ENGINE_TITLES.get(str(engine).lower(), str(engine))
     for name in API_NAMES:
         fn = namespace.get(name)
         if fn is None:
