@@ -55,7 +55,8 @@ Arguments:
         stored as a Python ``float``.
 
 Raises:
-    ValueError: If ``e`` is not a number, or is not finite and positive.
+    TypeError: If ``e`` is not a number (a ``bool`` included).
+    ValueError: If ``e`` is not finite and positive.
 
 Example:
     >>> old = K.epsilon()
@@ -91,6 +92,7 @@ Arguments:
     floatx: ``'float16'``, ``'float32'`` or ``'float64'``.
 
 Raises:
+    TypeError: If ``floatx`` is not a string.
     ValueError: If ``floatx`` is any other value (integer dtypes included).
 
 Example:
@@ -113,8 +115,9 @@ Returns:
     scalar gives a 0-d array.
 
 Raises:
-    ValueError: If numpy cannot read ``x`` as numbers (a non-numeric string,
-        ragged lists).
+    TypeError: If ``x`` is not numeric (``None``, a string, a list holding other
+        objects).
+    ValueError: If numpy cannot read ``x`` as an array (ragged lists).
 
 Example:
     >>> K.cast_to_floatx([1, 2])
@@ -147,6 +150,7 @@ Arguments:
         strings).
 
 Raises:
+    TypeError: If ``data_format`` is not a string.
     ValueError: If ``data_format`` is any other value.
 
 Example:
@@ -169,7 +173,8 @@ Returns:
     A ``str``: ``'channels_first'`` or ``'channels_last'``, lower-case.
 
 Raises:
-    ValueError: If ``value`` is not ``None`` or one of the two formats.
+    TypeError: If ``value`` is neither ``None`` nor a string.
+    ValueError: If ``value`` is not one of the two formats.
 
 Example:
     >>> K.normalize_data_format('Channels_First')
@@ -202,6 +207,7 @@ Arguments:
     dim_ordering: ``'th'`` or ``'tf'``.
 
 Raises:
+    TypeError: If ``dim_ordering`` is not a string.
     ValueError: If ``dim_ordering`` is any other value.
 
 Example:
@@ -228,6 +234,9 @@ Arguments:
 
 Returns:
     An ``int``: 1 on the first call with ``prefix``, then 2, 3...
+
+Raises:
+    TypeError: If ``prefix`` is not a string.
 
 Example:
     >>> n = K.get_uid('my_block')
@@ -324,6 +333,9 @@ recorded and changes nothing; code that sets it keeps working.
 Arguments:
     value: A ``bool``; ``False`` is the default state.
 
+Raises:
+    TypeError: If ``value`` is not a bool (or 0/1).
+
 Example:
     >>> K.manual_variable_initialization(True)
     >>> K.eval(K.variable([1., 2.]))
@@ -363,12 +375,11 @@ until ``clear_session()``; ``learning_phase_scope`` changes it for one block
 only.
 
 Arguments:
-    value: ``0`` (test) or ``1`` (train); ``False`` and ``True`` are taken as
-        0 and 1.
+    value: ``0`` (test) or ``1`` (train); ``False`` and ``True`` mean the same.
 
 Raises:
-    ValueError: If ``value`` is anything else (the setting is left as it
-        was).
+    TypeError: If ``value`` is not an int or a bool.
+    ValueError: If ``value`` is not 0 or 1 (the setting is left as it was).
 
 Example:
     >>> K.set_learning_phase(1)
@@ -388,12 +399,13 @@ Inside the block ``learning_phase()`` returns ``value`` (as after
 setting (a fixed int or the symbolic flag) is back.
 
 Arguments:
-    value: ``0`` (test) or ``1`` (train).
+    value: ``0`` (test) or ``1`` (train); ``False`` and ``True`` mean the same.
 
 Yields:
-    The ``int`` ``value``.
+    ``value``.
 
 Raises:
+    TypeError: If ``value`` is not an int or a bool.
     ValueError: If ``value`` is not 0 or 1.
 
 Example:
@@ -422,7 +434,7 @@ Yields:
     The scope name (TensorFlow's form ends with ``/``).
 
 Raises:
-    ValueError: If ``name`` is not a string.
+    TypeError: If ``name`` is not a string.
 
 Example:
     >>> with K.name_scope('block1'):
@@ -467,6 +479,9 @@ Returns:
     A dense tensor with the dense shape and the dtype of ``tensor``; the
     very object ``tensor`` when it is dense.
 
+Raises:
+    TypeError: If ``tensor`` is not a tensor or numeric value.
+
 Example:
     >>> import scipy.sparse
     >>> sp = K.placeholder((None, 3), sparse=True)
@@ -491,8 +506,8 @@ Arguments:
     value: A numpy array, a (nested) list of numbers or a scalar; a tensor
         that needs no placeholder feed is also accepted and its current value
         copied.
-    dtype: The dtype name (such as ``'float32'`` or ``'int32'``); ``None``
-        (default) means ``floatx()``.
+    dtype: The dtype name (such as ``'float32'``, ``'int32'`` or ``'bool'``);
+        ``None`` (default) means ``floatx()``.
     name: Optional ``str``, prefixed by the open ``name_scope`` blocks.
     constraint: Optional callable that optimizers apply to the new value
         after each update (a projection); stored as the variable's
@@ -504,9 +519,10 @@ Returns:
     ``_uses_learning_phase`` (``False``).
 
 Raises:
-    TypeError: If ``dtype`` does not name a dtype.
-    ValueError: If ``value`` cannot be converted to ``dtype``, or depends on
-        a placeholder.
+    TypeError: If ``value`` is not numeric (``None``, a string...), ``dtype`` names no
+        numeric or bool dtype, or ``name`` is not a string.
+    ValueError: If ``value`` cannot be converted to ``dtype``, or depends on a
+        placeholder.
 
 Example:
     >>> v = K.variable([[1, 2], [3, 4]])
@@ -551,8 +567,10 @@ Returns:
     ``shape`` is ``None``).
 
 Raises:
-    TypeError: If ``dtype`` does not name a dtype.
-    ValueError: If ``value`` cannot fill ``shape``.
+    TypeError: If ``value`` is not numeric, ``shape`` is not a tuple of ints, or
+        ``dtype`` names no numeric or bool dtype.
+    ValueError: If ``shape`` holds a negative size, or ``value`` cannot fill
+        ``shape``.
 
 Example:
     >>> K.eval(K.constant(2., shape=(2, 2)))
@@ -616,7 +634,8 @@ Arguments:
     shape: Optional tuple of ints and ``None`` (free dimensions).
     ndim: Optional ``int``, used when ``shape`` is ``None``: the shape is
         then ``(None,) * ndim``.
-    dtype: The dtype name; ``None`` (default) means ``floatx()``.
+    dtype: The dtype name; ``None`` (default) means ``floatx()``. TensorFlow
+        also takes ``'string'``.
     sparse: If ``True``, a sparse placeholder; the 2-D form
         ``(batch, dim)`` is supported on every engine.
     name: Optional ``str``.
@@ -627,9 +646,10 @@ Returns:
     (``False``).
 
 Raises:
-    ValueError: If ``shape`` or ``ndim`` is malformed (or both are missing,
-        see above).
-    TypeError: If ``dtype`` does not name a dtype.
+    TypeError: If ``shape`` is not a tuple of ints and ``None``, ``ndim`` is not an
+        int, ``sparse`` is not a bool, or ``dtype`` names no dtype.
+    ValueError: If ``shape`` holds a negative size or ``ndim`` is negative (on
+        Theano and CNTK also when both are missing).
 
 Example:
     >>> x = K.placeholder(shape=(None, 3))
@@ -671,6 +691,9 @@ Arguments:
 Returns:
     A 1-D tensor of shape ``(ndim(x),)``, dtype ``int32``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.shape(K.zeros((2, 3)))).tolist()
     [2, 3]
@@ -695,8 +718,7 @@ Returns:
     ``shape`` or ``ndim``).
 
 Raises:
-    ValueError: If ``x`` has no shape (it is not a tensor, variable or numpy
-        array).
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.int_shape(K.placeholder((None, 4)))
@@ -713,6 +735,9 @@ Arguments:
 Returns:
     An ``int`` (0 for a scalar); ``None`` when the rank is unknown
     (TensorFlow placeholders made without ``shape`` or ``ndim``).
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.ndim(K.placeholder((None, 3)))
@@ -735,6 +760,10 @@ Arguments:
 Returns:
     A scalar tensor, dtype ``int32``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``name`` is not a
+        string.
+
 Example:
     >>> int(K.eval(K.size(K.zeros((2, 3)))))
     6
@@ -747,13 +776,17 @@ Example:
 DOCS['dtype'] = """Dtype of a tensor, variable or numpy array, as a string.
 
 On CNTK, which holds only float tensors, a tensor asked for with an integer
-dtype reports the float dtype that holds it.
+dtype reports the float dtype that holds it (variables and placeholders asked
+for as ``'bool'`` or ``'float16'`` report that dtype).
 
 Arguments:
     x: A tensor, variable or numpy array.
 
 Returns:
     A ``str`` such as ``'float32'``, ``'int32'`` or ``'bool'``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.dtype(K.variable(1.))
@@ -777,6 +810,7 @@ Returns:
     dense).
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
     ValueError: If ``x`` depends on a placeholder.
 
 Example:
@@ -802,8 +836,9 @@ Returns:
     A variable of shape ``shape`` and dtype ``dtype``.
 
 Raises:
-    ValueError: If ``shape`` is not a tuple of non-negative ints.
-    TypeError: If ``dtype`` does not name a dtype.
+    TypeError: If ``shape`` is not a tuple of ints, or ``dtype`` names no numeric or
+        bool dtype.
+    ValueError: If ``shape`` holds a negative size.
 
 Example:
     >>> v = K.zeros((2, 3))
@@ -827,8 +862,9 @@ Returns:
     A variable of shape ``shape`` and dtype ``dtype``.
 
 Raises:
-    ValueError: If ``shape`` is not a tuple of non-negative ints.
-    TypeError: If ``dtype`` does not name a dtype.
+    TypeError: If ``shape`` is not a tuple of ints, or ``dtype`` names no numeric or
+        bool dtype.
+    ValueError: If ``shape`` holds a negative size.
 
 Example:
     >>> v = K.ones((2, 3))
@@ -855,6 +891,7 @@ Returns:
     ``dtype``.
 
 Raises:
+    TypeError: If ``dtype`` names no numeric or bool dtype.
     ValueError: If ``size`` is not an int or a pair of ints.
 
 Example:
@@ -880,6 +917,10 @@ Arguments:
 Returns:
     A tensor of ``x``'s shape, dtype ``dtype``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``dtype`` names no
+        numeric or bool dtype.
+
 Example:
     >>> K.eval(K.zeros_like(K.constant([[1., 2.], [3., 4.]])))
     array([[0., 0.],
@@ -903,6 +944,10 @@ Arguments:
 Returns:
     A tensor of ``x``'s shape, dtype ``dtype``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``dtype`` names no
+        numeric or bool dtype.
+
 Example:
     >>> K.eval(K.ones_like(K.constant([[1., 2.], [3., 4.]])))
     array([[1., 1.],
@@ -923,6 +968,9 @@ Arguments:
 
 Returns:
     A tensor of ``x``'s shape and dtype.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> v = K.variable([1., 2.])
@@ -951,7 +999,9 @@ Returns:
     ``[low, high)``.
 
 Raises:
-    ValueError: If ``shape`` is not a tuple of non-negative ints.
+    TypeError: If ``shape`` is not a tuple of ints, ``low`` or ``high`` is not a
+        number, ``seed`` is not an int, or ``dtype`` names no numeric or bool dtype.
+    ValueError: If ``shape`` holds a negative size.
 
 Example:
     >>> v = K.random_uniform_variable((2, 3), 0., 1., seed=1)
@@ -979,7 +1029,9 @@ Returns:
     A variable of shape ``shape`` and dtype ``dtype``.
 
 Raises:
-    ValueError: If ``shape`` is not a tuple of non-negative ints.
+    TypeError: If ``shape`` is not a tuple of ints, ``mean`` or ``scale`` is not a
+        number, ``seed`` is not an int, or ``dtype`` names no numeric or bool dtype.
+    ValueError: If ``shape`` holds a negative size or ``scale`` is negative.
 
 Example:
     >>> v = K.random_normal_variable((2, 3), 0., 1., seed=1)
@@ -1002,6 +1054,7 @@ Returns:
     scalar).
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
     ValueError: If a dimension of the static shape is unknown (``None``).
 
 Example:
@@ -1026,7 +1079,8 @@ Returns:
     A tensor of ``x``'s shape and dtype ``dtype``.
 
 Raises:
-    TypeError: If ``dtype`` does not name a dtype.
+    TypeError: If ``x`` is not a tensor or numeric value, or ``dtype`` is ``None``
+        or names no numeric or bool dtype.
 
 Example:
     >>> K.eval(K.cast(K.constant([1.7, -1.7, 2.5]), 'int32')).tolist()
@@ -1051,15 +1105,17 @@ value at once, use ``set_value``.
 Arguments:
     x: A variable.
     new_x: A tensor or numpy value of ``x``'s shape; it is cast to ``x``'s
-        dtype.
+        dtype. A symbolic ``new_x`` is read when the function runs, so
+        ``update(m, 0.5 * m + x)`` uses the current ``m`` at every call.
 
 Returns:
     An update operation for ``function(..., updates=[...])`` (its form
     depends on the engine).
 
 Raises:
-    ValueError: If ``x`` is not a variable, or ``new_x`` does not have
-        ``x``'s shape.
+    TypeError: If ``x`` is not a variable, or ``new_x`` is not a tensor or numeric
+        value.
+    ValueError: If ``new_x`` (unless a scalar) does not have the shape of ``x``.
 
 Example:
     >>> v = K.variable([1., 2.])
@@ -1085,8 +1141,9 @@ Returns:
     An update operation for ``function(..., updates=[...])``.
 
 Raises:
-    ValueError: If ``x`` is not a variable, or ``increment`` does not have
-        ``x``'s shape.
+    TypeError: If ``x`` is not a variable, or ``increment`` is not a tensor or numeric
+        value.
+    ValueError: If ``increment`` (unless a scalar) does not have the shape of ``x``.
 
 Example:
     >>> v = K.variable([1., 2.])
@@ -1110,8 +1167,9 @@ Returns:
     An update operation for ``function(..., updates=[...])``.
 
 Raises:
-    ValueError: If ``x`` is not a variable, or ``decrement`` does not have
-        ``x``'s shape.
+    TypeError: If ``x`` is not a variable, or ``decrement`` is not a tensor or numeric
+        value.
+    ValueError: If ``decrement`` (unless a scalar) does not have the shape of ``x``.
 
 Example:
     >>> v = K.variable([5., 5.])
@@ -1139,8 +1197,9 @@ Returns:
     An update operation for ``function(..., updates=[...])``.
 
 Raises:
-    ValueError: If ``x`` is not a variable, or ``value`` does not have
-        ``x``'s shape.
+    TypeError: If ``x`` is not a variable, ``value`` is not a tensor or numeric
+        value, or ``momentum`` is not a number.
+    ValueError: If ``value`` does not have the shape of ``x``.
 
 Example:
     >>> v = K.variable([0., 4.])
@@ -1177,7 +1236,9 @@ Returns:
     ``(2, 3, 5, 6)``.
 
 Raises:
-    ValueError: If the contracted axes of ``x`` and ``y`` have different sizes.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If ``x`` or ``y`` is a scalar, or the contracted axes have different
+        sizes.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -1214,9 +1275,10 @@ Returns:
     contracted axes ``(ax, ay)``, or ``(batch, 1)`` when that shape is ``(batch,)``.
 
 Raises:
-    ValueError: If an input has rank < 2, ``axes`` is not None, an int or a pair, an
-        axis is out of range or is the batch axis 0, or the batch sizes or the sizes
-        of the contracted axes differ.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value, or ``axes`` is not
+        ``None``, an int or a pair of ints.
+    ValueError: If an input has rank < 2, an axis is out of range or is the batch
+        axis 0, or the batch sizes or the sizes of the contracted axes differ.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -1245,6 +1307,9 @@ Returns:
     A tensor of the dtype of ``x`` whose shape is that of ``x`` reversed; a 1-D tensor
     comes back unchanged.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.transpose(K.constant([[1., 2., 3.], [4., 5., 6.]])))
     array([[1., 4.],
@@ -1265,6 +1330,12 @@ Arguments:
 Returns:
     A tensor of the dtype of ``reference`` and shape
     ``indices.shape + reference.shape[1:]``.
+
+Raises:
+    TypeError: If ``reference`` is not a tensor or numeric value, or ``indices``
+        holds non-integers (a float tensor too, except on CNTK).
+    ValueError: If ``reference`` is a scalar, or numpy or list ``indices`` fall
+        outside the rows of ``reference``.
 
 Example:
     >>> ref = K.constant([[1., 2.], [3., 4.], [5., 6.]])
@@ -1291,7 +1362,9 @@ Returns:
     them as size 1 when ``keepdims``); a scalar for ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 5.], [3., 2.]])
@@ -1317,7 +1390,9 @@ Returns:
     them as size 1 when ``keepdims``); a scalar for ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 5.], [3., 2.]])
@@ -1345,7 +1420,9 @@ Returns:
     them as size 1 when ``keepdims``); a scalar for ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -1372,7 +1449,9 @@ Returns:
     them as size 1 when ``keepdims``); a scalar for ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -1395,6 +1474,7 @@ Returns:
     A tensor of the shape and dtype of ``x``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``axis`` is not an int.
     ValueError: If ``axis`` is out of range for ``x``.
 
 Example:
@@ -1419,6 +1499,7 @@ Returns:
     A tensor of the shape and dtype of ``x``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``axis`` is not an int.
     ValueError: If ``axis`` is out of range for ``x``.
 
 Example:
@@ -1448,7 +1529,9 @@ Returns:
     ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 6.]])
@@ -1476,7 +1559,9 @@ Returns:
     ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 6.]])
@@ -1503,7 +1588,9 @@ Returns:
     ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -1533,7 +1620,9 @@ Returns:
     returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[0., 1.], [0., 0.]])
@@ -1560,7 +1649,9 @@ Returns:
     returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[2., 1.], [0., 1.]])
@@ -1584,6 +1675,7 @@ Returns:
     tensors and holds the indices in ``floatx()``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``axis`` is not an int.
     ValueError: If ``axis`` is out of range for ``x``.
 
 Example:
@@ -1610,6 +1702,7 @@ Returns:
     tensors and holds the indices in ``floatx()``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``axis`` is not an int.
     ValueError: If ``axis`` is out of range for ``x``.
 
 Example:
@@ -1628,6 +1721,9 @@ Arguments:
 Returns:
     A tensor of the shape and dtype of ``x``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.square(K.constant([-2., 0.5, 3.])))
     array([4.  , 0.25, 9.  ], dtype=float32)
@@ -1640,6 +1736,9 @@ Arguments:
 
 Returns:
     A tensor of the shape and dtype of ``x``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.eval(K.abs(K.constant([-2., 0., 1.5])))
@@ -1656,6 +1755,9 @@ Arguments:
 Returns:
     A tensor of the shape and dtype of ``x``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.sqrt(K.constant([4., 0.25, -1.])))
     array([2. , 0.5, 0. ], dtype=float32)
@@ -1668,6 +1770,9 @@ Arguments:
 
 Returns:
     A tensor of the shape and dtype of ``x``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.eval(K.exp(K.constant([0., 0.])))
@@ -1685,6 +1790,9 @@ Arguments:
 
 Returns:
     A tensor of the shape and dtype of ``x``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.eval(K.log(K.constant([1., 1.])))
@@ -1710,7 +1818,9 @@ Returns:
     them as size 1 when ``keepdims``); a scalar for ``axis=None``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor or numeric value, ``axis`` is not ``None``, an int
+        or a list of ints, or ``keepdims`` is not a bool.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[0., 0.], [1., 1.]])
@@ -1731,6 +1841,9 @@ Arguments:
 Returns:
     A tensor of the shape and dtype of ``x`` holding integral values.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.round(K.constant([0.5, 1.5, 2.5, 2.4, -2.6])))
     array([ 0.,  2.,  2.,  2., -3.], dtype=float32)
@@ -1743,6 +1856,9 @@ Arguments:
 
 Returns:
     A tensor of the shape and dtype of ``x``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.eval(K.sign(K.constant([-2., 0., 3.])))
@@ -1759,6 +1875,9 @@ Arguments:
 Returns:
     A tensor of the dtype of ``x`` and the broadcast shape of ``x`` and ``a`` (the
     shape of ``x`` for a number ``a``).
+
+Raises:
+    TypeError: If ``x`` or ``a`` is not a tensor or numeric value.
 
 Example:
     >>> K.eval(K.pow(K.constant([1., 2., 3.]), 2))
@@ -1783,6 +1902,10 @@ Arguments:
 Returns:
     A tensor of the shape and dtype of ``x``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or a bound is neither
+        ``None`` nor a number or tensor.
+
 Example:
     >>> x = K.constant([-1., 0.5, 3.])
     >>> K.eval(K.clip(x, 0., 1.))
@@ -1805,7 +1928,8 @@ Returns:
     tensors and returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -1827,7 +1951,8 @@ Returns:
     tensors and returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -1849,7 +1974,8 @@ Returns:
     tensors and returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -1871,7 +1997,8 @@ Returns:
     tensors and returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -1893,7 +2020,8 @@ Returns:
     tensors and returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -1915,7 +2043,8 @@ Returns:
     tensors and returns 1.0/0.0 in ``floatx()`` instead.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -1936,7 +2065,8 @@ Returns:
     A tensor of the broadcast shape of ``x`` and ``y``, of their dtype.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> K.eval(K.maximum(K.constant([1., 3.]), 2.))
@@ -1957,7 +2087,8 @@ Returns:
     A tensor of the broadcast shape of ``x`` and ``y``, of their dtype.
 
 Raises:
-    ValueError: If the shapes of ``x`` and ``y`` do not broadcast.
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value.
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> K.eval(K.minimum(K.constant([1., 3.]), 2.))
@@ -1975,6 +2106,9 @@ Arguments:
 Returns:
     A tensor of the shape and dtype of ``x``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> np.round(K.eval(K.sin(K.constant([0., np.pi / 2, -np.pi / 6]))), 4)
     array([ 0. ,  1. , -0.5], dtype=float32)
@@ -1987,6 +2121,9 @@ Arguments:
 
 Returns:
     A tensor of the shape and dtype of ``x``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> np.round(K.eval(K.cos(K.constant([0., np.pi, np.pi / 3]))), 4)
@@ -2018,7 +2155,11 @@ Returns:
     ``mean`` and ``var`` have the shape of ``x`` without the reduced axes.
 
 Raises:
-    ValueError: If an axis in ``reduction_axes`` is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor, ``gamma`` or ``beta`` is neither ``None``
+        nor a tensor, ``reduction_axes`` is not an int or a list of ints, or
+        ``epsilon`` is not a number.
+    ValueError: If an axis of ``reduction_axes`` is out of range for ``x`` or
+        named twice, or ``epsilon`` is negative.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 6.]])
@@ -2057,7 +2198,10 @@ Returns:
     A tensor of the shape and dtype of ``x``.
 
 Raises:
-    ValueError: If ``axis`` is out of range for ``x``.
+    TypeError: If ``x``, ``mean`` or ``var`` is not a tensor, ``beta`` or ``gamma``
+        is neither ``None`` nor a tensor, or ``axis`` is not an int.
+    ValueError: If ``axis`` is out of range for ``x``, a 1-D parameter's size is
+        neither 1 nor that of axis ``axis``, or ``epsilon`` is negative.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 6.]])
@@ -2092,8 +2236,9 @@ Returns:
     inputs' sizes there.
 
 Raises:
-    ValueError: If ``tensors`` is empty, ``axis`` is out of range, or the shapes
-        differ off ``axis``.
+    TypeError: If ``tensors`` is not a list of tensors, or ``axis`` is not an int.
+    ValueError: If ``tensors`` is empty or holds scalars or tensors of different
+        ranks, ``axis`` is out of range, or the shapes differ off ``axis``.
 
 Example:
     >>> a, b = K.constant([[1., 2.]]), K.constant([[3.]])
@@ -2119,7 +2264,10 @@ Returns:
     A tensor of the dtype of ``x`` and shape ``shape``.
 
 Raises:
-    ValueError: If ``shape`` does not hold as many entries as ``x``.
+    TypeError: If ``x`` is not a tensor, or ``shape`` is not a tuple of ints or a
+        tensor.
+    ValueError: If ``shape`` holds a size below -1 or more than one -1, or does not
+        hold as many entries as ``x``.
 
 Example:
     >>> x = K.constant([1., 2., 3., 4., 5., 6.])
@@ -2143,6 +2291,7 @@ Returns:
     ``pattern``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor, or ``pattern`` is not a tuple of ints.
     ValueError: If ``pattern`` is not a permutation of the axes of ``x``.
 
 Example:
@@ -2174,8 +2323,10 @@ Returns:
     ``cols * width_factor`` columns.
 
 Raises:
-    ValueError: If ``x`` is not 4-D, a factor is not a positive integer, or
-        ``data_format`` or ``interpolation`` is not one of the values above.
+    TypeError: If ``x`` is not a tensor, a factor is not an int, or
+        ``data_format`` or ``interpolation`` is not a string.
+    ValueError: If ``x`` is not 4-D, a factor is below 1, or ``data_format`` or
+        ``interpolation`` is not one of the values above.
 
 Example:
     >>> x = K.constant([[[[1.], [2.]]]])
@@ -2208,8 +2359,10 @@ Returns:
     A 5-D tensor of the dtype of ``x`` with each spatial size multiplied by its factor.
 
 Raises:
-    ValueError: If ``x`` is not 5-D, a factor is not a positive integer, or
-        ``data_format`` is not one of the values above.
+    TypeError: If ``x`` is not a tensor, a factor is not an int, or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` is not 5-D, a factor is below 1, or ``data_format`` is not
+        one of the values above.
 
 Example:
     >>> x = K.constant([[[[[0.], [1.]]]]])
@@ -2229,7 +2382,7 @@ Each slice of ``x`` along ``axis`` appears ``rep`` times in a row, so ``[1, 2]``
 
 Arguments:
     x: A tensor or variable of rank >= 1.
-    rep: A non-negative integer, the number of repetitions.
+    rep: A positive integer, the number of repetitions.
     axis: An integer in ``[-ndim(x), ndim(x))``, the axis to repeat along.
 
 Returns:
@@ -2237,7 +2390,8 @@ Returns:
     ``x``.
 
 Raises:
-    ValueError: If ``axis`` is out of range for ``x`` or ``rep`` is negative.
+    TypeError: If ``x`` is not a tensor, or ``rep`` or ``axis`` is not an int.
+    ValueError: If ``rep`` is below 1 or ``axis`` is out of range for ``x``.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -2255,13 +2409,15 @@ vector (what the ``RepeatVector`` layer does).
 
 Arguments:
     x: A 2-D tensor of shape ``(batch, dim)``.
-    n: A non-negative integer, the number of copies.
+    n: A positive integer (or a scalar integer tensor), the number of
+        copies.
 
 Returns:
     A 3-D tensor of the dtype of ``x`` and shape ``(batch, n, dim)``.
 
 Raises:
-    ValueError: If ``x`` is not 2-D.
+    TypeError: If ``x`` is not a tensor, or ``n`` is neither an int nor a tensor.
+    ValueError: If ``x`` is not 2-D or ``n`` is below 1.
 
 Example:
     >>> y = K.repeat(K.constant([[1., 2.], [3., 4.]]), 2)
@@ -2290,8 +2446,9 @@ Returns:
     values. CNTK has no integer tensors and holds integer dtypes in ``floatx()``.
 
 Raises:
-    ValueError: If ``step`` is 0.
-    TypeError: If ``dtype`` is not a known dtype.
+    TypeError: If ``start``, ``stop`` or ``step`` is not a number or a scalar
+        tensor, or ``dtype`` names no numeric or bool dtype.
+    ValueError: If ``step`` is 0, or an argument is NaN.
 
 Example:
     >>> K.eval(K.arange(5))
@@ -2319,6 +2476,10 @@ Returns:
     A tensor of the dtype of ``x``: its shape is the shape of ``x`` (with leading 1s
     as needed) multiplied entrywise by ``n``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor, or ``n`` is not an int or a list of ints.
+    ValueError: If ``n`` holds a negative count.
+
 Example:
     >>> K.eval(K.tile(K.constant([1., 2.]), 2))
     array([1., 2., 1., 2.], dtype=float32)
@@ -2339,6 +2500,9 @@ Arguments:
 Returns:
     A 1-D tensor of the dtype of ``x`` holding all its entries.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.flatten(K.constant([[1., 2.], [3., 4.]])))
     array([1., 2., 3., 4.], dtype=float32)
@@ -2358,6 +2522,10 @@ Returns:
     A 2-D tensor of the dtype of ``x`` and shape ``(batch, d1 * ... * dn)``
     (``(batch, 1)`` for a 1-D ``x``).
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+    ValueError: If ``x`` is a scalar.
+
 Example:
     >>> K.eval(K.batch_flatten(K.constant([[[1., 2.], [3., 4.]]])))
     array([[1., 2., 3., 4.]], dtype=float32)
@@ -2376,7 +2544,8 @@ Returns:
     A tensor of the dtype and entries of ``x``, of rank ``ndim(x) + 1``.
 
 Raises:
-    ValueError: If ``axis`` is out of range.
+    TypeError: If ``x`` is not a tensor, or ``axis`` is not an int.
+    ValueError: If ``axis`` is outside ``[-ndim(x) - 1, ndim(x)]``.
 
 Example:
     >>> x = K.zeros((2, 3))
@@ -2400,7 +2569,8 @@ Returns:
     A tensor of the dtype and entries of ``x``, of rank ``ndim(x) - 1``.
 
 Raises:
-    ValueError: If ``axis`` is out of range or that axis does not have size 1.
+    TypeError: If ``x`` is not a tensor, or ``axis`` is not an int.
+    ValueError: If ``axis`` is out of range, or that axis does not have size 1.
 
 Example:
     >>> K.int_shape(K.squeeze(K.zeros((2, 1, 3)), 1))
@@ -2414,15 +2584,18 @@ DOCS['temporal_padding'] = """Pad the time axis (axis 1) of a 3-D tensor with ze
 Arguments:
     x: A 3-D tensor of shape ``(batch, steps, features)``.
     padding: A pair of non-negative integers ``(left, right)``: the number of zero
-        steps added before and after; default ``(1, 1)``.
+        steps added before and after; default ``(1, 1)``. An integer ``p``
+        means ``(p, p)``.
 
 Returns:
     A 3-D tensor of the dtype of ``x`` and shape
     ``(batch, left + steps + right, features)``.
 
 Raises:
-    ValueError: If ``x`` is not 3-D or ``padding`` is not a pair of non-negative
-        integers.
+    TypeError: If ``x`` is not a tensor, or ``padding`` is not an int or a pair of
+        ints.
+    ValueError: If ``x`` is not 3-D, or ``padding`` has another length or a
+        negative amount.
 
 Example:
     >>> x = K.constant([[[1.], [2.]]])
@@ -2449,8 +2622,10 @@ Returns:
     ``left + cols + right`` columns.
 
 Raises:
-    ValueError: If ``x`` is not 4-D, ``padding`` is malformed or negative, or
-        ``data_format`` is not one of the values above.
+    TypeError: If ``x`` is not a tensor, ``padding`` is not made of ints, or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` is not 4-D, ``padding`` does not hold 2 entries or holds a
+        negative amount, or ``data_format`` is not one of the values above.
 
 Example:
     >>> x = K.ones((1, 1, 1, 1))
@@ -2480,8 +2655,10 @@ Returns:
     ``before + dim + after`` for each spatial axis.
 
 Raises:
-    ValueError: If ``x`` is not 5-D, ``padding`` is malformed or negative, or
-        ``data_format`` is not one of the values above.
+    TypeError: If ``x`` is not a tensor, ``padding`` is not made of ints, or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` is not 5-D, ``padding`` does not hold 3 entries or holds a
+        negative amount, or ``data_format`` is not one of the values above.
 
 Example:
     >>> K.int_shape(K.spatial_3d_padding(K.zeros((1, 2, 2, 2, 3))))
@@ -2504,7 +2681,9 @@ Returns:
     ``len(x)``.
 
 Raises:
-    ValueError: If the list is empty or the shapes differ.
+    TypeError: If ``x`` is not a list of tensors.
+    ValueError: If ``x`` is empty, its tensors differ in shape, or ``axis`` is out of
+        range.
 
 Example:
     >>> a, b = K.constant([1., 2.]), K.constant([3., 4.])
@@ -2529,6 +2708,10 @@ Arguments:
 Returns:
     A tensor of dtype ``floatx()`` and shape ``indices.shape + (num_classes,)``.
 
+Raises:
+    TypeError: If ``indices`` is not a tensor, or ``num_classes`` is not an int.
+    ValueError: If ``num_classes`` is below 1.
+
 Example:
     >>> K.eval(K.one_hot(K.constant([0, 2], dtype='int32'), 3))
     array([[1., 0., 0.],
@@ -2548,7 +2731,8 @@ Returns:
     A tensor of the shape and dtype of ``x``.
 
 Raises:
-    ValueError: If an axis is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor, or ``axes`` is not an int or a list of ints.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
@@ -2577,7 +2761,10 @@ Returns:
     the remaining length).
 
 Raises:
-    ValueError: If ``start`` or ``size`` does not have one entry per axis of ``x``.
+    TypeError: If ``x`` is not a tensor, or ``start`` or ``size`` is not a list of
+        ints.
+    ValueError: If ``start`` or ``size`` does not have one entry per axis of ``x``,
+        holds a negative start or a size below -1, or the block goes past the end.
 
 Example:
     >>> x = K.constant([[1., 2., 3.], [4., 5., 6.]])
@@ -2606,6 +2793,7 @@ Returns:
     A tensor of the shape, dtype and values of ``x``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor, or ``broadcastable`` is not a tuple or list.
     ValueError: If ``broadcastable`` does not have one entry per axis of ``x``.
 
 Example:
@@ -2624,14 +2812,17 @@ Example:
 
 DOCS['get_value'] = """Current value of a variable, as a numpy array.
 
-A tensor that is not a variable is evaluated (as ``eval`` does), which only
-works when it depends on no placeholder.
+A tensor that is not a variable is evaluated, as ``eval`` does (it must not
+depend on a placeholder).
 
 Arguments:
-    x: A variable (or a tensor computable without feeding placeholders).
+    x: A variable (or a tensor that needs no feed).
 
 Returns:
     A numpy array of ``x``'s shape and dtype.
+
+Raises:
+    TypeError: If ``x`` is ``None``, a string or a dict.
 
 Example:
     >>> v = K.variable([[1., 2.], [3., 4.]])
@@ -2649,6 +2840,9 @@ Arguments:
 Returns:
     A list of numpy arrays, one per entry of ``ops``, in the same order, each
     with that entry's shape and dtype.
+
+Raises:
+    TypeError: If ``ops`` is not a list of tensors.
 
 Example:
     >>> a = K.variable([1., 2.])
@@ -2668,8 +2862,8 @@ Arguments:
         ``x``.
 
 Raises:
-    ValueError: If ``x`` is not a variable, or if the shape of ``value``
-        differs from the variable's shape.
+    TypeError: If ``x`` is not a variable, or ``value`` is not numeric.
+    ValueError: If the shape of ``value`` differs from the variable's shape.
 
 Example:
     >>> v = K.variable([1., 2.])
@@ -2680,13 +2874,17 @@ Example:
 
 DOCS['batch_set_value'] = """Assign numpy values to several variables at once.
 
+Every pair is checked before any value is written, so a bad pair leaves all
+the variables unchanged.
+
 Arguments:
     tuples: A list of ``(variable, value)`` pairs; each value is a numpy
         array, nested list or scalar with the shape of its variable.
 
 Raises:
-    ValueError: If an entry is not a ``(variable, value)`` pair, is not a
-        variable, or has a value whose shape differs from the variable's.
+    TypeError: If ``tuples`` is not a list of ``(variable, value)`` pairs, an entry's
+        first item is not a variable, or a value is not numeric.
+    ValueError: If a value's shape differs from its variable's.
 
 Example:
     >>> a = K.variable([0., 0.])
@@ -2706,6 +2904,9 @@ Arguments:
 Returns:
     A tuple with one entry per axis: an integer, or ``None`` for an axis
     whose size is only known at run time.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> K.get_variable_shape(K.variable(np.zeros((2, 3))))
@@ -2727,6 +2928,9 @@ Arguments:
 Returns:
     A tensor with the shape, dtype and values of ``x``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor, or ``message`` is not a string.
+
 Example:
     >>> x = K.placeholder(shape=(None, 3))
     >>> y = K.print_tensor(x, message='x is: ')
@@ -2736,10 +2940,12 @@ Example:
 
 DOCS['function'] = """Build a callable that computes ``outputs`` from fed ``inputs``.
 
-The returned function takes one list of numpy values, one per entry of
-``inputs`` in the same order, computes every output and then applies the
-``updates``. The learning phase (``learning_phase()``) may be listed among
-the inputs to feed 0 (test) or 1 (training).
+The graph is compiled once. The returned function takes one list of numpy
+values, one per entry of ``inputs`` in the same order, computes every output
+and then applies the ``updates``, so the outputs see the variables' values
+from before this call's updates. The learning phase (``learning_phase()``)
+may be listed among the inputs to feed 0 (test) or 1 (training); a graph
+that uses it without listing it runs in test mode.
 
 Arguments:
     inputs: A list of placeholders.
@@ -2749,17 +2955,26 @@ Arguments:
         ``update_add``, ``update_sub``, ``moving_average_update``, or
         ``(variable, new_value)`` pairs), applied after the outputs are
         computed, on every call.
-    **kwargs: ``name`` (a string) and, depending on the engine, options of
-        its own compiled functions.
+    **kwargs: ``name`` (a string) on every engine. TensorFlow also takes
+        ``fetches`` (more tensors or ops run at each call, their results
+        dropped) and ``feed_dict`` (more ``{placeholder: value}`` fed at
+        each call); Theano takes the keywords of its own ``function``
+        (``mode``, ``givens``, ``on_unused_input``...). Any other keyword
+        raises ``ValueError`` naming it.
 
 Returns:
-    A callable taking a list of numpy arrays and returning a list of numpy
-    arrays, one per output (a single array when ``outputs`` is a single
-    tensor).
+    A callable taking a list (or tuple) of numpy arrays and returning a
+    list of numpy arrays, one per output, when ``outputs`` is a list or
+    tuple; a single array when ``outputs`` is a single tensor.
 
 Raises:
-    ValueError: If a keyword argument is not supported by the engine, or,
-        at call time, if the number of values does not match ``inputs``.
+    TypeError: If ``inputs`` is not a list of tensors, an output is not a tensor, or
+        ``updates`` is not a list; at call time, if the values are not given as a
+        list or one of them is not numeric.
+    ValueError: If a keyword argument is not one the engine accepts; at call time,
+        if the number of values differs from ``inputs``, a value's rank or known
+        sizes differ from its placeholder's, or the engine fails to compute (its
+        error is re-raised as a ``ValueError`` naming the function).
 
 Example:
     >>> x = K.placeholder(shape=(None, 2))
@@ -2779,7 +2994,7 @@ Arguments:
     loss: A scalar tensor built with backend operations from variables
         and/or placeholders.
     variables: A list of variables or tensors that ``loss`` is computed
-        from.
+        from (a single one is taken as a list of one).
 
 Returns:
     A list of tensors, one per entry of ``variables``, each with that
@@ -2787,8 +3002,10 @@ Returns:
     depend on.
 
 Raises:
-    ValueError: If ``loss`` is an eager (already computed) tensor on
-        TensorFlow, which depends on no variable.
+    TypeError: If ``loss`` is not a tensor, or ``variables`` holds something that is
+        not a tensor.
+    ValueError: If ``loss`` is an eager (already computed) tensor on TensorFlow,
+        which depends on no variable.
 
 Example:
     >>> w = K.variable([1., 2., 3.])
@@ -2807,6 +3024,9 @@ Arguments:
 
 Returns:
     A tensor (or a list of tensors) with the same shapes, dtypes and values.
+
+Raises:
+    TypeError: If ``variables`` is not a tensor or a list of tensors.
 
 Example:
     >>> w = K.variable([1., 2.])
@@ -2857,6 +3077,9 @@ Arguments:
 Returns:
     A function with the same arguments and results as ``func``.
 
+Raises:
+    TypeError: If ``func`` is not callable.
+
 Example:
     >>> @K.symbolic
     ... def double(x):
@@ -2878,6 +3101,9 @@ Arguments:
 
 Returns:
     A function with the same arguments and results as ``func``.
+
+Raises:
+    TypeError: If ``func`` is not callable.
 
 Example:
     >>> @K.eager
@@ -2926,13 +3152,17 @@ Returns:
     A tuple ``(last_output, outputs, new_states)``: ``last_output`` is the
     output of the last step, shape ``(batch, ...)``; ``outputs`` has shape
     ``(batch, time, ...)``; ``new_states`` is the list of states after the
-    last step. Dtypes are those the step function produces.
+    last step. Dtypes are those the step function produces. When the steps
+    use the symbolic learning phase (e.g. dropout inside the step),
+    ``last_output`` and ``outputs`` carry ``_uses_learning_phase = True``,
+    which Keras 2 reads.
 
 Raises:
-    ValueError: If ``inputs`` has rank below 3, if ``mask`` has a bad
-        shape, if ``step_function`` returns a different number of states
-        than given, or if ``unroll`` is ``True`` with an unknown number of
-        time steps.
+    TypeError: If ``step_function`` is not callable, ``initial_states`` is not a
+        list, or ``go_backwards`` or ``unroll`` is not a bool.
+    ValueError: If ``inputs`` has rank below 3, ``mask`` does not match its
+        ``(batch, time)``, ``step_function`` returns another number of states, or
+        ``unroll`` is ``True`` with an unknown number of time steps.
 
 Example:
     >>> def step(x_t, states):
@@ -2968,6 +3198,8 @@ Returns:
     A tensor with the shape and dtype of the expressions.
 
 Raises:
+    TypeError: If ``condition`` is not a tensor or numeric value, or an expression is
+        neither a tensor nor a callable.
     ValueError: If ``condition`` has more axes than the expressions.
 
 Example:
@@ -2997,6 +3229,10 @@ Returns:
     ``x`` or ``alt`` (or a tensor choosing between them when the phase is
     symbolic), with their shape and dtype.
 
+Raises:
+    TypeError: If ``x`` or ``alt`` is neither a tensor nor a callable, or
+        ``training`` is not ``None``, 0, 1, a bool or a tensor.
+
 Example:
     >>> x = K.constant([1., 2.])
     >>> K.eval(K.in_train_phase(x * 10., x, training=1))
@@ -3025,6 +3261,10 @@ Returns:
     ``x`` or ``alt`` (or a tensor choosing between them when the phase is
     symbolic), with their shape and dtype.
 
+Raises:
+    TypeError: If ``x`` or ``alt`` is neither a tensor nor a callable, or
+        ``training`` is not ``None``, 0, 1, a bool or a tensor.
+
 Example:
     >>> x = K.constant([1., 2.])
     >>> K.eval(K.in_test_phase(x, x * 10., training=0))
@@ -3042,10 +3282,13 @@ Example:
 
 DOCS['relu'] = """Rectified linear unit, with optional leak, ceiling and threshold.
 
-Values above ``threshold`` pass unchanged; values at or below it become
-``alpha * (x - threshold)`` (0 for the default ``alpha=0``). With
-``max_value`` the part passed unchanged is then clipped to at most
-``max_value``, as in Keras 2.3.1.
+Keras 2.3.1's rule: the kept part is ``x`` where ``x > threshold`` and 0
+elsewhere (``max(x, 0)`` when ``threshold`` is 0); with ``max_value`` it is
+clipped to ``[0, max_value]`` (so ``max_value=0`` keeps nothing); then
+``alpha * max(threshold - x, 0)`` is subtracted. Without ``max_value`` this
+is ``x`` above the threshold and ``alpha * (x - threshold)`` at or below
+it; a negative threshold keeps the values in ``(threshold, 0)`` as they
+are.
 
 Arguments:
     x: A tensor or variable of any shape, float dtype.
@@ -3059,7 +3302,8 @@ Returns:
     A tensor with the shape and dtype of ``x``.
 
 Raises:
-    ValueError: If ``max_value`` is negative.
+    TypeError: If ``x`` is not a tensor, or ``alpha``, ``max_value`` or
+        ``threshold`` is not a number.
 
 Example:
     >>> x = K.constant([-2., -1., 0., 2., 8.])
@@ -3081,6 +3325,9 @@ Arguments:
 
 Returns:
     A tensor with the shape and dtype of ``x``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor, or ``alpha`` is not a number.
 
 Example:
     >>> x = K.constant([-1., 0., 2.])
@@ -3104,6 +3351,7 @@ Returns:
     A tensor with the shape and dtype of ``x``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor or numeric value, or ``axis`` is not an int.
     ValueError: If ``axis`` is out of range for ``x``.
 
 Example:
@@ -3118,11 +3366,16 @@ Example:
 
 DOCS['softplus'] = """Softplus, ``log(1 + exp(x))``, elementwise.
 
+It is computed stably, without overflow for large ``x``.
+
 Arguments:
     x: A tensor or variable of any shape, float dtype.
 
 Returns:
     A tensor with the shape and dtype of ``x``, all values positive.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> np.round(K.eval(K.softplus(K.constant([-1., 0., 1.]))), 4)
@@ -3137,6 +3390,9 @@ Arguments:
 Returns:
     A tensor with the shape and dtype of ``x``, values in ``(-1, 1)``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.softsign(K.constant([-3., 0., 1.])))
     array([-0.75,  0.  ,  0.5 ], dtype=float32)
@@ -3145,7 +3401,8 @@ Example:
 DOCS['categorical_crossentropy'] = """Categorical crossentropy between targets and predictions.
 
 With ``from_logits=False`` the predictions are first scaled to sum to 1
-along ``axis`` and clipped to ``[epsilon(), 1 - epsilon()]``, then the loss is
+along ``axis`` and clipped to ``[epsilon(), 1 - epsilon()]`` (``epsilon()`` as
+it is when the loss is built), then the loss is
 ``-sum(target * log(output), axis)``. With ``from_logits=True`` ``output``
 holds unnormalised scores and the loss is
 ``-sum(target * log(softmax(output, axis)), axis)``.
@@ -3162,8 +3419,10 @@ Returns:
     A float tensor with the shape of ``output`` without ``axis``.
 
 Raises:
-    ValueError: If the shapes of ``target`` and ``output`` are not
-        compatible.
+    TypeError: If ``target`` or ``output`` is not a tensor, ``from_logits`` is not a
+        bool, or ``axis`` is not an int.
+    ValueError: If ``target`` and ``output`` differ in shape, or ``axis`` is out of
+        range for ``output``.
 
 Example:
     >>> target = K.constant([[0., 1.], [1., 0.]])
@@ -3178,9 +3437,11 @@ Example:
 DOCS['sparse_categorical_crossentropy'] = """Categorical crossentropy with integer class targets.
 
 The same loss as ``categorical_crossentropy``, with the target given as the
-index of the true class instead of a one-hot vector: the result is minus the
-log of the (clipped) predicted probability of that class, or of the
-softmax of the logits when ``from_logits``.
+index of the true class instead of a one-hot vector. With
+``from_logits=False`` the logits are ``log(clip(output, epsilon(),
+1 - epsilon()))``, else ``output`` itself; the loss is minus the log-softmax
+of the logits along ``axis`` at the target class (so clipped probabilities
+are renormalised to sum to 1).
 
 Arguments:
     target: A tensor of class indices (integer, or float holding whole
@@ -3195,8 +3456,10 @@ Returns:
     A float tensor with the shape of ``output`` without ``axis``.
 
 Raises:
-    ValueError: If the rank of ``target`` does not match that of ``output``
-        without the class axis.
+    TypeError: If ``target`` or ``output`` is not a tensor, ``from_logits`` is not a
+        bool, or ``axis`` is not an int.
+    ValueError: If ``target`` does not have the shape of ``output`` without its
+        class axis, or ``axis`` is out of range for ``output``.
 
 Example:
     >>> target = K.constant([1., 0.])
@@ -3210,8 +3473,8 @@ DOCS['binary_crossentropy'] = """Binary crossentropy between targets and predict
 With ``from_logits=False`` the predictions are clipped to
 ``[epsilon(), 1 - epsilon()]`` and the loss is
 ``-(target * log(output) + (1 - target) * log(1 - output))``. With
-``from_logits=True`` ``output`` holds logits and the sigmoid is applied
-first, in a numerically stable way.
+``from_logits=True`` ``output`` holds logits ``z`` and the loss is computed
+stably as ``max(z, 0) - z * target + log(1 + exp(-abs(z)))``.
 
 Arguments:
     target: A float tensor of the shape of ``output``, values in ``[0, 1]``.
@@ -3223,8 +3486,9 @@ Returns:
     A float tensor with the shape of ``output`` (no axis is reduced).
 
 Raises:
-    ValueError: If the shapes of ``target`` and ``output`` are not
-        compatible.
+    TypeError: If ``target`` or ``output`` is not a tensor, or ``from_logits`` is
+        not a bool.
+    ValueError: If ``target`` and ``output`` differ in shape.
 
 Example:
     >>> target = K.constant([1., 0., 1.])
@@ -3243,6 +3507,9 @@ Arguments:
 Returns:
     A tensor with the shape and dtype of ``x``, values in ``[0, 1]``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> np.round(K.eval(K.sigmoid(K.constant([-1., 0., 1.]))), 4)
     array([0.2689, 0.5   , 0.7311], dtype=float32)
@@ -3259,6 +3526,9 @@ Arguments:
 Returns:
     A tensor with the shape and dtype of ``x``, values in ``[0, 1]``.
 
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
+
 Example:
     >>> K.eval(K.hard_sigmoid(K.constant([-3., -1., 0., 1., 3.])))
     array([0. , 0.3, 0.5, 0.7, 1. ], dtype=float32)
@@ -3271,6 +3541,9 @@ Arguments:
 
 Returns:
     A tensor with the shape and dtype of ``x``, values in ``[-1, 1]``.
+
+Raises:
+    TypeError: If ``x`` is not a tensor or numeric value.
 
 Example:
     >>> np.round(K.eval(K.tanh(K.constant([-1., 0., 1.]))), 4)
@@ -3290,12 +3563,16 @@ Arguments:
     noise_shape: ``None`` (an independent draw per entry) or a shape that
         broadcasts to that of ``x``: a size 1 shares the draw along that
         axis.
-    seed: ``None`` or an integer seed for the random draw.
+    seed: ``None`` or an integer seed for the random draw; a compiled
+        ``function`` draws a new mask at each call. With ``None`` the seed
+        is drawn from numpy's global random generator, as in Keras 2.3.1.
 
 Returns:
     A tensor with the shape and dtype of ``x``.
 
 Raises:
+    TypeError: If ``x`` is not a tensor, ``level`` is not a number, or ``seed`` is
+        not an int.
     ValueError: If ``level`` is not in ``[0, 1)``.
 
 Example:
@@ -3310,19 +3587,22 @@ Example:
 
 DOCS['l2_normalize'] = """Scale a tensor to unit L2 norm along an axis.
 
-Computes ``x / sqrt(max(sum(x ** 2, axis), 1e-12))``, so an all-zero slice
-stays zero.
+Computes ``x / sqrt(max(sum(x ** 2, axis, keepdims=True), 1e-12))``, so an
+all-zero slice stays zero.
 
 Arguments:
     x: A tensor or variable of any shape, float dtype.
-    axis: ``None`` (default: the norm of the whole tensor) or an integer in
-        ``[-ndim(x), ndim(x))``, the axis along which to normalise.
+    axis: ``None`` (default: the norm of the whole tensor), an integer in
+        ``[-ndim(x), ndim(x))`` or a list of such integers: the axes along
+        which to normalise.
 
 Returns:
     A tensor with the shape and dtype of ``x``.
 
 Raises:
-    ValueError: If ``axis`` is out of range for ``x``.
+    TypeError: If ``x`` is not a tensor, or ``axis`` is not ``None``, an int or a
+        list of ints.
+    ValueError: If an axis is out of range for ``x`` or is named twice.
 
 Example:
     >>> x = K.constant([[3., 4.], [0., 2.]])
@@ -3342,11 +3622,18 @@ in; a non-finite target score gives false.
 Arguments:
     predictions: A float tensor of shape ``(batch, classes)``.
     targets: An integer tensor of shape ``(batch,)``, the class indices.
-    k: An integer, the number of top classes to consider.
+    k: A non-negative integer (or a scalar tensor), the number of top
+        classes to consider.
 
 Returns:
     A bool tensor of shape ``(batch,)``. CNTK has no bool tensors and
     returns 1.0 / 0.0 in ``floatx()`` instead.
+
+Raises:
+    TypeError: If ``predictions`` or ``targets`` is not a tensor, or ``k`` is not an
+        int.
+    ValueError: If ``predictions`` is not 2-D, ``targets`` is not 1-D, their batch
+        sizes differ, or ``k`` is negative.
 
 Example:
     >>> predictions = K.constant([[0.1, 0.9, 0.], [0.3, 0.3, 0.4]])
@@ -3378,8 +3665,9 @@ Arguments:
         out_channels)``.
     strides: A positive integer, the step between windows (default 1).
     padding: ``'valid'`` (default, no padding), ``'same'`` (the output has
-        ``ceil(steps / strides)`` steps) or ``'causal'`` (zeros added only
-        before the first step, so output ``t`` sees no input after ``t``).
+        ``ceil(steps / strides)`` steps) or ``'causal'`` (``(kernel_size - 1) *
+        dilation_rate`` zeros added before the first step only, so output
+        ``t`` sees no input after ``t``).
     data_format: ``'channels_last'``, ``'channels_first'`` or ``None``
         (default: ``image_data_format()``).
     dilation_rate: A positive integer, the spacing between kernel taps
@@ -3390,8 +3678,12 @@ Returns:
     (``(batch, out_channels, new_steps)`` for ``'channels_first'``).
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if ``x`` or ``kernel`` has the wrong rank or channel count.
+    TypeError: If ``x`` or ``kernel`` is not a tensor, ``strides`` or
+        ``dilation_rate`` is not an int, or ``padding`` or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` or ``kernel`` has the wrong rank, their channels differ,
+        a stride or dilation is below 1, ``padding`` or ``data_format`` is not an
+        allowed value, or with ``'valid'`` padding the kernel does not fit in ``x``.
 
 Example:
     >>> x = K.constant([[[1.], [2.], [3.], [4.]]])   # (batch=1, steps=4, channels=1)
@@ -3432,8 +3724,12 @@ Returns:
     ``data_format``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if ``x`` or ``kernel`` has the wrong rank or channel count.
+    TypeError: If ``x`` or ``kernel`` is not a tensor, ``strides`` or
+        ``dilation_rate`` is not an int or a tuple of 2 ints, or ``padding`` or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` or ``kernel`` has the wrong rank, their channels differ,
+        a stride or dilation is below 1, ``padding`` or ``data_format`` is not an
+        allowed value, or with ``'valid'`` padding the kernel does not fit in ``x``.
 
 Example:
     >>> x = K.constant(np.arange(1., 10.).reshape((1, 3, 3, 1)))
@@ -3478,8 +3774,12 @@ Returns:
     A 4-D tensor of ``x``'s dtype and shape ``output_shape``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if ``output_shape`` is not a size that a ``conv2d`` with these
+    TypeError: If ``x`` or ``kernel`` is not a tensor, ``output_shape`` is not a
+        tuple of ints (and ``None``), or ``strides``, ``dilation_rate``,
+        ``padding`` or ``data_format`` has the wrong type.
+    ValueError: If ``x`` or ``kernel`` has the wrong rank, the channels of ``x``,
+        ``kernel`` and ``output_shape`` disagree, an argument is not an allowed
+        value, or ``output_shape`` is not a size that a ``conv2d`` with these
         settings maps back to the spatial size of ``x``.
 
 Example:
@@ -3522,8 +3822,13 @@ Returns:
     ``data_format``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if an argument has the wrong rank or channel count.
+    TypeError: If an input or kernel is not a tensor, ``strides`` or
+        ``dilation_rate`` is not an int, or ``padding`` or ``data_format`` is not a
+        string.
+    ValueError: If an argument has the wrong rank, the channels of ``x``, of
+        ``depthwise_kernel`` and (times the multiplier) of ``pointwise_kernel``
+        differ, a stride or dilation is below 1, ``padding`` or ``data_format`` is
+        not an allowed value, or with ``'valid'`` padding the kernel does not fit.
 
 Example:
     >>> x = K.constant([[[1.], [2.], [3.], [4.]]])   # (batch=1, steps=4, channels=1)
@@ -3564,8 +3869,13 @@ Returns:
     ``data_format``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if an argument has the wrong rank or channel count.
+    TypeError: If an input or kernel is not a tensor, ``strides`` or
+        ``dilation_rate`` is not an int or a pair of ints, or ``padding`` or
+        ``data_format`` is not a string.
+    ValueError: If an argument has the wrong rank, the channels of ``x``, of
+        ``depthwise_kernel`` and (times the multiplier) of ``pointwise_kernel``
+        differ, a stride or dilation is below 1, ``padding`` or ``data_format`` is
+        not an allowed value, or with ``'valid'`` padding the kernel does not fit.
 
 Example:
     >>> x = K.constant(np.arange(1., 10.).reshape((1, 3, 3, 1)))
@@ -3604,8 +3914,12 @@ Returns:
     channels, laid out in ``data_format``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if an argument has the wrong rank or channel count.
+    TypeError: If ``x`` or ``depthwise_kernel`` is not a tensor, ``strides`` or
+        ``dilation_rate`` is not an int or a tuple of 2 ints, or ``padding`` or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` or ``depthwise_kernel`` has the wrong rank, their channels differ,
+        a stride or dilation is below 1, ``padding`` or ``data_format`` is not an
+        allowed value, or with ``'valid'`` padding the kernel does not fit in ``x``.
 
 Example:
     >>> x = K.constant(np.stack([np.arange(1., 10.), np.ones(9)], -1).reshape((1, 3, 3, 2)))
@@ -3647,8 +3961,12 @@ Returns:
     ``data_format``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if ``x`` or ``kernel`` has the wrong rank or channel count.
+    TypeError: If ``x`` or ``kernel`` is not a tensor, ``strides`` or
+        ``dilation_rate`` is not an int or a tuple of 3 ints, or ``padding`` or
+        ``data_format`` is not a string.
+    ValueError: If ``x`` or ``kernel`` has the wrong rank, their channels differ,
+        a stride or dilation is below 1, ``padding`` or ``data_format`` is not an
+        allowed value, or with ``'valid'`` padding the kernel does not fit in ``x``.
 
 Example:
     >>> x = K.ones((1, 3, 3, 3, 1))
@@ -3687,8 +4005,12 @@ Returns:
     A 5-D tensor of ``x``'s dtype and shape ``output_shape``.
 
 Raises:
-    ValueError: If ``padding`` or ``data_format`` is not an allowed value, or
-        if ``output_shape`` is not a size that a ``conv3d`` with these
+    TypeError: If ``x`` or ``kernel`` is not a tensor, ``output_shape`` is not a
+        tuple of ints (and ``None``), or ``strides``, ``padding`` or
+        ``data_format`` has the wrong type.
+    ValueError: If ``x`` or ``kernel`` has the wrong rank, the channels of ``x``,
+        ``kernel`` and ``output_shape`` disagree, an argument is not an allowed
+        value, or ``output_shape`` is not a size that a ``conv3d`` with these
         settings maps back to the spatial size of ``x``.
 
 Example:
@@ -3706,8 +4028,9 @@ Example:
 DOCS['pool2d'] = """2-D max or average pooling.
 
 Each output value is the maximum or the mean of a ``pool_size`` window of
-the input, per channel. With ``padding='same'`` average pooling divides by
-the number of input cells inside the window (the padding is not counted).
+the input, per channel. With ``padding='same'`` the padding never counts:
+max pooling ignores it and average pooling divides by the number of input
+cells inside the window.
 
 Arguments:
     x: A 4-D float tensor of shape ``(batch, rows, cols, channels)`` for
@@ -3725,8 +4048,11 @@ Returns:
     ``data_format``.
 
 Raises:
-    ValueError: If ``padding``, ``data_format`` or ``pool_mode`` is not an
-        allowed value, or if ``x`` is not 4-D.
+    TypeError: If ``x`` is not a tensor, ``pool_size`` or ``strides`` is not an int
+        or a pair of ints, or ``padding``, ``data_format`` or ``pool_mode`` is not a
+        string.
+    ValueError: If ``x`` is not 4-D, a size or stride is below 1, a string argument
+        is not an allowed value, or with ``'valid'`` padding the window does not fit.
 
 Example:
     >>> x = K.constant(np.arange(1., 17.).reshape((1, 4, 4, 1)))
@@ -3741,8 +4067,9 @@ Example:
 DOCS['pool3d'] = """3-D max or average pooling.
 
 Each output value is the maximum or the mean of a ``pool_size`` window of
-the input, per channel. With ``padding='same'`` average pooling divides by
-the number of input cells inside the window (the padding is not counted).
+the input, per channel. With ``padding='same'`` the padding never counts:
+max pooling ignores it and average pooling divides by the number of input
+cells inside the window.
 
 Arguments:
     x: A 5-D float tensor of shape ``(batch, dim1, dim2, dim3, channels)``
@@ -3760,8 +4087,11 @@ Returns:
     ``data_format``.
 
 Raises:
-    ValueError: If ``padding``, ``data_format`` or ``pool_mode`` is not an
-        allowed value, or if ``x`` is not 5-D.
+    TypeError: If ``x`` is not a tensor, ``pool_size`` or ``strides`` is not an int
+        or a tuple of 3 ints, or ``padding``, ``data_format`` or ``pool_mode`` is not
+        a string.
+    ValueError: If ``x`` is not 5-D, a size or stride is below 1, a string argument
+        is not an allowed value, or with ``'valid'`` padding the window does not fit.
 
 Example:
     >>> x = K.constant(np.arange(1., 9.).reshape((1, 2, 2, 2, 1)))
@@ -3790,8 +4120,10 @@ Returns:
     A tensor with the shape and dtype of ``x``.
 
 Raises:
-    ValueError: If ``data_format`` is not an allowed value, or if ``bias``
-        has another rank or does not match the number of channels.
+    TypeError: If ``x`` or ``bias`` is not a tensor, or ``data_format`` is not a
+        string.
+    ValueError: If ``x`` has rank < 2, ``bias`` has another rank or a 1-D ``bias``
+        does not match the channels, or ``data_format`` is not an allowed value.
 
 Example:
     >>> x = K.zeros((2, 3))
@@ -3818,11 +4150,19 @@ Arguments:
         (default 1).
     dtype: ``None`` (default: ``floatx()``) or a float dtype name.
     seed: ``None`` or an integer. With ``None`` a seed is drawn from
-        numpy's global random generator, as in Keras 2.3.1. The values for
-        a given seed differ between engines.
+        numpy's global random generator, as in Keras 2.3.1. A seed makes
+        the values reproducible from process start on one engine (they
+        differ between engines); a compiled ``function`` draws new values
+        at each call.
 
 Returns:
     A tensor of the given shape and dtype.
+
+Raises:
+    TypeError: If ``shape`` is not a tuple of ints (or a shape tensor), ``mean``
+        or ``stddev`` is not a number, ``seed`` is not an int, or ``dtype``
+        names no numeric or bool dtype.
+    ValueError: If ``shape`` holds a negative size or ``stddev`` is negative.
 
 Example:
     >>> x = K.random_normal((2, 3), seed=1)
@@ -3842,11 +4182,19 @@ Arguments:
         ``minval``.
     dtype: ``None`` (default: ``floatx()``) or a float dtype name.
     seed: ``None`` or an integer. With ``None`` a seed is drawn from
-        numpy's global random generator, as in Keras 2.3.1. The values for
-        a given seed differ between engines.
+        numpy's global random generator, as in Keras 2.3.1. A seed makes
+        the values reproducible from process start on one engine (they
+        differ between engines); a compiled ``function`` draws new values
+        at each call.
 
 Returns:
     A tensor of the given shape and dtype.
+
+Raises:
+    TypeError: If ``shape`` is not a tuple of ints (or a shape tensor),
+        ``minval`` or ``maxval`` is not a number, ``seed`` is not an int, or
+        ``dtype`` names no numeric or bool dtype.
+    ValueError: If ``shape`` holds a negative size.
 
 Example:
     >>> x = K.random_uniform((2, 3), minval=-1., maxval=1., seed=1)
@@ -3864,11 +4212,19 @@ Arguments:
     p: A float in ``[0, 1]``, the probability of a 1 (default 0).
     dtype: ``None`` (default: ``floatx()``) or a dtype name.
     seed: ``None`` or an integer. With ``None`` a seed is drawn from
-        numpy's global random generator, as in Keras 2.3.1. The values for
-        a given seed differ between engines.
+        numpy's global random generator, as in Keras 2.3.1. A seed makes
+        the values reproducible from process start on one engine (they
+        differ between engines); a compiled ``function`` draws new values
+        at each call.
 
 Returns:
     A tensor of the given shape and dtype holding zeros and ones.
+
+Raises:
+    TypeError: If ``shape`` is not a tuple of ints (or a shape tensor), ``p``
+        is not a number, ``seed`` is not an int, or ``dtype`` names no numeric
+        or bool dtype.
+    ValueError: If ``shape`` holds a negative size or ``p`` is not in ``[0, 1]``.
 
 Example:
     >>> v = K.eval(K.random_binomial((4, 5), p=0.5, seed=1))
@@ -3892,11 +4248,19 @@ Arguments:
         before truncation (default 1).
     dtype: ``None`` (default: ``floatx()``) or a float dtype name.
     seed: ``None`` or an integer. With ``None`` a seed is drawn from
-        numpy's global random generator, as in Keras 2.3.1. The values for
-        a given seed differ between engines.
+        numpy's global random generator, as in Keras 2.3.1. A seed makes
+        the values reproducible from process start on one engine (they
+        differ between engines); a compiled ``function`` draws new values
+        at each call.
 
 Returns:
     A tensor of the given shape and dtype.
+
+Raises:
+    TypeError: If ``shape`` is not a tuple of ints (or a shape tensor), ``mean``
+        or ``stddev`` is not a number, ``seed`` is not an int, or ``dtype``
+        names no numeric or bool dtype.
+    ValueError: If ``shape`` holds a negative size or ``stddev`` is negative.
 
 Example:
     >>> x = K.truncated_normal((100,), mean=1., stddev=0.5, seed=1)
@@ -3923,12 +4287,16 @@ each length.
 
 Arguments:
     labels: An integer tensor of shape ``(batch, max_label_length)``.
-    label_lengths: An integer tensor of shape ``(batch,)``, the length of
-        each label sequence.
+    label_lengths: An integer tensor of shape ``(batch,)`` (or
+        ``(batch, 1)``), the length of each label sequence.
 
 Returns:
     A sparse tensor of dense shape ``(batch, max_label_length)`` holding
     the labels. CNTK has no integer tensors: its values are floats.
+
+Raises:
+    TypeError: If ``labels`` or ``label_lengths`` is not a tensor.
+    ValueError: If ``labels`` is not 2-D.
 
 Example:
     >>> labels = K.constant([[1, 2], [3, 4]], dtype='int32')
@@ -3960,6 +4328,10 @@ Arguments:
 Returns:
     A float tensor of shape ``(batch, 1)``: the CTC loss of each element.
 
+Raises:
+    TypeError: If an argument is not a tensor or numeric value.
+    ValueError: If ``y_true`` is not 2-D or ``y_pred`` is not 3-D.
+
 Example:
     >>> y_pred = K.constant(np.full((2, 2, 3), 1. / 3))    # 2 steps, 2 classes + blank
     >>> y_true = K.constant([[0, 1], [0, 0]], dtype='int32')
@@ -3972,17 +4344,19 @@ Example:
 
 DOCS['ctc_decode'] = """Decode CTC predictions into label sequences.
 
+As in Keras 2.3.1 the predictions are used as ``log(y_pred + epsilon())``.
 Greedy decoding takes the most likely class at each valid step, merges
-repeated classes and then drops the blanks (the last class). Beam search
-keeps the ``beam_width`` best prefixes and returns the ``top_paths`` most
-likely label sequences; with a narrow beam, which sequences and scores
-survive may differ between engines.
+repeated classes and then drops the blanks (the last class). Beam search is
+a CTC prefix beam search over the log-softmax of those logits: it keeps the
+``beam_width`` best prefixes and returns the ``top_paths`` most likely label
+sequences; with a narrow beam, which sequences and scores survive may differ
+between engines.
 
 Arguments:
     y_pred: A float tensor of shape ``(batch, time, num_classes)``, softmax
         probabilities per step; the last class is the blank.
-    input_length: An integer tensor of shape ``(batch,)``, the number of
-        valid steps of each sequence.
+    input_length: An integer tensor of shape ``(batch,)`` (or
+        ``(batch, 1)``), the number of valid steps of each sequence.
     greedy: ``True`` (default) for greedy decoding, ``False`` for beam
         search.
     beam_width: An integer, the beam size of beam search (default 100).
@@ -3993,15 +4367,19 @@ Arguments:
 
 Returns:
     A tuple ``(decoded, log_prob)``. ``decoded`` is a list of
-    ``top_paths`` (1 for greedy) integer tensors of shape
+    ``top_paths`` (1 for greedy) ``int64`` tensors of shape
     ``(batch, max_decoded_length)``, padded with -1 (floats on CNTK).
     ``log_prob`` is a float tensor: for greedy decoding, of shape
-    ``(batch, 1)``, minus the sum over valid steps of the log of the best
-    probability; for beam search, of shape ``(batch, top_paths)``, the log
-    probability of each sequence.
+    ``(batch, 1)``, minus the sum over the valid steps of the largest logit
+    ``log(p + epsilon())`` (TensorFlow's convention); for beam search, of
+    shape ``(batch, top_paths)``, the log probability of each sequence.
 
 Raises:
-    ValueError: If ``top_paths`` is not in ``[1, beam_width]``.
+    TypeError: If ``y_pred`` or ``input_length`` is not a tensor, ``greedy`` or
+        ``merge_repeated`` is not a bool, or ``beam_width`` or ``top_paths`` is not
+        an int.
+    ValueError: If ``y_pred`` is not 3-D, ``beam_width`` or ``top_paths`` is below
+        1, or (beam search) ``top_paths`` is above ``beam_width``.
 
 Example:
     >>> y_pred = K.constant([[[0.5, 0.25, 0.25],      # best: class 0
@@ -4040,6 +4418,11 @@ Arguments:
 Returns:
     A tensor of shape ``(len(elems),) + shape of fn's result``.
 
+Raises:
+    TypeError: If ``fn`` is not callable, ``elems`` is not a tensor, or ``dtype``
+        names no dtype.
+    ValueError: If ``elems`` is a scalar.
+
 Example:
     >>> x = K.constant([[1., 2.], [3., 4.]])
     >>> K.eval(K.map_fn(lambda row: K.sum(row), x))
@@ -4066,6 +4449,11 @@ Returns:
     A tensor with the shape and dtype of ``initializer`` (of ``elems[0]``
     without one).
 
+Raises:
+    TypeError: If ``fn`` is not callable, or ``elems`` or ``initializer`` is not a
+        tensor.
+    ValueError: If ``elems`` is a scalar, or is empty without ``initializer``.
+
 Example:
     >>> x = K.constant([1., 2., 3.])
     >>> float(K.eval(K.foldl(lambda acc, v: acc * 10. + v, x)))
@@ -4090,6 +4478,11 @@ Arguments:
 Returns:
     A tensor with the shape and dtype of ``initializer`` (of ``elems[-1]``
     without one).
+
+Raises:
+    TypeError: If ``fn`` is not callable, or ``elems`` or ``initializer`` is not a
+        tensor.
+    ValueError: If ``elems`` is a scalar, or is empty without ``initializer``.
 
 Example:
     >>> x = K.constant([1., 2., 3.])
@@ -4129,7 +4522,10 @@ Returns:
     ``'channels_first'``).
 
 Raises:
-    ValueError: If ``data_format`` is not an allowed value.
+    TypeError: If ``kernel`` is not a tensor, ``kernel_size`` or ``strides`` is not
+        an int, or ``data_format`` is not a string.
+    ValueError: If ``inputs`` is not 3-D, ``kernel`` is not 3-D, a size or stride
+        is below 1, or ``data_format`` is not an allowed value.
 
 Example:
     >>> x = K.constant([[[1.], [2.], [3.]]])          # (batch=1, steps=3, channels=1)
@@ -4166,7 +4562,12 @@ Returns:
     for ``'channels_first'``).
 
 Raises:
-    ValueError: If ``data_format`` is not an allowed value.
+    TypeError: If ``kernel`` is not a tensor, ``kernel_size``, ``strides`` or
+        ``output_shape`` is not an int or a pair of ints, or ``data_format`` is not a
+        string.
+    ValueError: If ``inputs`` is not 4-D, ``kernel`` is not 3-D, a size or stride is
+        below 1, ``output_shape`` does not hold 2 sizes, or ``data_format`` is not an
+        allowed value.
 
 Example:
     >>> x = K.constant(np.arange(1., 7.).reshape((1, 2, 3, 1)))   # [[1, 2, 3], [4, 5, 6]]
@@ -4195,6 +4596,10 @@ Returns:
     The ``bool`` tensor of ``less(x, y)`` (0./1. floats on CNTK, which has
     no bool tensors).
 
+Raises:
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value (as ``less``).
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
+
 Example:
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
@@ -4219,6 +4624,11 @@ Arguments:
 Returns:
     The ``bool`` tensor of ``less_equal(x, y)`` (0./1. floats on CNTK, which
     has no bool tensors).
+
+Raises:
+    TypeError: If ``x`` or ``y`` is not a tensor or numeric value (as
+        ``less_equal``).
+    ValueError: If the static shapes of ``x`` and ``y`` do not broadcast.
 
 Example:
     >>> import warnings
