@@ -35,7 +35,7 @@ setup(
         ],
         # CNTK 2.7 ships wheels for CPython 3.5/3.6 only (see README).
         'cntk': ['cntk==2.7.post2; python_version<"3.7"'],
-        'test': ['pytest>=7'],
+        'test': ['pytest>=7', 'hypothesis'],
         # Keras 2.3.1 as a client of keras_backend (tests/test_keras2_client.py).
         # Before Python 3.8 Keras itself installs here; on later Pythons only its
         # dependencies do, and Keras 2.3.1 goes into a folder of its own (README:

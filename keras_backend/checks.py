@@ -142,6 +142,41 @@ def tensor(allow_none=False):
     return check
 
 
+def evaluable():
+    """Anything an adapter can evaluate (tensors, variables, updates, numbers, arrays)."""
+    def check(call, arg, v):
+        if v is None or isinstance(v, (str, bytes, dict, set)):
+            call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
+    return check
+
+
+def phase():
+    """A learning phase value: 0, 1, True or False."""
+    def check(call, arg, v):
+        if not (isinstance(v, (bool, np.bool_)) or _is_int(v)):
+            call.fail(arg, 'must be 0 or 1 (or True/False)', v, TypeError)
+        if v not in (0, 1):
+            call.fail(arg, 'must be 0 or 1 (or True/False)', v)
+    return check
+
+
+def eye_size():
+    def check(call, arg, v):
+        sizes = [v] if _is_int(v) else v
+        if not isinstance(sizes, (list, tuple)) or not 1 <= len(sizes) <= 2 or not all(
+                _is_int(s) for s in sizes):
+            call.fail(arg, 'must be an int or a pair of ints', v, TypeError)
+        if any(s < 0 for s in sizes):
+            call.fail(arg, 'must hold sizes >= 0', v)
+    return check
+
+
+def known_shape(call):
+    shape = call.static_shape(call.args['x'])
+    if shape is not None and any(d is None for d in shape):
+        call.fail('x', 'must have a fully known static shape', call.args['x'])
+
+
 def tensor_list(min_len=1):
     """A non-empty list or tuple of tensors."""
     each = tensor()
@@ -322,9 +357,12 @@ def dtype(allow_none=True):
     return check
 
 
-def shape_arg(allow_none_dims=False, allow_minus_one=False, allow_tensor=True):
-    """A shape: an int or a tuple/list of ints >= 0 (None dims, -1 or tensors where allowed)."""
+def shape_arg(allow_none_dims=False, allow_minus_one=False, allow_tensor=True, allow_none=False):
+    """A shape: an int or a tuple/list of ints >= 0 (None dims, -1 or tensors where allowed;
+    ``allow_none``: the whole shape may be None)."""
     def check(call, arg, v):
+        if v is None and allow_none:
+            return
         if allow_tensor and call.is_tensor(v):
             return
         dims = (v,) if _is_int(v) else v
@@ -554,7 +592,31 @@ def conv_channels(n, kernel_arg='kernel', kernel_rank=None, in_axis=-2, transpos
             raise ValueError("%s: the input channels of 'x' (%d, shape %s) must equal the "
                              "kernel's (%d, '%s' of shape %s)"
                              % (call.fname, c, sx, k, kernel_arg, sk))
+        if not transpose and len(sk) == n + 2:
+            _check_window_fits(call, sx, sk[:n], 'kernel', call.args.get('dilation_rate', 1))
     return check
+
+
+def _spatial(call, shape):
+    fmt = call.args.get('data_format')
+    if _channels_axis(call, fmt, len(shape)) == 1:
+        return shape[2:]
+    return shape[1:-1]
+
+
+def _check_window_fits(call, sx, window, what, dilation=1):
+    """With 'valid' padding each spatial axis must hold at least one window."""
+    if call.args.get('padding', 'valid') != 'valid':
+        return
+    n = len(window)
+    dil = (dilation,) * n if _is_int(dilation) else tuple(dilation or (1,) * n)
+    if len(dil) != n or not all(_is_int(d) for d in dil):
+        return
+    for size, k, d in zip(_spatial(call, sx), window, dil):
+        if _known(size, k) and _is_int(k) and size < (k - 1) * d + 1:
+            raise ValueError("%s: with padding='valid' the %s (%s, dilation %s) must fit in the "
+                             "spatial axes of 'x' (shape %s)"
+                             % (call.fname, what, tuple(window), dil, sx))
 
 
 def separable_channels(n):
@@ -597,6 +659,11 @@ def pool_rank(n):
         if call.ndim(x) not in (None, n + 2):
             call.fail('x', 'must be a %d-D tensor (batch, %d spatial axes, channels in the data '
                            'format)' % (n + 2, n), x)
+        sx = call.static_shape(x)
+        pool = call.args.get('pool_size')
+        if sx is not None:
+            window = (pool,) * n if _is_int(pool) else tuple(pool)
+            _check_window_fits(call, sx, window, 'pool_size')
     return check
 
 
@@ -654,7 +721,7 @@ def gather_indices(call):
         elif arr.dtype.kind not in 'iub':
             call.fail('indices', 'must hold integers', idx, TypeError)
         n = (call.static_shape(ref) or (None,))[0]
-        if arr.size and n is not None and (arr.max() >= n or arr.min() < -n):
+        if arr.size and n is not None and (arr.max() >= n or arr.min() < 0):
             call.fail('indices', "must be in [0, %d) (the rows of 'reference')" % n, idx)
     elif call.is_tensor(idx) and call.K.backend() != 'cntk':
         kind = np.dtype(_dtype_name(call, idx)).kind
@@ -710,7 +777,9 @@ def update_shapes(value_arg):
         x = call.args['x']
         if not _is_variable(call, x):
             call.fail('x', 'must be a variable', x, TypeError)
-        same_shape('x', value_arg)(call) if call.ndim(call.args[value_arg]) else None
+        shape = call.static_shape(call.args[value_arg])
+        if shape and not all(d == 1 for d in shape):   # one value (any rank) broadcasts
+            same_shape('x', value_arg)(call)
     return check
 
 
@@ -962,17 +1031,18 @@ SPECS = {
     'normalize_data_format': ({'value': DF}, []),
     'set_image_dim_ordering': ({'dim_ordering': choice(('th', 'tf'))}, []),
     'get_uid': ({'prefix': string(allow_none=False)}, []),
-    'set_learning_phase': ({'value': integer(0, 1)}, []),
-    'learning_phase_scope': ({'value': integer(0, 1)}, []),
+    'set_learning_phase': ({'value': phase()}, []),
+    'learning_phase_scope': ({'value': phase()}, []),
     'name_scope': ({'name': string(allow_none=False)}, []),
     'manual_variable_initialization': ({'value': BOOL}, []),
     'is_sparse': ({}, []),
     'to_dense': ({'tensor': T}, []),
     'variable': ({'value': T, 'dtype': DT, 'name': NAME}, []),
-    'constant': ({'value': T, 'dtype': DT, 'shape': shape_arg(allow_tensor=False) , 'name': NAME},
+    'constant': ({'value': T, 'dtype': DT, 'shape': shape_arg(allow_tensor=False, allow_none=True), 'name': NAME},
                  []),
     'is_keras_tensor': ({}, []),
-    'placeholder': ({'shape': shape_arg(allow_none_dims=True, allow_tensor=False),
+    'placeholder': ({'shape': shape_arg(allow_none_dims=True, allow_tensor=False,
+                                         allow_none=True),
                      'ndim': integer(0, allow_none=True), 'dtype': DT, 'sparse': BOOL,
                      'name': NAME}, []),
     'shape': ({'x': T}, []),
@@ -980,10 +1050,10 @@ SPECS = {
     'ndim': ({'x': T}, []),
     'size': ({'x': T, 'name': NAME}, []),
     'dtype': ({'x': T}, []),
-    'eval': ({'x': T}, []),
+    'eval': ({'x': evaluable()}, []),
     'zeros': ({'shape': shape_arg(), 'dtype': DT, 'name': NAME}, []),
     'ones': ({'shape': shape_arg(), 'dtype': DT, 'name': NAME}, []),
-    'eye': ({'size': anything(), 'dtype': DT, 'name': NAME}, []),
+    'eye': ({'size': eye_size(), 'dtype': DT, 'name': NAME}, []),
     'zeros_like': ({'x': T, 'dtype': DT, 'name': NAME}, []),
     'ones_like': ({'x': T, 'dtype': DT, 'name': NAME}, []),
     'identity': ({'x': T, 'name': NAME}, []),
@@ -991,7 +1061,7 @@ SPECS = {
                                  'high': number(), 'dtype': DT, 'name': NAME, 'seed': SEED}, []),
     'random_normal_variable': ({'shape': shape_arg(allow_tensor=False), 'mean': number(),
                                 'scale': number(0), 'dtype': DT, 'name': NAME, 'seed': SEED}, []),
-    'count_params': ({'x': T}, []),
+    'count_params': ({'x': T}, [known_shape]),
     'cast': ({'x': T, 'dtype': dtype(allow_none=False)}, []),
     'update': ({'x': T, 'new_x': T}, [update_shapes('new_x')]),
     'update_add': ({'x': T, 'increment': T}, [update_shapes('increment')]),
@@ -1031,7 +1101,8 @@ SPECS = {
                              'gamma': tensor(allow_none=True), 'axis': axis('x'),
                              'epsilon': number(0)}, [batch_norm_params]),
     'concatenate': ({'tensors': tensor_list(), 'axis': integer()}, [concatenate_shapes]),
-    'reshape': ({'x': T, 'shape': shape_arg(allow_minus_one=True)}, [reshape_count]),
+    'reshape': ({'x': T, 'shape': shape_arg(allow_minus_one=True, allow_none_dims=True)},
+                [reshape_count]),
     'permute_dimensions': ({'x': T}, [permutation]),
     'resize_images': ({'x': rank(4), 'height_factor': integer(1), 'width_factor': integer(1),
                        'data_format': DF,
@@ -1050,12 +1121,12 @@ SPECS = {
     'temporal_padding': ({'x': rank(3), 'padding': int_tuple(2, minimum=0)}, []),
     'spatial_2d_padding': ({'x': rank(4), 'padding': padding_pairs(2), 'data_format': DF}, []),
     'spatial_3d_padding': ({'x': rank(5), 'padding': padding_pairs(3), 'data_format': DF}, []),
-    'stack': ({'x': tensor_list()}, [stack_shapes]),
+    'stack': ({'x': tensor_list(), 'axis': integer()}, [stack_shapes]),
     'one_hot': ({'indices': T, 'num_classes': integer(1)}, []),
     'reverse': ({'x': T, 'axes': axes('x', allow_none=False)}, []),
     'slice': ({'x': T}, [slice_args]),
     'pattern_broadcast': ({'x': T}, [pattern_length]),
-    'get_value': ({'x': T}, [variable_arg('x')]),
+    'get_value': ({'x': evaluable()}, []),
     'batch_get_value': ({'ops': tensor_list(min_len=0)}, []),
     'set_value': ({}, [set_value_shape]),
     'batch_set_value': ({}, [value_tuples]),
@@ -1186,3 +1257,82 @@ def wrap(fn, fname, module):
         return fn(*args, **kwargs)
     checked.checked_call = True
     return checked
+
+
+# ---------------------------------------------------------------------------
+# Calls of compiled functions: the feeds, and the engine's run-time errors
+# ---------------------------------------------------------------------------
+
+def feed_specs(K, placeholders):
+    """[(name, static shape or None)] of a compiled function's inputs, computed once."""
+    specs = []
+    for ph in placeholders:
+        try:
+            shape = K.int_shape(ph)
+        except Exception:
+            shape = None
+        try:
+            numeric = str(K.dtype(ph)) != 'string'
+        except Exception:
+            numeric = True
+        specs.append((getattr(ph, 'name', None) or '?', None if shape is None else tuple(shape),
+                      numeric))
+    return specs
+
+
+def check_feeds(specs, values):
+    """Check the values fed to a compiled ``function`` against its inputs.
+
+    ``specs`` comes from :func:`feed_specs`. ``values`` must be a list or
+    tuple with one value per input; each a numeric array (or a number, or a
+    sparse value) whose rank and known sizes match the input's static shape.
+    Raises ``TypeError`` (not a list, a non-numeric value) or ``ValueError``
+    (count, rank, sizes), naming the input by position and name.
+    """
+    if not isinstance(values, (list, tuple)):
+        raise TypeError('function call: the inputs must be a list with one value per input '
+                        '(%d); got %s' % (len(specs), type(values).__name__))
+    if len(values) != len(specs):
+        raise ValueError('function call: %d input value(s) for %d input(s)'
+                         % (len(values), len(specs)))
+    for i, ((name, expected, numeric), value) in enumerate(zip(specs, values)):
+        if isinstance(value, np.ndarray):
+            arr = value
+        elif hasattr(value, 'tocoo') or hasattr(value, 'indices'):   # sparse values
+            continue
+        else:
+            try:
+                arr = np.asarray(value)
+            except Exception:
+                arr = None
+        if arr is None or (numeric and arr.dtype.kind not in 'biuf'):
+            raise TypeError("function call: input %d ('%s') must be numeric; got %s"
+                            % (i, name, _describe_plain(value)))
+        if expected is None:
+            continue
+        if arr.ndim != len(expected) or any(
+                e is not None and e != a for e, a in zip(expected, arr.shape)):
+            raise ValueError("function call: input %d ('%s') must have shape %s; got an array of "
+                             "shape %s" % (i, name, expected, arr.shape))
+
+
+def _describe_plain(value):
+    if isinstance(value, np.ndarray):
+        return 'a numpy array of dtype %s' % value.dtype
+    text = repr(value)
+    return (text[:57] + '...') if len(text) > 60 else text
+
+
+def engine_error(fname, error, shapes=None):
+    """The ``ValueError`` that replaces an engine's run-time error in ``fname``.
+
+    It names the function that was called and the shapes it was fed, and
+    keeps the engine's first message line; raise it ``from error`` so that
+    the engine's own error stays as ``__cause__``.
+    """
+    text = str(error).strip().split('\n')[0]
+    if len(text) > 300:
+        text = text[:297] + '...'
+    fed = '' if not shapes else '; fed shapes %s' % (list(shapes),)
+    return ValueError('%s: the engine refused the computation (%s: %s)%s'
+                      % (fname, type(error).__name__, text, fed))

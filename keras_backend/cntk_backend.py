@@ -37,7 +37,7 @@ import warnings
 
 import numpy as np
 
-from . import api, common, engines
+from . import api, checks, common, engines
 from .common import *  # noqa: F401,F403  (config names)
 from . import ctc_search, shape_rules
 
@@ -977,7 +977,10 @@ def eval(x):
         x = to_dense(x)
     if not _is_cntk(x):
         return np.asarray(x)
-    return _evaluate([x])[0]
+    try:
+        return _evaluate([x])[0]
+    except RuntimeError as e:
+        raise checks.engine_error('eval', e) from e
 
 
 def zeros(shape, dtype=None, name=None):
@@ -1913,6 +1916,7 @@ class Function(object):
         self._graph = None
         self._train = None
         self.name = name
+        self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
 
     def _build(self):
         heads, self._slots = [], []
@@ -2055,11 +2059,7 @@ class Function(object):
             self._build()
             if self._graph is not None:
                 self._plan()
-        if not isinstance(inputs, (list, tuple)):
-            raise ValueError('function: call it with a list of values, one per input')
-        if len(inputs) != len(self.inputs):
-            raise ValueError('function: expected %d input values, got %d'
-                             % (len(self.inputs), len(inputs)))
+        checks.check_feeds(self._feed_specs, inputs)
         # variables returned as outputs are read before the updates run
         out = [_leaf_value(p) if kind == 'value' else p for kind, p in self._slots]
         if self._graph is not None:
@@ -2067,12 +2067,15 @@ class Function(object):
             for pos, arg, dt in self._feed_plan:
                 value = inputs[pos]
                 feed[arg] = value if dt is None else np.asarray(value, dtype=dt)
-            with _numpy_op_errors():
-                if self._train is not None:
-                    res = self._train_step(feed)
-                else:
-                    res = self._graph.eval(feed, as_numpy=True) if feed else \
-                        self._graph.eval(as_numpy=True)
+            try:
+                with _numpy_op_errors():
+                    if self._train is not None:
+                        res = self._train_step(feed)
+                    else:
+                        res = self._graph.eval(feed, as_numpy=True) if feed else \
+                            self._graph.eval(as_numpy=True)
+            except RuntimeError as e:
+                raise checks.engine_error('function', e, [np.shape(v) for v in inputs]) from e
             if self._train is None:
                 if not isinstance(res, dict):
                     res = {self._heads[0]: res}

@@ -54,7 +54,7 @@ import sys
 
 import numpy as np
 
-from . import api, common, engines
+from . import api, checks, common, engines
 from .common import *  # noqa: F401,F403  (the shared config API)
 from . import shape_rules
 
@@ -831,6 +831,8 @@ class _Function(object):
             self._extra.extend(conv(value))
         self._converters = converters
         self._skip = frozenset(skip)
+        self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
+        self.api_name = 'function'
         with g.as_default():
             outs = []
             for o in outputs:
@@ -876,12 +878,7 @@ class _Function(object):
     def __call__(self, inputs):
         if isinstance(inputs, dict):
             inputs = [inputs[t] for t in self.inputs]
-        elif not isinstance(inputs, (list, tuple)):
-            raise ValueError('function: call it with a list of %d input values, got %r'
-                             % (len(self.inputs), type(inputs).__name__))
-        if len(inputs) != len(self.inputs):
-            raise ValueError('function: expected %d input values, got %d'
-                             % (len(self.inputs), len(inputs)))
+        checks.check_feeds(self._feed_specs, inputs)
         flat = []
         for i, (conv, value) in enumerate(zip(self._converters, inputs)):
             if conv is None:
@@ -889,7 +886,10 @@ class _Function(object):
             flat.extend(conv(value))
         if self._extra:
             flat.extend(self._extra)
-        results = self._run(flat)
+        try:
+            results = self._run(flat)
+        except tf.errors.OpError as e:
+            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         out = [np.asarray(r.numpy()) for r in results[:self._n_out]]
         return out[0] if self._single else out
 
@@ -1211,6 +1211,7 @@ def eval(x):
                              'K.function([...], x) instead'
                              % ', '.join(repr(op.name) for op in missing))
         fn = function([], x)
+        fn.api_name = 'eval'
         _State.eval_cache[key] = fn
     return fn([])
 

@@ -36,7 +36,7 @@ PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
       'importlib-metadata<5' 'zipp<3.7' 'typing-extensions<4.2'
       scikit-learn==0.24.2 'joblib<1.2' 'threadpoolctl<3.2'
       keras==2.3.1 h5py==2.10.0 'pyyaml<6.1' keras_applications==1.0.8
-      keras_preprocessing==1.1.2)
+      keras_preprocessing==1.1.2 hypothesis==6.31.6 'attrs<23' 'sortedcontainers<3')
 
 # 1. The CPython 3.6 interpreter.
 PY36="${PYTHON36:-}"
