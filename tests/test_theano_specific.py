@@ -5,7 +5,14 @@ What Keras' model library needs from this engine beyond the common contract:
 ``name_scope`` naming (weights are saved by name), ``rnn`` moving
 loop-invariant tensors such as dropout masks out of the loop (so that
 gradients flow through scan), and Theano's names for batch-norm axes.
+Also the layout of the adapter itself: the engine differences live in two
+engine modules (``keras_backend._engine_theano``, ``_engine_pytensor``) with
+one declared interface, read here from their source (no engine needed).
 """
+import ast
+import os
+import re
+
 import numpy as np
 import pytest
 
@@ -111,3 +118,116 @@ def test_shape_ops_record_keras_shape(TK):
     assert K.expand_dims(p, 1)._keras_shape == (None, 1, 3, 4)
     assert K.concatenate([p, p], axis=-1)._keras_shape == (None, 3, 8)
     assert K.sum(p, axis=1)._keras_shape == (None, 4)
+
+
+# ---------------------------------------------------------------------------
+# The engine modules: one declared interface, no engine branches in the adapter
+# ---------------------------------------------------------------------------
+
+PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       'keras_backend')
+ENGINE_MODULES = {'_engine_theano': 'theano', '_engine_pytensor': 'pytensor'}
+
+
+def _tree(module):
+    with open(os.path.join(PACKAGE, module + '.py')) as f:
+        return ast.parse(f.read())
+
+
+def _declared_interface(tree):
+    """(names, text) of the ``Interface:`` block of the module docstring."""
+    doc = ast.get_docstring(tree)
+    assert doc and 'Interface:' in doc, 'no "Interface:" block in the module docstring'
+    block = doc[doc.index('Interface:'):]
+    return re.findall(r'^- ``(\w+)', block, re.M), block
+
+
+def _dunder_all(tree):
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == '__all__' for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return None
+
+
+def _bound_names(nodes):
+    """Names bound at module level (defs, classes, assignments, imports; also
+    inside module-level ``try`` / ``if`` blocks)."""
+    names = set()
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        names.add(n.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split('.')[0] for a in node.names)
+        elif isinstance(node, ast.Try):
+            names |= _bound_names(node.body)
+            for h in node.handlers:
+                names |= _bound_names(h.body)
+        elif isinstance(node, ast.If):
+            names |= _bound_names(node.body) | _bound_names(node.orelse)
+    return names
+
+
+def _imported_packages(tree):
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split('.')[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module.split('.')[0])
+    return out
+
+
+def test_engine_modules_declare_the_same_interface_and_define_it():
+    """Read from source, so it runs in every interpreter, whichever engine imports."""
+    declared = {}
+    for module, package in sorted(ENGINE_MODULES.items()):
+        tree = _tree(module)
+        names, block = _declared_interface(tree)
+        assert names, '%s: the Interface block lists no names' % module
+        assert len(set(names)) == len(names), '%s: a name is listed twice' % module
+        assert _dunder_all(tree) == names, '%s: __all__ is not the declared interface' % module
+        undefined = [n for n in names if n not in _bound_names(tree.body)]
+        assert undefined == [], '%s does not define %s' % (module, undefined)
+        others = set(ENGINE_MODULES.values()) - {package}
+        assert not (_imported_packages(tree) & others), \
+            '%s imports another engine (%s)' % (module, sorted(others))
+        declared[module] = (names, block)
+    (names_a, block_a), (names_b, block_b) = declared.values()
+    assert names_a == names_b, 'the engine modules declare different interfaces'
+    assert block_a == block_b, 'the Interface blocks differ in their contracts'
+
+
+def test_adapter_reaches_the_engine_only_through_its_engine_module():
+    """After choosing the engine module, theano_backend has no ``ENGINE ==`` /
+    ``ENGINE !=`` branches (nor compares any ``*.ENGINE``): each engine
+    difference is a function or flag of the engine module."""
+    tree = _tree('theano_backend')
+    compares = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for part in [node.left] + list(node.comparators):
+                if (isinstance(part, ast.Name) and part.id == 'ENGINE') or \
+                        (isinstance(part, ast.Attribute) and part.attr == 'ENGINE'):
+                    compares.append(node.lineno)
+    assert compares == [], 'theano_backend.py compares ENGINE on lines %s' % compares
+    assert not (_imported_packages(tree) & set(ENGINE_MODULES.values())), \
+        'theano_backend.py imports an engine package itself'
+
+
+def test_imported_engine_module_provides_its_interface(TK):
+    K = TK
+    engine = K._engine
+    module = engine.__name__.rsplit('.', 1)[-1]
+    assert module in ENGINE_MODULES
+    names, _ = _declared_interface(_tree(module))
+    assert [n for n in names if not hasattr(engine, n)] == []
+    assert list(engine.__all__) == names
+    assert K.ENGINE == engine.ENGINE == ENGINE_MODULES[module]
+    assert K.ENGINE_VERSION == engine.ENGINE_VERSION
+    assert K.th is engine.th and K.T is engine.T

@@ -1,0 +1,277 @@
+"""PyTensor (Theano's maintained successor) as the engine of
+:mod:`keras_backend.theano_backend`.
+
+``theano_backend`` takes this module where the original ``theano`` package
+does not import or does not work (:mod:`keras_backend._engine_theano`). This
+module never imports ``theano``.
+
+What differs from Theano 1.0.5: PyTensor's tensor types hold static sizes
+(``type.shape``), so :func:`static_shape` reads them and :func:`specify_shape`
+records them; :func:`fix_broadcast` has nothing to fix; random draws use a
+seeded shared numpy ``Generator`` each, whose next state ``function`` must
+add as an update (:func:`rng_updates`); :func:`default_mode` is the C ``cvm``
+linker with the ``fast_run`` rewrites (the numba default takes minutes on a
+first CNN call).
+
+Interface: the names every engine module provides (its ``__all__``, in this
+order), each with its contract. The list is the same text in every engine
+module; ``tests/test_theano_specific.py`` checks it.
+
+- ``th``: the engine package.
+- ``T``: the engine's tensor module.
+- ``ENGINE``: the engine's name, ``'theano'`` or ``'pytensor'``.
+- ``ENGINE_VERSION``: the engine package's version string.
+- ``FLAGS_ENV``: the environment variable of the engine's flags (``key=value,...``).
+- ``RC_FILES``: the engine's configuration files (``~`` for the home folder).
+- ``HAS_STATIC_SHAPES``: True when tensor types hold static sizes, not only broadcast flags.
+- ``Op``: the base class of graph operations.
+- ``Apply``: the class of graph nodes (an op applied to its inputs).
+- ``Variable``: the class of every graph variable (tensors, shared, sparse).
+- ``Constant``: the class of graph constants.
+- ``SharedVariable``: the class of shared variables (what ``variable`` makes).
+- ``SparseType``: the type class of sparse tensors.
+- ``sparse``: the engine's sparse module (``csr_matrix``, ``shared``, ``CSR``, ...).
+- ``Print``: the engine's printing op class (``Print(message)(x)``).
+- ``ancestors(roots)``: the variables the graphs of ``roots`` depend on, roots included.
+- ``disconnected_grad(x)``: ``x`` with its gradient blocked.
+- ``input_tensor(dtype, shape, name=None)``: a symbolic input, typed with what it can of ``shape``.
+- ``shared(value, name=None)``: a shared variable holding ``value``; size-1 axes broadcast.
+- ``static_shape(x)``: the engine's static shape of tensor ``x``, a tuple of ints and None.
+- ``specify_shape(x, shape)``: ``x`` with the sizes of ``shape`` (ints / None) in its type.
+- ``broadcastable_axes(x, axes)``: ``x`` with the size-1 ``axes`` marked broadcastable.
+- ``pattern_broadcast(x, pattern)``: ``x`` with the bool ``pattern`` as its broadcast pattern.
+- ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
+- ``flatten(x)``: ``x`` as a 1-D tensor.
+- ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
+- ``absolute(x)``: elementwise absolute value.
+- ``sign(x)``: elementwise sign (-1, 0, 1).
+- ``sigmoid(x)``: elementwise logistic sigmoid.
+- ``softplus(x)``: elementwise ``log(1 + exp(x))``, stable.
+- ``softmax(x, axis)``: softmax along the int ``axis``.
+- ``log_softmax(x, axis)``: log-softmax along the int ``axis``, stable.
+- ``scan(fn, shape_of, **kwargs)``: the outputs of ``th.scan``; ``shape_of``: static shapes.
+- ``default_mode()``: the compile mode when neither caller nor flags chose one (None: engine's).
+- ``random_draw(kind, seed, size, dtype, **params)``: a seeded 'normal'/'uniform' draw.
+- ``rng_mark()``: a marker of the random draws made so far, for ``rng_updates_since``.
+- ``rng_updates_since(mark)``: (generator, its next state or None) of the draws since ``mark``.
+- ``rng_updates(roots, updated)``: (generator, next state) pairs ``function`` adds for ``roots``.
+- ``freeze_rng(rng)``: stop advancing generator ``rng`` between calls.
+- ``forget_draws()``: drop the random state that ``clear_session`` drops.
+"""
+from __future__ import absolute_import, division, print_function
+
+import inspect
+
+import numpy as np
+
+import pytensor as th
+import pytensor.sparse as sparse
+import pytensor.tensor as T
+from pytensor.tensor import random as _random  # noqa: F401  (T.random)
+from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.gradient import disconnected_grad
+from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.graph.op import Op
+from pytensor.printing import Print
+from pytensor.tensor.random.op import RandomVariable as _RandomVariable
+
+try:
+    from pytensor.graph.traversal import ancestors
+except ImportError:  # older PyTensor
+    from pytensor.graph.basic import ancestors
+
+__all__ = [
+    'th', 'T', 'ENGINE', 'ENGINE_VERSION', 'FLAGS_ENV', 'RC_FILES', 'HAS_STATIC_SHAPES', 'Op',
+    'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
+    'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
+    'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
+    'batched_dot', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
+    'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
+    'freeze_rng', 'forget_draws',
+]
+
+ENGINE = 'pytensor'
+ENGINE_VERSION = str(getattr(th, '__version__', 'unknown'))
+FLAGS_ENV = 'PYTENSOR_FLAGS'
+RC_FILES = ('~/.pytensorrc', '~/.pytensorrc.txt')
+HAS_STATIC_SHAPES = True
+SparseType = sparse.SparseTensorType
+
+
+def _is_var(x):
+    return isinstance(x, Variable)
+
+
+# ---------------------------------------------------------------------------
+# Tensors and their static shapes
+# ---------------------------------------------------------------------------
+
+def input_tensor(dtype, shape, name=None):
+    """A symbolic input of ``dtype`` with static ``shape`` (None = unknown)."""
+    return T.tensor(name=name, dtype=dtype, shape=tuple(shape))
+
+
+def shared(value, name=None):
+    """A shared variable whose static shape is ``value``'s shape."""
+    return th.shared(value, name=name, shape=np.shape(value))
+
+
+def static_shape(x):
+    """``x.type.shape`` as a tuple of ints and None."""
+    return tuple(None if s is None else int(s) for s in x.type.shape)
+
+
+def specify_shape(x, shape):
+    """``x`` behind a ``SpecifyShape`` when ``shape`` knows sizes its type lacks."""
+    known = tuple(x.type.shape)
+    if len(known) != len(shape):
+        return x
+    if all(s is None or k is not None for s, k in zip(shape, known)):
+        return x
+    return T.specify_shape(x, tuple(shape))
+
+
+def broadcastable_axes(x, axes):
+    """``x`` with ``axes`` of static size 1 (``specify_broadcastable``)."""
+    return T.specify_broadcastable(x, *axes) if axes else x
+
+
+def pattern_broadcast(x, pattern):
+    """``x`` with the axes that ``pattern`` marks of static size 1 (others unchanged)."""
+    return broadcastable_axes(x, [i for i, b in enumerate(pattern) if b])
+
+
+def fix_broadcast(outs):
+    """``outs`` unchanged: static shapes already decide broadcasting."""
+    return outs
+
+
+def flatten(x):
+    """``x.flatten()``."""
+    return x.flatten()
+
+
+# ---------------------------------------------------------------------------
+# Ops
+# ---------------------------------------------------------------------------
+
+def batched_dot(a, b):
+    """(B, n, k) x (B, k, m) -> (B, n, m) (``matmul``)."""
+    return T.matmul(a, b)
+
+
+absolute = T.abs
+sign = T.sign
+sigmoid = T.sigmoid
+softplus = T.softplus
+
+
+def softmax(x, axis):
+    """``T.special.softmax``."""
+    return T.special.softmax(x, axis=axis)
+
+
+def log_softmax(x, axis):
+    """``T.special.log_softmax``."""
+    return T.special.log_softmax(x, axis=axis)
+
+
+_SCAN_HAS_RETURN_UPDATES = 'return_updates' in inspect.signature(th.scan).parameters
+
+
+def scan(fn, shape_of, **kwargs):
+    """The outputs of ``th.scan`` of ``fn`` (``shape_of`` is not needed: the
+    inner inputs have their outer tensors' static shapes)."""
+    if _SCAN_HAS_RETURN_UPDATES:
+        return th.scan(fn, return_updates=False, **kwargs)
+    outputs, _updates = th.scan(fn, **kwargs)
+    return outputs
+
+
+# ---------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------
+
+_MODE_CACHE = []
+
+
+def default_mode():
+    """The C ``cvm`` linker with the ``fast_run`` rewrites (the numba default
+    takes minutes on a first CNN call), unless the engine's mode or linker was
+    set in code after import or there is no C compiler support (then None)."""
+    if str(th.config.mode) != 'Mode' or str(getattr(th.config, 'linker', 'auto')) != 'auto':
+        return None  # set in code after import: leave it to the engine
+    if _MODE_CACHE:
+        return _MODE_CACHE[0]
+    try:
+        from pytensor.compile.mode import Mode
+        mode = Mode(linker='cvm', optimizer='fast_run')
+    except Exception:  # no C compiler support at all: engine default
+        mode = None
+    _MODE_CACHE.append(mode)
+    return mode
+
+
+# ---------------------------------------------------------------------------
+# Random draws (one seeded shared ``Generator`` each; ``function`` adds the
+# update generator <- its next state, see ``rng_updates``)
+# ---------------------------------------------------------------------------
+
+_RNG_NEXT = {}  # shared Generator -> its next state
+_RNG_KW = {}
+if 'return_next_rng' in inspect.signature(_RandomVariable.__call__).parameters:
+    _RNG_KW['return_next_rng'] = True
+
+
+def random_draw(kind, seed, size, dtype, **params):
+    """A draw from a new shared ``Generator`` seeded with ``seed``: 'normal'
+    (``loc``, ``scale``) or 'uniform' (``low``, ``high``)."""
+    rng = th.shared(np.random.default_rng(seed))
+    if kind == 'normal':
+        out = T.random.normal(params['loc'], params['scale'], size=size, rng=rng,
+                              dtype=dtype, **_RNG_KW)
+    else:
+        out = T.random.uniform(params['low'], params['high'], size=size, rng=rng,
+                               dtype=dtype, **_RNG_KW)
+    if isinstance(out, (list, tuple)):
+        next_rng, out = out
+    else:
+        next_rng = out.owner.outputs[0]
+    _RNG_NEXT[rng] = next_rng
+    return out
+
+
+def rng_mark():
+    """The set of generators made so far."""
+    return set(_RNG_NEXT)
+
+
+def rng_updates_since(mark):
+    """(generator, its next state) of the draws made since ``mark``."""
+    return [(rng, _RNG_NEXT[rng]) for rng in set(_RNG_NEXT) - mark]
+
+
+def rng_updates(roots, updated):
+    """(generator, its next state) of every generator the graph of ``roots``
+    uses, except those in ``updated``."""
+    if not _RNG_NEXT:
+        return []
+    roots = [r for r in roots if _is_var(r)]
+    if not roots:
+        return []
+    done = set(id(v) for v in updated)
+    out = []
+    for a in ancestors(roots):
+        if id(a) not in done and a in _RNG_NEXT:
+            out.append((a, _RNG_NEXT[a]))
+            done.add(id(a))
+    return out
+
+
+def freeze_rng(rng):
+    """Stop advancing generator ``rng`` (``function`` adds no update for it)."""
+    _RNG_NEXT.pop(rng, None)
+
+
+def forget_draws():
+    """Nothing: the graphs built before ``clear_session`` keep their generators."""

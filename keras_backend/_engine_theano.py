@@ -1,0 +1,566 @@
+"""Theano 1.0.5 (the original ``theano`` package, CPython 3.6) as the engine
+of :mod:`keras_backend.theano_backend`.
+
+``theano_backend`` imports this module first; the import fails (and the
+adapter takes :mod:`keras_backend._engine_pytensor`) where ``theano`` does not
+import or cannot build a tiny graph (Theano 1.0 imports on new numpy only to
+fail later). This module never imports ``pytensor``.
+
+What differs from PyTensor: Theano's tensor types hold broadcastable flags but
+no sizes, so :func:`static_shape` runs the engine's per-op ``infer_shape``
+from the known sizes of placeholders, variables and constants;
+:func:`fix_broadcast` rebuilds elementwise ops so that axes of static size 1
+broadcast (as they do with PyTensor's static shapes), and :func:`scan` gives
+a step's inner inputs the static shapes of their outer tensors and applies
+that fix to its outputs; shared variables' size-1 axes are broadcastable;
+random draws come from ``RandomStreams``, whose states the engine's
+``function`` advances itself; without ``blas.ldflags`` :func:`batched_dot`
+avoids Theano's BLAS-only ``BatchedDot``.
+
+Interface: the names every engine module provides (its ``__all__``, in this
+order), each with its contract. The list is the same text in every engine
+module; ``tests/test_theano_specific.py`` checks it.
+
+- ``th``: the engine package.
+- ``T``: the engine's tensor module.
+- ``ENGINE``: the engine's name, ``'theano'`` or ``'pytensor'``.
+- ``ENGINE_VERSION``: the engine package's version string.
+- ``FLAGS_ENV``: the environment variable of the engine's flags (``key=value,...``).
+- ``RC_FILES``: the engine's configuration files (``~`` for the home folder).
+- ``HAS_STATIC_SHAPES``: True when tensor types hold static sizes, not only broadcast flags.
+- ``Op``: the base class of graph operations.
+- ``Apply``: the class of graph nodes (an op applied to its inputs).
+- ``Variable``: the class of every graph variable (tensors, shared, sparse).
+- ``Constant``: the class of graph constants.
+- ``SharedVariable``: the class of shared variables (what ``variable`` makes).
+- ``SparseType``: the type class of sparse tensors.
+- ``sparse``: the engine's sparse module (``csr_matrix``, ``shared``, ``CSR``, ...).
+- ``Print``: the engine's printing op class (``Print(message)(x)``).
+- ``ancestors(roots)``: the variables the graphs of ``roots`` depend on, roots included.
+- ``disconnected_grad(x)``: ``x`` with its gradient blocked.
+- ``input_tensor(dtype, shape, name=None)``: a symbolic input, typed with what it can of ``shape``.
+- ``shared(value, name=None)``: a shared variable holding ``value``; size-1 axes broadcast.
+- ``static_shape(x)``: the engine's static shape of tensor ``x``, a tuple of ints and None.
+- ``specify_shape(x, shape)``: ``x`` with the sizes of ``shape`` (ints / None) in its type.
+- ``broadcastable_axes(x, axes)``: ``x`` with the size-1 ``axes`` marked broadcastable.
+- ``pattern_broadcast(x, pattern)``: ``x`` with the bool ``pattern`` as its broadcast pattern.
+- ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
+- ``flatten(x)``: ``x`` as a 1-D tensor.
+- ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
+- ``absolute(x)``: elementwise absolute value.
+- ``sign(x)``: elementwise sign (-1, 0, 1).
+- ``sigmoid(x)``: elementwise logistic sigmoid.
+- ``softplus(x)``: elementwise ``log(1 + exp(x))``, stable.
+- ``softmax(x, axis)``: softmax along the int ``axis``.
+- ``log_softmax(x, axis)``: log-softmax along the int ``axis``, stable.
+- ``scan(fn, shape_of, **kwargs)``: the outputs of ``th.scan``; ``shape_of``: static shapes.
+- ``default_mode()``: the compile mode when neither caller nor flags chose one (None: engine's).
+- ``random_draw(kind, seed, size, dtype, **params)``: a seeded 'normal'/'uniform' draw.
+- ``rng_mark()``: a marker of the random draws made so far, for ``rng_updates_since``.
+- ``rng_updates_since(mark)``: (generator, its next state or None) of the draws since ``mark``.
+- ``rng_updates(roots, updated)``: (generator, next state) pairs ``function`` adds for ``roots``.
+- ``freeze_rng(rng)``: stop advancing generator ``rng`` between calls.
+- ``forget_draws()``: drop the random state that ``clear_session`` drops.
+"""
+from __future__ import absolute_import, division, print_function
+
+import numpy as np
+
+import theano as th
+import theano.tensor as T
+
+# Theano 1.0 imports on new numpy only to fail later; build a tiny graph to be
+# sure it works here (an error here makes the adapter take PyTensor).
+T.as_tensor_variable(np.zeros((2,), dtype='float32')).sum()
+
+from theano import sparse  # noqa: E402
+from theano.compile.ops import Shape as _ShapeOp, Shape_i as _ShapeI  # noqa: E402
+from theano.compile.sharedvalue import SharedVariable  # noqa: E402
+from theano.gof import Apply, Constant, Op, Variable  # noqa: E402
+from theano.gof.graph import NoParams as _NoParams, ancestors  # noqa: E402
+from theano.gradient import disconnected_grad  # noqa: E402
+from theano.printing import Print  # noqa: E402
+from theano.scalar import Scalar as _ScalarType  # noqa: E402
+from theano.tensor.shared_randomstreams import RandomStreams as _RandomStreams  # noqa: E402
+from theano.tensor.subtensor import Subtensor as _Subtensor  # noqa: E402
+
+__all__ = [
+    'th', 'T', 'ENGINE', 'ENGINE_VERSION', 'FLAGS_ENV', 'RC_FILES', 'HAS_STATIC_SHAPES', 'Op',
+    'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
+    'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
+    'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
+    'batched_dot', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
+    'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
+    'freeze_rng', 'forget_draws',
+]
+
+ENGINE = 'theano'
+ENGINE_VERSION = str(getattr(th, '__version__', 'unknown'))
+FLAGS_ENV = 'THEANO_FLAGS'
+RC_FILES = ('~/.theanorc', '~/.theanorc.txt')
+HAS_STATIC_SHAPES = False
+SparseType = sparse.SparseType
+
+
+def _is_var(x):
+    return isinstance(x, Variable)
+
+
+def _is_sparse(x):
+    return isinstance(getattr(x, 'type', None), SparseType)
+
+
+# ---------------------------------------------------------------------------
+# Tensors and their static shapes
+# ---------------------------------------------------------------------------
+
+def input_tensor(dtype, shape, name=None):
+    """A symbolic input of ``dtype``; ``shape`` only fixes broadcastable dims."""
+    return T.TensorType(dtype, tuple(d == 1 for d in shape))(name)
+
+
+def shared(value, name=None):
+    """A shared variable; its size-1 axes broadcast, as PyTensor's static
+    shape makes them do."""
+    if isinstance(value, np.ndarray):
+        return th.shared(value, name=name, strict=False,
+                         broadcastable=tuple(d == 1 for d in value.shape))
+    return th.shared(value, name=name, strict=False)
+
+
+def specify_shape(x, shape):
+    """``x`` unchanged: Theano's types cannot hold sizes (``static_shape`` infers them)."""
+    return x
+
+
+def broadcastable_axes(x, axes):
+    """``x`` with ``axes`` added to its broadcastable ones."""
+    pattern = list(x.broadcastable)
+    for a in axes:
+        pattern[a] = True
+    return T.patternbroadcast(x, pattern)
+
+
+def pattern_broadcast(x, pattern):
+    """``x`` with exactly the broadcastable flags ``pattern``."""
+    return T.patternbroadcast(x, pattern)
+
+
+def flatten(x):
+    """``x`` as a 1-D tensor (``T.flatten(x, 1)``)."""
+    return T.flatten(x, 1)
+
+
+# Theano tensor types carry only broadcastable flags, not sizes.  Static
+# sizes are inferred here instead: every node's ``infer_shape`` is asked
+# for its output shape given the known input sizes (as int64 constants;
+# unknown ones stay ``Shape_i`` of the input), then each dimension
+# expression is folded.  Results are memoised in ``var.tag``.
+_TAG = 'keras_backend_static_shape'
+_FOLD_MAX_SIZE = 256
+
+
+def _leaf_shape(v):
+    nd = getattr(v.type, 'ndim', None)
+    if nd is None:
+        return None
+    if isinstance(v, SharedVariable):
+        return tuple(int(d) for d in
+                     v.get_value(borrow=True, return_internal_type=True).shape)
+    if isinstance(v, Constant) and hasattr(v.data, 'shape'):
+        return tuple(int(d) for d in v.data.shape)
+    bc = getattr(v.type, 'broadcastable', (False,) * nd)
+    return tuple(1 if b else None for b in bc)
+
+
+def _merge(shape, v):
+    recorded = getattr(v, '_keras_shape', None)
+    if shape is None or recorded is None or len(recorded) != len(shape):
+        return shape
+    return tuple(s if s is not None else (None if r is None else int(r))
+                 for s, r in zip(shape, recorded))
+
+
+def _cached(v):
+    if isinstance(v, SharedVariable):
+        return True  # computed on demand (its value may be replaced)
+    return hasattr(v.tag, _TAG)
+
+
+def _get(v):
+    if isinstance(v, SharedVariable):
+        return _leaf_shape(v)
+    return getattr(v.tag, _TAG)
+
+
+def _dim_inputs(v):
+    shape = _merge(_get(v), v)
+    if shape is None:
+        return None
+    return tuple(T.constant(d, dtype='int64') if d is not None else _ShapeI(k)(v)
+                 for k, d in enumerate(shape))
+
+
+def _fold(e, memo, depth=0):
+    """Value of the small integer expression ``e``: an ndarray when known,
+    a tuple with None entries for a partly known vector, else None."""
+    if isinstance(e, (int, np.integer)):
+        return np.asarray(e)
+    if not isinstance(e, Variable):
+        return None
+    key = id(e)
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    val = None
+    if isinstance(e, Constant):
+        data = np.asarray(e.data)
+        if data.size <= _FOLD_MAX_SIZE:
+            val = np.array(data)
+    elif e.owner is not None and depth < 64:
+        val = _fold_node(e, memo, depth + 1)
+    if isinstance(val, tuple) and all(v is not None for v in val):
+        val = np.asarray(val, dtype=e.dtype)
+    memo[key] = val
+    return val
+
+
+def _as_partial(val, var):
+    """A 1-D folded value as a tuple (None entries unknown), or None."""
+    if isinstance(val, tuple):
+        return val
+    if isinstance(val, np.ndarray) and val.ndim == 1:
+        return tuple(int(v) for v in val)
+    if val is None and getattr(var, 'ndim', None) == 1:
+        n = static_shape(var)
+        if n is not None and n[0] is not None:
+            return (None,) * n[0]
+    return None
+
+
+def _fold_node(e, memo, depth):
+    node = e.owner
+    op = node.op
+    ins = node.inputs
+    if isinstance(op, _ShapeI):
+        d = static_shape(ins[0])
+        if d is not None and d[op.i] is not None:
+            return np.asarray(d[op.i], dtype='int64')
+        return None
+    if isinstance(op, _ShapeOp):
+        d = static_shape(ins[0])
+        return None if d is None else tuple(d)
+    if isinstance(op, T.opt.MakeVector):
+        vals = [_fold(i, memo, depth) for i in ins]
+        return tuple(None if v is None or np.ndim(v) else int(v) for v in vals)
+    if isinstance(op, T.Join) and e.ndim == 1:
+        axis = _fold(ins[0], memo, depth)
+        if axis is None or int(axis) != 0:
+            return None
+        out = ()
+        for part in ins[1:]:
+            pv = _as_partial(_fold(part, memo, depth), part)
+            if pv is None:
+                return None
+            out += pv
+        return out
+    if isinstance(op, _Subtensor) and ins[0].ndim == 1 and len(op.idx_list) == 1:
+        base = _fold(ins[0], memo, depth)
+        if isinstance(base, tuple):
+            idx = T.subtensor.get_idx_list(ins, op.idx_list)[0]
+            if isinstance(idx, slice):
+                parts = [_fold(p, memo, depth) if p is not None else None
+                         for p in (idx.start, idx.stop, idx.step)]
+                if any(p is None and q is not None
+                       for p, q in zip(parts, (idx.start, idx.stop, idx.step))):
+                    return None
+                return base[slice(*[None if p is None else int(p) for p in parts])]
+            k = _fold(idx, memo, depth)
+            if k is None or np.ndim(k):
+                return None
+            try:
+                item = base[int(k)]
+            except IndexError:
+                return None
+            return None if item is None else np.asarray(item, dtype=e.dtype)
+    scalar_op = getattr(op, 'scalar_op', op)
+    if isinstance(scalar_op, th.scalar.Switch) and e.ndim == 0:
+        cond = _fold(ins[0], memo, depth)
+        if cond is None or np.ndim(cond):
+            return None
+        chosen = _fold(ins[1] if cond else ins[2], memo, depth)
+        if chosen is None or isinstance(chosen, tuple) or np.ndim(chosen):
+            return None
+        return np.asarray(chosen, dtype=e.dtype)
+    return _perform(node, e, memo, depth)
+
+
+def _perform(node, e, memo, depth):
+    op = node.op
+    if isinstance(op, Print) or getattr(op, 'destroy_map', None):
+        return None
+    # only the small integer arithmetic of shape expressions is folded
+    small_types = (T.TensorType, _ScalarType)
+    if not all(isinstance(v.type, small_types) for v in node.inputs + node.outputs):
+        return None
+    if any(getattr(o, 'ndim', 0) > 1 for o in node.outputs):
+        return None
+    vals = []
+    for i in node.inputs:
+        iv = _fold(i, memo, depth)
+        if not isinstance(iv, np.ndarray) or iv.size > _FOLD_MAX_SIZE:
+            return None
+        try:
+            vals.append(i.type.filter(np.array(iv), allow_downcast=True))
+        except Exception:
+            return None
+    storage = [[None] for _ in node.outputs]
+    try:
+        params = node.run_params()
+        if params is _NoParams:
+            op.perform(node, vals, storage)
+        else:
+            op.perform(node, vals, storage, params)
+    except Exception:
+        return None
+    out = storage[node.outputs.index(e)][0]
+    if out is None or np.size(out) > _FOLD_MAX_SIZE:
+        return None
+    return np.asarray(out)
+
+
+def _dim(e, memo):
+    val = _fold(e, memo)
+    if not isinstance(val, np.ndarray) or val.ndim != 0:
+        return None
+    return int(val)
+
+
+def _node_shapes(node):
+    fallback = [_leaf_shape(o) for o in node.outputs]
+    in_shapes = [_dim_inputs(i) for i in node.inputs]
+    try:
+        out_shapes = node.op.infer_shape(node, in_shapes)
+    except Exception:  # no infer_shape or it cannot handle these inputs
+        return fallback
+    if out_shapes is None or len(out_shapes) != len(node.outputs):
+        return fallback
+    memo = {}
+    result = []
+    for o, shp, fb in zip(node.outputs, out_shapes, fallback):
+        if shp is None or fb is None or len(shp) != len(fb):
+            result.append(fb)
+            continue
+        dims = []
+        for d, b in zip(shp, fb):
+            got = _dim(d, memo)
+            dims.append(b if got is None else got)
+        result.append(tuple(dims))
+    return result
+
+
+def static_shape(x):
+    """Static shape of ``x`` (ints / None) from the engine's shape inference."""
+    if _cached(x):
+        return _merge(_get(x), x)
+    stack = [(x, False)]
+    while stack:
+        v, expanded = stack.pop()
+        if _cached(v):
+            continue
+        node = v.owner
+        if node is None:
+            setattr(v.tag, _TAG, _merge(_leaf_shape(v), v))
+            continue
+        if not expanded:
+            stack.append((v, True))
+            stack.extend((i, False) for i in node.inputs if not _cached(i))
+            continue
+        for o, shp in zip(node.outputs, _node_shapes(node)):
+            if not _cached(o):
+                setattr(o.tag, _TAG, _merge(shp, o))
+    return _merge(_get(x), x)
+
+
+def fix_broadcast(outs):
+    """Rebuild the graph of ``outs`` so that elementwise ops see every axis
+    whose static size is 1 as broadcastable.
+
+    Theano tensor types know sizes only through broadcastable flags, so
+    e.g. ``h - s[:, :1]`` compiles as a same-shape elementwise op and
+    fails at run time; PyTensor (static shapes) broadcasts it.  The
+    outputs keep their original types."""
+    targets = [o for o in outs if _is_var(o)]
+    if not targets:
+        return outs
+    mapping = {}
+    for node in th.gof.graph.io_toposort(th.gof.graph.inputs(targets), targets):
+        new_ins = [mapping.get(i, i) for i in node.inputs]
+        if isinstance(node.op, T.Elemwise) and len(node.inputs) > 1:
+            for k, (old, new) in enumerate(zip(node.inputs, new_ins)):
+                static = static_shape(old)
+                if static is None or len(static) != new.ndim:
+                    continue
+                pattern = tuple(b or d == 1 for b, d in zip(new.broadcastable, static))
+                if pattern != tuple(new.broadcastable):
+                    new_ins[k] = T.patternbroadcast(new, pattern)
+        if all(n is o for n, o in zip(new_ins, node.inputs)):
+            continue
+        try:
+            new_node = node.clone_with_new_inputs(new_ins, strict=False)
+        except Exception:  # the op insists on its input types: keep them
+            new_ins = [T.patternbroadcast(n, o.broadcastable)
+                       if n.broadcastable != o.broadcastable else n
+                       for n, o in zip(new_ins, node.inputs)]
+            new_node = node.clone_with_new_inputs(new_ins, strict=True)
+        for old_out, new_out in zip(node.outputs, new_node.outputs):
+            static = getattr(old_out.tag, _TAG, None)
+            if static is not None:
+                setattr(new_out.tag, _TAG, static)
+            mapping[old_out] = new_out
+    result = []
+    for o in outs:
+        n = mapping.get(o, o) if _is_var(o) else o
+        if n is not o and n.broadcastable != o.broadcastable:
+            n = T.patternbroadcast(n, o.broadcastable)
+        if n is not o and hasattr(o, '_keras_shape'):
+            n._keras_shape = o._keras_shape
+        result.append(n)
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Ops
+# ---------------------------------------------------------------------------
+
+_HAS_BLAS = bool(str(th.config.blas.ldflags).strip())
+
+
+def batched_dot(a, b):
+    """(B, n, k) x (B, k, m) -> (B, n, m)."""
+    if _HAS_BLAS:
+        return T.batched_dot(a, b)
+    # Without ``blas.ldflags`` Theano's BatchedDot C code still calls
+    # ?gemm_ (no NumPy C-API fallback, unlike Dot22/Gemm), so the module
+    # fails to load: contract with a broadcast product instead.
+    return T.sum(a.dimshuffle(0, 1, 2, 'x') * b.dimshuffle(0, 'x', 1, 2), axis=2)
+
+
+absolute = T.abs_
+sign = T.sgn
+sigmoid = T.nnet.sigmoid
+softplus = T.nnet.softplus
+
+
+def softmax(x, axis):
+    """Softmax along ``axis``, built from ``exp`` and ``sum``."""
+    e = T.exp(x - T.max(x, axis=axis, keepdims=True))
+    return e / T.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x, axis):
+    """Log-softmax along ``axis``, the maximum subtracted first (out of the gradient)."""
+    m = disconnected_grad(T.max(x, axis=axis, keepdims=True))
+    y = x - m
+    return y - T.log(T.sum(T.exp(y), axis=axis, keepdims=True))
+
+
+def scan(fn, shape_of, **kwargs):
+    """The outputs of ``th.scan`` of ``fn`` wrapped by ``_scan_body``
+    (``shape_of(v)``: the static shape of outer tensor ``v``)."""
+    outputs, _updates = th.scan(_scan_body(fn, kwargs, shape_of), **kwargs)
+    return outputs
+
+
+def _scan_body(fn, kwargs, shape_of):
+    """Wrap a scan step: its inner inputs get the static shapes of their
+    outer tensors, and its outputs the broadcast fix (``fix_broadcast``)."""
+    def as_list(v):
+        if v is None:
+            return []
+        return list(v) if isinstance(v, (list, tuple)) else [v]
+    seqs = as_list(kwargs.get('sequences'))
+    infos = [o for o in as_list(kwargs.get('outputs_info')) if o is not None]
+    consts = as_list(kwargs.get('non_sequences'))
+    shapes = None
+    if not any(isinstance(v, dict) for v in seqs + infos):
+        shapes = ([shape_of(v)[1:] for v in seqs] + [shape_of(v) for v in infos] +
+                  [shape_of(v) if _is_var(v) else None for v in consts])
+
+    def body(*args):
+        if shapes is not None and len(shapes) == len(args):
+            for a, shp in zip(args, shapes):
+                if shp is not None and _is_var(a) and not _is_sparse(a) \
+                        and getattr(a, 'ndim', None) == len(shp) \
+                        and not isinstance(a, (SharedVariable, Constant)):
+                    a._keras_shape = tuple(shp)
+        out = fn(*args)
+        if isinstance(out, (list, tuple)):
+            return type(out)(fix_broadcast(list(out)))
+        if _is_var(out):
+            return fix_broadcast([out])[0]
+        return out
+    return body
+
+
+# ---------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------
+
+def default_mode():
+    """None: Theano compiles with its own default mode."""
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Random draws (``RandomStreams``: ``function`` advances their states itself)
+# ---------------------------------------------------------------------------
+
+_STREAMS = []  # the RandomStreams of the draws made so far
+
+
+def random_draw(kind, seed, size, dtype, **params):
+    """A draw from a new ``RandomStreams`` seeded with ``seed``: 'normal'
+    (``loc``, ``scale``) or 'uniform' (``low``, ``high``)."""
+    srng = _RandomStreams(seed=seed)
+    _STREAMS.append(srng)
+    kw = {}
+    if _is_var(size):
+        # Theano finds the rank of a symbolic size vector only through a
+        # few ops (not e.g. a cast of ``x.shape``): give it explicitly.
+        size = T.cast(size, 'int64')
+        length = static_shape(size)
+        if length is not None and length[0] is not None:
+            kw['ndim'] = int(length[0])
+    if kind == 'normal':
+        return srng.normal(size=size, avg=params['loc'], std=params['scale'],
+                           dtype=dtype, **kw)
+    return srng.uniform(size=size, low=params['low'], high=params['high'],
+                        dtype=dtype, **kw)
+
+
+def rng_mark():
+    """The number of draws made so far."""
+    return len(_STREAMS)
+
+
+def rng_updates_since(mark):
+    """(state, its ``default_update`` or None) of the draws made since ``mark``."""
+    return [(state, getattr(state, 'default_update', None))
+            for srng in _STREAMS[mark:] for state, _ in srng.state_updates]
+
+
+def rng_updates(roots, updated):
+    """None to add: each state's ``default_update`` is applied by the engine's ``function``."""
+    return []
+
+
+def freeze_rng(rng):
+    """Drop the ``default_update`` of state ``rng``."""
+    if hasattr(rng, 'default_update'):
+        del rng.default_update
+
+
+def forget_draws():
+    """Forget the draws made so far (``clear_session``)."""
+    del _STREAMS[:]
