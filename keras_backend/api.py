@@ -202,6 +202,7 @@ def install(namespace, engine):
     (``ENGINE``: 'tensorflow', 'theano', 'pytensor' or 'cntk'). Names the
     adapter takes from :mod:`keras_backend.common` get the shared text only.
     """
+    from . import checks
     module = sys.modules[namespace['__name__']]
     engine = ENGINE_TITLES.get(str(engine).lower(), str(engine))
     for name in API_NAMES:
@@ -209,4 +210,5 @@ def install(namespace, engine):
         if fn is None:
             continue
         documented(fn, name, None if name in COMMON_NAMES else engine)
+        namespace[name] = checks.wrap(fn, name, module)
     namespace.update(legacy_aliases(module))

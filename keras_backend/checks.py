@@ -258,6 +258,19 @@ def axes(ref='x', allow_none=True, unique=True):
     return check
 
 
+def reduction_axes():
+    """Axes of ``x`` (a list), or on Theano its batch-norm words 'per-activation'/'spatial'."""
+    listed = axes('x', allow_none=False)
+
+    def check(call, arg, v):
+        if isinstance(v, str) and call.K.backend() == 'theano':
+            if v not in ('per-activation', 'spatial'):
+                call.fail(arg, "must be a list of axes, 'per-activation' or 'spatial'", v)
+            return
+        listed(call, arg, v)
+    return check
+
+
 def integer(minimum=None, maximum=None, allow_none=False, allow_tensor=False):
     def check(call, arg, v):
         if v is None and allow_none:
@@ -1095,7 +1108,7 @@ SPECS = {
     'minimum': ({'x': T, 'y': T}, [broadcastable()]),
     'normalize_batch_in_training': ({'x': T, 'gamma': tensor(allow_none=True),
                                      'beta': tensor(allow_none=True),
-                                     'reduction_axes': axes('x', allow_none=False),
+                                     'reduction_axes': reduction_axes(),
                                      'epsilon': number(0)}, []),
     'batch_normalization': ({'x': T, 'mean': T, 'var': T, 'beta': tensor(allow_none=True),
                              'gamma': tensor(allow_none=True), 'axis': axis('x'),

@@ -42,7 +42,7 @@ import sys
 
 import numpy as np
 
-from . import api, common, engines
+from . import api, checks, common, engines
 
 try:
     import builtins as _builtins
@@ -655,10 +655,19 @@ def eval(x):
     fn = _EVAL_CACHE.get(x)
     if fn is None:
         y = _engine.fix_broadcast([x])[0]
-        fn = th.function([], y, givens=_givens_for([y], []), mode=_default_mode(),
-                         updates=_engine.rng_updates([y], []), on_unused_input='ignore')
+        try:
+            fn = th.function([], y, givens=_givens_for([y], []), mode=_default_mode(),
+                             updates=_engine.rng_updates([y], []), on_unused_input='ignore')
+        except Exception as e:
+            if type(e).__name__ != 'MissingInputError':
+                raise
+            raise ValueError("eval: argument 'x' depends on a placeholder; feed it through "
+                             "K.function([...], x) instead (%s)" % str(e).split('\n')[0]) from e
         _EVAL_CACHE[x] = fn
-    out = fn()
+    try:
+        out = fn()
+    except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
+        raise checks.engine_error('eval', e) from e
     if hasattr(out, 'toarray'):
         return out
     return np.asarray(out)
@@ -1591,6 +1600,8 @@ class Function(object):
             raise ValueError('function: inputs must be a list or tuple of tensors')
         self.inputs = list(inputs)
         self._single = not isinstance(outputs, (list, tuple))
+        self._feed_specs = None
+        self.api_name = 'function'
         self.outputs = [outputs] if self._single else list(outputs)
         pairs = []
         if updates:
@@ -1619,12 +1630,13 @@ class Function(object):
     def __call__(self, inputs):
         if isinstance(inputs, dict):
             inputs = [inputs[i] for i in self.inputs]
-        if not isinstance(inputs, (list, tuple)):
-            raise ValueError('function call: expected a list of input values')
-        if len(inputs) != len(self.inputs):
-            raise ValueError('function call: expected %d input values, got %d'
-                             % (len(self.inputs), len(inputs)))
-        values = self._fn(*inputs)
+        if self._feed_specs is None:
+            self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
+        checks.check_feeds(self._feed_specs, inputs)
+        try:
+            values = self._fn(*inputs)
+        except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
+            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         values = [np.asarray(v) if not hasattr(v, 'toarray') else v for v in values]
         return values[0] if self._single else values
 

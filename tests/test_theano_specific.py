@@ -54,7 +54,7 @@ def test_name_scope_prefixes_names(TK):
     assert v.name == 'outer/inner/kernel'
     assert p.name == 'outer/x'
     assert K.variable(0., name='plain').name == 'plain'
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         with K.name_scope(3):
             pass
 
