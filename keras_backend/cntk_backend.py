@@ -112,7 +112,7 @@ def _storage_dtype(dtype, where):
     return _np_dtype(name, where), None
 
 
-def _is_cntk(x):
+def _is_engine_tensor(x):
     return isinstance(x, (C.cntk_py.Variable, C.Function))
 
 
@@ -143,21 +143,21 @@ def _to_tensor(x, dtype=None):
     A list/tuple holding tensors (``[K.shape(x)[0], K.shape(x)[1], 5]``) is
     stacked along a new leading axis in the graph (see ``_stack_mixed``).
     """
-    if _is_cntk(x):
+    if _is_engine_tensor(x):
         return x
     if isinstance(x, _SparseLabels):
         return x.dense
-    if isinstance(x, (list, tuple)) and _holds_tensor(x):
+    if isinstance(x, (list, tuple)) and _holds_engine_tensor(x):
         return _stack_mixed(x, dtype)
     return C.constant(np.asarray(x, dtype=_np_dtype(dtype)))
 
 
-def _holds_tensor(x):
+def _holds_engine_tensor(x):
     """True when a (nested) list/tuple contains a CNTK tensor."""
     for e in x:
-        if _is_cntk(e) or isinstance(e, _SparseLabels):
+        if _is_engine_tensor(e) or isinstance(e, _SparseLabels):
             return True
-        if isinstance(e, (list, tuple)) and _holds_tensor(e):
+        if isinstance(e, (list, tuple)) and _holds_engine_tensor(e):
             return True
     return False
 
@@ -169,17 +169,17 @@ def _stack_mixed(items, dtype=None):
     is ``(1,)`` on CNTK) counts as a scalar when the other items are scalars.
     """
     parts = [_to_tensor(e) if isinstance(e, (list, tuple)) else e for e in items]
-    tensors = [e for e in parts if _is_cntk(e)]
+    tensors = [e for e in parts if _is_engine_tensor(e)]
     dt = np.dtype(dtype) if dtype is not None and not isinstance(dtype, str) else None
     if dt is None:
         dt = np.float64 if builtins.any(_var(t).dtype == np.float64 for t in tensors) \
             else _var(tensors[0]).dtype
-    shapes = [_static_shape(t) for t in tensors] + [np.shape(e) for e in parts if not _is_cntk(e)]
+    shapes = [_static_shape(t) for t in tensors] + [np.shape(e) for e in parts if not _is_engine_tensor(e)]
     scalars = builtins.all(int(np.prod([d for d in sh if d is not None] or [1])) == 1 and
                            None not in sh for sh in shapes)
     out = []
     for e in parts:
-        t = e if _is_cntk(e) else C.constant(np.asarray(e, dtype=dt))
+        t = e if _is_engine_tensor(e) else C.constant(np.asarray(e, dtype=dt))
         if _var(t).dtype != dt:
             t = C.cast(t, dt)
         if scalars:
@@ -195,9 +195,9 @@ def _constant_like(x, value):
 
 def _coerce_pair(x, y):
     """Two tensors of a common dtype (numbers follow the tensor's dtype)."""
-    if _is_cntk(x) and not _is_cntk(y):
+    if _is_engine_tensor(x) and not _is_engine_tensor(y):
         return x, _constant_like(x, y)
-    if _is_cntk(y) and not _is_cntk(x):
+    if _is_engine_tensor(y) and not _is_engine_tensor(x):
         return _constant_like(y, x), y
     x, y = _to_tensor(x), _to_tensor(y)
     dx, dy = _var(x).dtype, _var(y).dtype
@@ -223,14 +223,14 @@ def _engine_int_shape(x):
     """``int_shape`` as CNTK knows it (ignoring ``_keras_shape``)."""
     if isinstance(x, _SparseLabels):
         x = x.dense
-    if not _is_cntk(x):
+    if not _is_engine_tensor(x):
         return tuple(np.shape(x))
     v = _var(x)
     s = _static_shape(v)
     return (None,) * len(v.dynamic_axes) + s
 
 
-def _mark(x, keras_shape=True, uses_learning_phase=None):
+def _keras_meta(x, keras_shape=True, uses_learning_phase=None):
     """Set the attributes Keras' engine reads on a tensor we return.
 
     ``_keras_shape`` (the engine's static shape, None for free dims) and
@@ -286,7 +286,7 @@ def _log_softmax(x, axis):
     return x - C.reduce_log_sum_exp(x, axis=axis)
 
 
-def _seed(seed):
+def _op_seed(seed):
     return int(seed) if seed is not None else int(np.random.randint(1, 10 ** 7))
 
 
@@ -309,7 +309,7 @@ def _unbatch(y, like):
     """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim."""
     batched = y
     y = C.unpack_batch(y)
-    n = _static_shape(like)[0] if _is_cntk(like) else like
+    n = _static_shape(like)[0] if _is_engine_tensor(like) else like
     if n is not None:
         y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
     _UNBATCHED[_var(y).uid] = (_var(batched), _var(y))
@@ -804,7 +804,7 @@ def is_sparse(tensor):
     ``ctc_label_dense_to_sparse`` results."""
     if isinstance(tensor, _SparseLabels):
         return True
-    return _is_cntk(tensor) and bool(_var(tensor).is_sparse)
+    return _is_engine_tensor(tensor) and bool(_var(tensor).is_sparse)
 
 
 def to_dense(tensor):
@@ -831,7 +831,7 @@ def variable(value, dtype=None, name=None, constraint=None):
     0/1 in ``floatx()`` (``K.dtype`` reports ``'bool'``). ``name`` is prefixed by the open name
     scopes; ``constraint`` is kept as ``.constraint``."""
     held, reported = _storage_dtype(dtype, 'variable')
-    if _is_cntk(value):
+    if _is_engine_tensor(value):
         value = eval(value)
     value = np.asarray(value)
     if reported == 'bool':
@@ -845,12 +845,12 @@ def variable(value, dtype=None, name=None, constraint=None):
             p._keras_dtype = reported
     except AttributeError:
         pass
-    return _mark(p, uses_learning_phase=False)
+    return _keras_meta(p, uses_learning_phase=False)
 
 
 def is_variable(x):
     """True for CNTK parameters (what ``variable`` returns)."""
-    return _is_cntk(x) and bool(_var(x).is_parameter)
+    return _is_engine_tensor(x) and bool(_var(x).is_parameter)
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -870,7 +870,7 @@ def constant(value, dtype=None, shape=None, name=None):
     c = C.constant(value, dtype=dt, name=common._scoped_name(name, 'constant', '_') or '')
     if reported is not None:
         c._keras_dtype = reported
-    return _mark(c, uses_learning_phase=False)
+    return _keras_meta(c, uses_learning_phase=False)
 
 
 def is_keras_tensor(x):
@@ -883,7 +883,7 @@ def is_keras_tensor(x):
 def is_tensor(x):
     """True for any CNTK ``Variable`` or ``Function`` and for ``ctc_label_dense_to_sparse``
     results."""
-    return _is_cntk(x) or isinstance(x, _SparseLabels)
+    return _is_engine_tensor(x) or isinstance(x, _SparseLabels)
 
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
@@ -912,7 +912,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
                              needs_gradient=False, name=name or '')
     if reported is not None:
         x._keras_dtype = reported
-    _mark(x, uses_learning_phase=False)
+    _keras_meta(x, uses_learning_phase=False)
     if sparse:
         x._keras_shape = shape
     return x
@@ -920,7 +920,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
 
 def is_placeholder(x):
     """True for CNTK input variables other than the learning phase."""
-    return _is_cntk(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
+    return _is_engine_tensor(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
 
 
 def shape(x):
@@ -937,7 +937,7 @@ def shape(x):
 def int_shape(x):
     """CNTK free dimensions (the batch axis of placeholders) are None; a tensor's ``_keras_shape``
     (set by Keras' engine) wins when it has one."""
-    ks = getattr(x, '_keras_shape', None) if _is_cntk(x) else None
+    ks = getattr(x, '_keras_shape', None) if _is_engine_tensor(x) else None
     if ks is not None:
         return tuple(ks)
     return _engine_int_shape(x)
@@ -962,7 +962,7 @@ def dtype(x):
     ``'float16'`` report ``'float16'``."""
     if isinstance(x, _SparseLabels):
         x = x.dense
-    if not _is_cntk(x):
+    if not _is_engine_tensor(x):
         return np.asarray(x).dtype.name
     reported = getattr(x, '_keras_dtype', None)
     if reported is not None:
@@ -975,7 +975,7 @@ def eval(x):
     """
     if isinstance(x, _SparseLabels):
         x = to_dense(x)
-    if not _is_cntk(x):
+    if not _is_engine_tensor(x):
         return np.asarray(x)
     try:
         return _evaluate([x])[0]
@@ -1179,7 +1179,7 @@ def gather(reference, indices):
     """``C.gather``; the indices are held as floats."""
     reference = _to_tensor(reference)
     indices = _to_tensor(indices, dtype=dtype(reference))
-    return _mark(C.gather(reference, indices))
+    return _keras_meta(C.gather(reference, indices))
 
 
 def _reduce(op, x, axis, keepdims):
@@ -1376,10 +1376,10 @@ def clip(x, min_value, max_value):
         max_value = np.inf
     if min_value is None:
         min_value = -np.inf
-    if not _is_cntk(min_value) and not _is_cntk(max_value) and max_value < min_value:
+    if not _is_engine_tensor(min_value) and not _is_engine_tensor(max_value) and max_value < min_value:
         max_value = min_value
     lo, hi = _coerce_pair(x, min_value)[1], _coerce_pair(x, max_value)[1]
-    if _is_cntk(min_value) or _is_cntk(max_value):
+    if _is_engine_tensor(min_value) or _is_engine_tensor(max_value):
         hi = C.element_max(hi, lo)
     return C.clip(x, lo, hi)
 
@@ -1579,7 +1579,7 @@ def repeat_elements(x, rep, axis):
         return x
     e = _add_axis(x, a + 1)
     e = C.splice(*([e] * rep), axis=a + 1)
-    return _mark(C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
+    return _keras_meta(C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
                  if _static_shape(x)[a] is None else
                  C.reshape(e, (_static_shape(x)[a] * rep,), begin_axis=a, end_axis=a + 2))
 
@@ -1596,13 +1596,13 @@ def arange(start, stop=None, step=1, dtype='int32'):
     """Integer values held in ``floatx()``. Scalar tensor arguments are read at run time by a numpy
     graph node (free length). CNTK holds no zero-element value: a range empty at run time is an
     empty array as an output of ``function``/``eval``, a ValueError when another op reads it."""
-    if not builtins.any(_is_cntk(v) for v in (start, stop, step)):
+    if not builtins.any(_is_engine_tensor(v) for v in (start, stop, step)):
         values = np.arange(start, stop, step).astype(_np_dtype(dtype))
         if values.size == 0:
             return _empty((0,), values.dtype)
         return C.constant(values)
     dt = _np_dtype(dtype, 'arange')
-    like = [v for v in (start, stop, step) if _is_cntk(v)][0]
+    like = [v for v in (start, stop, step) if _is_engine_tensor(v)][0]
     ins = [_to_tensor(v, dtype=_var(like).dtype)
            for v in (start, stop if stop is not None else _constant_like(like, 0), step)]
     has_stop = stop is not None
@@ -1911,7 +1911,7 @@ class Function(object):
         self.outputs = [outputs] if self._single else list(outputs)
         self.updates = [_as_assign(u) for u in (updates or [])]
         for i in self.inputs:
-            if not (_is_cntk(i) and _var(i).is_input) and not isinstance(i, int):
+            if not (_is_engine_tensor(i) and _var(i).is_input) and not isinstance(i, int):
                 raise ValueError('function: inputs must be placeholders, got %r' % (i,))
         self._graph = None
         self._train = None
@@ -2103,7 +2103,7 @@ def gradients(loss, variables):
     single = not isinstance(variables, (list, tuple))
     variables = [variables] if single else list(variables)
     for v in variables:
-        vv = _var(v) if _is_cntk(v) else None
+        vv = _var(v) if _is_engine_tensor(v) else None
         if vv is None or not (vv.is_parameter or vv.is_input):
             raise ValueError('gradients: every variable must be a K.variable or a placeholder '
                              '(CNTK differentiates with respect to graph leaves), got %r' % (v,))
@@ -2304,16 +2304,16 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         last, outputs, new_states = _rnn_unrolled(step, inputs, states, constants, mask,
                                                   go_backwards, steps)
     if seen:
-        _mark(last, keras_shape=False, uses_learning_phase=True)
-        _mark(outputs, keras_shape=False, uses_learning_phase=True)
+        _keras_meta(last, keras_shape=False, uses_learning_phase=True)
+        _keras_meta(outputs, keras_shape=False, uses_learning_phase=True)
     return last, outputs, new_states
 
 
 def switch(condition, then_expression, else_expression):
     """``C.element_select``; a ``condition`` of lower rank gets trailing unit axes."""
-    if callable(then_expression) and not _is_cntk(then_expression):
+    if callable(then_expression) and not _is_engine_tensor(then_expression):
         then_expression = then_expression()
-    if callable(else_expression) and not _is_cntk(else_expression):
+    if callable(else_expression) and not _is_engine_tensor(else_expression):
         else_expression = else_expression()
     t, e = _coerce_pair(then_expression, else_expression)
     cond = _to_tensor(condition, dtype=dtype(t))
@@ -2329,11 +2329,11 @@ def in_train_phase(x, alt, training=None):
     uses = training is None
     if training is None:
         training = learning_phase()
-    if isinstance(training, (int, bool, np.integer)) and not _is_cntk(training):
+    if isinstance(training, (int, bool, np.integer)) and not _is_engine_tensor(training):
         chosen = x if training else alt
-        return chosen() if callable(chosen) and not _is_cntk(chosen) else chosen
+        return chosen() if callable(chosen) and not _is_engine_tensor(chosen) else chosen
     out = switch(training, x, alt)
-    return _mark(out, keras_shape=False, uses_learning_phase=True) if uses else out
+    return _keras_meta(out, keras_shape=False, uses_learning_phase=True) if uses else out
 
 
 def in_test_phase(x, alt, training=None):
@@ -2464,7 +2464,7 @@ def dropout(x, level, noise_shape=None, seed=None):
         axes = [i for i, d in enumerate(ns) if d == 1 and _static_shape(x)[i] != 1]
         if axes:
             like = C.reduce_mean(x, axis=axes if len(axes) > 1 else axes[0])
-    keep = C.random.bernoulli_like(like, mean=1. - level, seed=_seed(seed))
+    keep = C.random.bernoulli_like(like, mean=1. - level, seed=_op_seed(seed))
     return x * keep * _constant_like(x, 1. / (1. - level))
 
 
@@ -2605,7 +2605,7 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
     shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    if _is_cntk(output_shape):
+    if _is_engine_tensor(output_shape):
         output_shape = eval(output_shape)
     output_shape = tuple(None if d is None else int(d) for d in output_shape)
     if len(output_shape) != nsp + 2:
@@ -2647,7 +2647,7 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                            dilation_rate, 'conv2d_transpose')
 
 
-def _depthwise_cf(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
+def _depthwise_conv(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
     ks = _static_shape(depthwise_kernel)
     if len(ks) != nsp + 2:
         raise ValueError('%s: depthwise_kernel must be %d-D (kernel..., in, multiplier), got '
@@ -2662,7 +2662,7 @@ def _depthwise_cf(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name)
                              padding, name)
         x2 = _add_axis(_pad(x_cf, [(0, 0), (0, 0)] + pads), 2)
         k2 = _add_axis(depthwise_kernel, 0)
-        y = _depthwise_cf(x2, k2, 2, (1,) + tuple(strides), (1,) + tuple(dilation),
+        y = _depthwise_conv(x2, k2, 2, (1,) + tuple(strides), (1,) + tuple(dilation),
                           'valid', name)
         return _drop_axis(y, 2)
     ks = _static_shape(depthwise_kernel)
@@ -2687,7 +2687,7 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
         raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
                          'step gives %d (depthwise_kernel %s)'
                          % (name, pks, pks[nsp], dks[nsp] * dks[nsp + 1], dks))
-    y = _depthwise_cf(_to_channels_first(x, fmt), dk, nsp, strides, dilation, padding, name)
+    y = _depthwise_conv(_to_channels_first(x, fmt), dk, nsp, strides, dilation, padding, name)
     y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
     return _from_channels_first(y, fmt)
 
@@ -2716,7 +2716,7 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     shape_rules.check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
     strides = shape_rules.normalize_tuple(strides, 2, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
-    y = _depthwise_cf(_to_channels_first(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
+    y = _depthwise_conv(_to_channels_first(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
                       'depthwise_conv2d')
     return _from_channels_first(y, fmt)
 
@@ -2818,11 +2818,11 @@ def _random_shape(shape, name):
     the tensor itself when the shape came from ``K.shape(x)``, else a zeros
     tensor shaped at run time by the shape's value (a numpy graph node).
     """
-    if isinstance(shape, (tuple, list)) and builtins.any(_is_cntk(d) for d in shape):
-        parts = [C.reshape(_to_tensor(d), (1,)) if _is_cntk(d) else
+    if isinstance(shape, (tuple, list)) and builtins.any(_is_engine_tensor(d) for d in shape):
+        parts = [C.reshape(_to_tensor(d), (1,)) if _is_engine_tensor(d) else
                  C.constant(np.asarray([d], dtype=_np_dtype())) for d in shape]
         shape = C.splice(*parts, axis=0) if len(parts) > 1 else parts[0]
-    if _is_cntk(shape):
+    if _is_engine_tensor(shape):
         v = _var(shape)
         if v.uid in _SHAPE_SOURCES:
             return None, _SHAPE_SOURCES[v.uid]
@@ -2856,9 +2856,9 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     static, like = _random_shape(shape, 'random_normal')
     if static is None:
         return C.random.normal_like(_like_dtype(like, dtype), mean=mean, scale=stddev,
-                                    seed=_seed(seed))
+                                    seed=_op_seed(seed))
     return C.random.normal(static, dtype=_np_dtype(dtype), mean=mean, scale=stddev,
-                           seed=_seed(seed))
+                           seed=_op_seed(seed))
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
@@ -2867,9 +2867,9 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     static, like = _random_shape(shape, 'random_uniform')
     if static is None:
         return C.random.uniform_like(_like_dtype(like, dtype), low=minval, high=maxval,
-                                     seed=_seed(seed))
+                                     seed=_op_seed(seed))
     return C.random.uniform(static, dtype=_np_dtype(dtype), low=minval, high=maxval,
-                            seed=_seed(seed))
+                            seed=_op_seed(seed))
 
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
@@ -2877,15 +2877,15 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
     dtypes are held in ``floatx()``."""
     static, like = _random_shape(shape, 'random_binomial')
     if static is None:
-        return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_seed(seed))
-    return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_seed(seed))
+        return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_op_seed(seed))
+    return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_op_seed(seed))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """CNTK has no truncated normal: a numpy graph node (``UserFunction``) draws from
     ``RandomState(seed)``, new values at each evaluation."""
     static, like = _random_shape(shape, 'truncated_normal')
-    rng = np.random.RandomState(_seed(seed))
+    rng = np.random.RandomState(_op_seed(seed))
 
     def run(v):
         out = rng.normal(size=v.shape)

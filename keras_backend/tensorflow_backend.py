@@ -455,7 +455,7 @@ def _stateless_seed(seed):
     return tf.constant([seed & 0x7FFFFFFF, (seed >> 31) & 0x7FFFFFFF], dtype='int64')
 
 
-def _check_seed(seed, name='seed'):
+def _op_seed(seed, name='seed'):
     """The op seed to use: ``seed``, or (None) one drawn from numpy's global
     generator, as Keras 2.3.1 does, so ``np.random.seed`` makes seedless
     random ops (initialisers, dropout) reproducible."""
@@ -2559,7 +2559,7 @@ def dropout(x, level, noise_shape=None, seed=None):
         dims = _dyn_dims(x)
         noise_shape = _shape_arg([dims[i] if d is None else d
                                   for i, d in enumerate(noise_shape)])
-    seed = _check_seed(seed, 'dropout: seed')
+    seed = _op_seed(seed, 'dropout: seed')
     if tf.executing_eagerly():
         return tf.nn.experimental.stateless_dropout(
             x, rate=level, seed=_stateless_seed(seed), noise_shape=noise_shape)
@@ -2768,7 +2768,7 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                            dilation_rate)
 
 
-def _depthwise_cl(x, depthwise_kernel, strides, padding, dilation_rate):
+def _depthwise_conv(x, depthwise_kernel, strides, padding, dilation_rate):
     """Depthwise 2-D conv of a channels_last ``x``."""
     ksizes = tuple(depthwise_kernel.shape.as_list()[:2])
 
@@ -2796,7 +2796,7 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
         x = _explicit_pad(x, (dk.shape[0],), strides, dilation_rate, 'causal')
         padding = 'valid'
     x4 = tf.expand_dims(x, 1)
-    out = _depthwise_cl(x4, tf.expand_dims(dk, 0), (1,) + strides, padding,
+    out = _depthwise_conv(x4, tf.expand_dims(dk, 0), (1,) + strides, padding,
                         (1,) + dilation_rate)
     out = tf.nn.convolution(out, tf.expand_dims(pk, 0), strides=[1, 1], padding='VALID')
     out = tf.squeeze(out, 1)
@@ -2816,7 +2816,7 @@ def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padd
     dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
     pk = _check_kernel(pointwise_kernel, 4, 'pointwise_kernel')
     dk, pk = tf.cast(dk, x.dtype), tf.cast(pk, x.dtype)
-    out = _depthwise_cl(_to_channels_last(x, data_format), dk, strides, padding, dilation_rate)
+    out = _depthwise_conv(_to_channels_last(x, data_format), dk, strides, padding, dilation_rate)
     out = tf.nn.convolution(out, pk, strides=[1, 1], padding='VALID')
     return _from_channels_last(out, data_format)
 
@@ -2835,7 +2835,7 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_
     dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
     if dk.dtype != x.dtype:
         dk = tf.cast(dk, x.dtype)
-    out = _depthwise_cl(_to_channels_last(x, data_format), dk, strides, padding, dilation_rate)
+    out = _depthwise_conv(_to_channels_last(x, data_format), dk, strides, padding, dilation_rate)
     return _from_channels_last(out, data_format)
 
 
@@ -2932,7 +2932,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     process start); in a compiled function ``tf.random.normal``, the next values of its seeded
     sequence at each call. ``seed=None`` draws one from numpy's global generator."""
     dtype = _normalize_dtype(dtype, 'random_normal: dtype')
-    seed = _check_seed(seed)
+    seed = _op_seed(seed)
     shape = _random_shape(shape)
     if tf.executing_eagerly():
         return tf.random.stateless_normal(shape, _stateless_seed(seed), mean, stddev, dtype)
@@ -2944,7 +2944,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_uniform``, in a compiled function
     ``tf.random.uniform``; seeds as ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'random_uniform: dtype')
-    seed = _check_seed(seed)
+    seed = _op_seed(seed)
     shape = _random_shape(shape)
     if tf.executing_eagerly():
         return tf.random.stateless_uniform(shape, _stateless_seed(seed), minval, maxval, dtype)
@@ -2965,7 +2965,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_truncated_normal``, in a compiled function
     ``tf.random.truncated_normal``; seeds as ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'truncated_normal: dtype')
-    seed = _check_seed(seed)
+    seed = _op_seed(seed)
     shape = _random_shape(shape)
     if tf.executing_eagerly():
         return tf.random.stateless_truncated_normal(shape, _stateless_seed(seed), mean, stddev,

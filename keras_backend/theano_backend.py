@@ -200,7 +200,7 @@ _SEED_GENERATOR = np.random.RandomState(1337)
 _CONTROL_SCOPES = []  # [first serial, end serial, {variable: value it is updated to}]
 
 
-def _next_seed(seed):
+def _op_seed(seed):
     if seed is None:
         return int(_SEED_GENERATOR.randint(1, 10 ** 7))
     return int(seed)
@@ -210,7 +210,7 @@ def _next_seed(seed):
 # Private helper vocabulary: tensors, shapes, constants, graphs
 # ---------------------------------------------------------------------------
 
-def _is_engine_var(x):
+def _is_engine_tensor(x):
     return isinstance(x, _engine.Variable)
 
 
@@ -221,7 +221,7 @@ def _records_keras_shape(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)
-        if _is_engine_var(out) and not is_sparse(out):
+        if _is_engine_tensor(out) and not is_sparse(out):
             try:
                 out._keras_shape = int_shape(out)
             except (AttributeError, TypeError):
@@ -246,9 +246,9 @@ def _to_tensor(x, dtype=None):
     """``x`` (number, list, numpy array, tensor or variable) as an engine tensor:
     numbers and arrays as constants of ``dtype`` (when None, float ones take
     ``floatx()``), lists holding tensors stacked in the graph (``_stack_mixed``)."""
-    if _is_engine_var(x):
+    if _is_engine_tensor(x):
         return x
-    if isinstance(x, (list, tuple)) and _holds_engine_var(x):
+    if isinstance(x, (list, tuple)) and _holds_engine_tensor(x):
         return _stack_mixed(x, dtype)
     if dtype is None:
         arr = np.asarray(x)
@@ -256,8 +256,8 @@ def _to_tensor(x, dtype=None):
     return T.as_tensor_variable(np.asarray(x, dtype=dtype))
 
 
-def _holds_engine_var(items):
-    return _bany(_is_engine_var(e) or (isinstance(e, (list, tuple)) and _holds_engine_var(e))
+def _holds_engine_tensor(items):
+    return _bany(_is_engine_tensor(e) or (isinstance(e, (list, tuple)) and _holds_engine_tensor(e))
                  for e in items)
 
 
@@ -266,18 +266,18 @@ def _stack_mixed(items, dtype=None):
     in the graph (``T.stack``): e.g. ``[K.shape(x)[0], 5]``.  Numbers take the
     tensors' common dtype (``floatx()`` when a float number meets integer
     tensors) unless ``dtype`` is given."""
-    parts = [_stack_mixed(e, dtype) if isinstance(e, (list, tuple)) and _holds_engine_var(e)
+    parts = [_stack_mixed(e, dtype) if isinstance(e, (list, tuple)) and _holds_engine_tensor(e)
              else e for e in items]
-    tensors = [p for p in parts if _is_engine_var(p)]
+    tensors = [p for p in parts if _is_engine_tensor(p)]
     if dtype is None:
         dt = np.result_type(*[np.dtype(t.dtype) for t in tensors])
         if dt.kind in 'biu' and _bany(
-                np.asarray(p).dtype.kind == 'f' for p in parts if not _is_engine_var(p)):
+                np.asarray(p).dtype.kind == 'f' for p in parts if not _is_engine_tensor(p)):
             dt = np.dtype(common.floatx())
         dtype = dt.name
     cast = []
     for p in parts:
-        if not _is_engine_var(p):
+        if not _is_engine_tensor(p):
             p = T.constant(np.asarray(p, dtype=dtype))
         elif p.dtype != dtype:
             p = T.cast(p, dtype)
@@ -313,7 +313,7 @@ def _broadcast_param(p, x_ndim, axis):
 def _pad(x, pads, value=0.):
     """Pad ``x`` (any rank) by ``pads``: a list of (before, after) per axis
     (ints or scalar tensors), filled with ``value``."""
-    if _ball(not _is_engine_var(b) and not _is_engine_var(a) and b == 0 and a == 0
+    if _ball(not _is_engine_tensor(b) and not _is_engine_tensor(a) and b == 0 and a == 0
              for b, a in pads):
         return x
     s = int_shape(x)
@@ -324,8 +324,8 @@ def _pad(x, pads, value=0.):
         d = s[i] if s[i] is not None else x.shape[i]
         dims.append(d + b + a)
         idx.append(_bslice(b, b + d))
-        static.append(s[i] + b + a if (s[i] is not None and not _is_engine_var(b)
-                                       and not _is_engine_var(a)) else None)
+        static.append(s[i] + b + a if (s[i] is not None and not _is_engine_tensor(b)
+                                       and not _is_engine_tensor(a)) else None)
     fill = T.constant(np.asarray(value, dtype=x.dtype))
     out = T.alloc(fill, *dims)
     out = T.set_subtensor(out[tuple(idx)], x)
@@ -347,7 +347,7 @@ def _givens_for(outputs, inputs):
     """Feed the learning phase 0 when the graph uses it and it is not an input."""
     if _bany(i is _LEARNING_PHASE for i in inputs):
         return {}
-    roots = [o for o in outputs if _is_engine_var(o)]
+    roots = [o for o in outputs if _is_engine_tensor(o)]
     if roots and _bany(a is _LEARNING_PHASE for a in _engine.ancestors(roots)):
         return {_LEARNING_PHASE: T.constant(np.uint8(0), dtype='uint8')}
     return {}
@@ -358,7 +358,7 @@ def _toposort(outputs, stop=()):
     graphs above the variables whose ids are in ``stop`` are left out."""
     order, seen = [], set()
     stack = [(o.owner, False) for o in outputs
-             if _is_engine_var(o) and o.owner is not None and id(o) not in stop]
+             if _is_engine_tensor(o) and o.owner is not None and id(o) not in stop]
     while stack:
         node, expanded = stack.pop()
         if expanded:
@@ -389,7 +389,7 @@ def _from_channels_last(x, data_format):
     return x
 
 
-def _kernel_shape(kernel, rank, name):
+def _check_kernel(kernel, rank, name):
     ks = int_shape(kernel)
     if len(ks) != rank or _bany(d is None for d in ks):
         raise ValueError('%s: expected a kernel of rank %d with a fully known static shape, '
@@ -410,7 +410,7 @@ def _patches(x_cl, kernel_size, strides, dilation, pads, fill=0.):
     out_static = [None] * n
     for i in range(n):
         b, a = pads[i]
-        if s_in[i + 1] is not None and not _is_engine_var(b) and not _is_engine_var(a):
+        if s_in[i + 1] is not None and not _is_engine_tensor(b) and not _is_engine_tensor(a):
             dk = (kernel_size[i] - 1) * dilation[i] + 1
             out_static[i] = _bmax(0, (s_in[i + 1] + b + a - dk) // strides[i] + 1)
     result = []
@@ -529,7 +529,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         v = _engine.sparse.shared(value.astype(dtype), name=name)
         v._keras_shape = tuple(value.shape)
     else:
-        if _is_engine_var(value):
+        if _is_engine_tensor(value):
             value = eval(value)
         arr = np.array(value, dtype=dtype)
         v = _engine.shared(arr, name=name)
@@ -575,7 +575,7 @@ def is_keras_tensor(x):
 
 def is_tensor(x):
     """True for every engine graph variable: tensors, shared and sparse variables."""
-    return _is_engine_var(x)
+    return _is_engine_tensor(x)
 
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
@@ -614,7 +614,7 @@ def shape(x):
 def int_shape(x):
     """The ``_keras_shape`` that ``x`` carries, as Keras 2.3.1's Theano backend reads
     it; else PyTensor's ``type.shape``, or Theano 1.0.5's per-op ``infer_shape``."""
-    if not _is_engine_var(x):
+    if not _is_engine_tensor(x):
         return tuple(np.shape(x))
     recorded = getattr(x, '_keras_shape', None)
     if is_sparse(x):
@@ -627,7 +627,7 @@ def int_shape(x):
 
 
 def ndim(x):
-    if not _is_engine_var(x):
+    if not _is_engine_tensor(x):
         return np.ndim(x)
     return x.ndim
 
@@ -639,14 +639,14 @@ def size(x, name=None):
 
 
 def dtype(x):
-    if not _is_engine_var(x):
+    if not _is_engine_tensor(x):
         return np.asarray(x).dtype.name
     return str(x.dtype)
 
 
 def eval(x):
     """Compiles one engine function per tensor, cached until ``clear_session``."""
-    if not _is_engine_var(x):
+    if not _is_engine_tensor(x):
         return np.asarray(x)
     if isinstance(x, _engine.SharedVariable):
         return np.array(x.get_value())
@@ -673,7 +673,7 @@ def eval(x):
     return np.asarray(out)
 
 
-def _normalize_shape(shape):
+def _int_tuple(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     try:
@@ -685,13 +685,13 @@ def _normalize_shape(shape):
 def zeros(shape, dtype=None, name=None):
     """An engine shared variable (see ``variable``)."""
     dtype = _normalize_dtype(dtype, 'zeros')
-    return variable(np.zeros(_normalize_shape(shape), dtype=dtype), dtype, name)
+    return variable(np.zeros(_int_tuple(shape), dtype=dtype), dtype, name)
 
 
 def ones(shape, dtype=None, name=None):
     """An engine shared variable (see ``variable``)."""
     dtype = _normalize_dtype(dtype, 'ones')
-    return variable(np.ones(_normalize_shape(shape), dtype=dtype), dtype, name)
+    return variable(np.ones(_int_tuple(shape), dtype=dtype), dtype, name)
 
 
 def eye(size, dtype=None, name=None):
@@ -733,16 +733,16 @@ def identity(x, name=None):
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     """Drawn by numpy's ``RandomState(seed)``, held by an engine shared variable."""
     dtype = _normalize_dtype(dtype, 'random_uniform_variable')
-    rs = np.random.RandomState(_next_seed(seed))
-    return variable(rs.uniform(low, high, size=_normalize_shape(shape)).astype(dtype),
+    rs = np.random.RandomState(_op_seed(seed))
+    return variable(rs.uniform(low, high, size=_int_tuple(shape)).astype(dtype),
                     dtype, name)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
     """Drawn by numpy's ``RandomState(seed)``, held by an engine shared variable."""
     dtype = _normalize_dtype(dtype, 'random_normal_variable')
-    rs = np.random.RandomState(_next_seed(seed))
-    return variable(rs.normal(mean, scale, size=_normalize_shape(shape)).astype(dtype),
+    rs = np.random.RandomState(_op_seed(seed))
+    return variable(rs.normal(mean, scale, size=_int_tuple(shape)).astype(dtype),
                     dtype, name)
 
 
@@ -995,7 +995,7 @@ def pow(x, a):
     """``T.pow``; a number exponent takes ``x``'s dtype unless ``x`` is integer and
     the exponent a float."""
     x = _to_tensor(x)
-    if not _is_engine_var(a):
+    if not _is_engine_tensor(a):
         arr = np.asarray(a)
         if x.dtype.startswith('float') or arr.dtype.kind != 'f':
             arr = arr.astype(x.dtype)
@@ -1010,7 +1010,7 @@ def clip(x, min_value, max_value):
         min_value = -np.inf
     if max_value is None:
         max_value = np.inf
-    if not _is_engine_var(min_value) and not _is_engine_var(max_value):
+    if not _is_engine_tensor(min_value) and not _is_engine_tensor(max_value):
         if max_value < min_value:
             max_value = min_value
         lo = T.constant(np.asarray(min_value, dtype=x.dtype))
@@ -1024,11 +1024,11 @@ def clip(x, min_value, max_value):
 def _coerce_pair(x, y):
     """The operands of a comparison as engine tensors; a float number takes the
     dtype of the tensor it meets."""
-    x = _to_tensor(x) if _is_engine_var(x) else x
-    y = _to_tensor(y) if _is_engine_var(y) else y
-    if not _is_engine_var(x):
+    x = _to_tensor(x) if _is_engine_tensor(x) else x
+    y = _to_tensor(y) if _is_engine_tensor(y) else y
+    if not _is_engine_tensor(x):
         x = _to_tensor(x, y.dtype if np.asarray(x).dtype.kind == 'f' else None)
-    if not _is_engine_var(y):
+    if not _is_engine_tensor(y):
         y = _to_tensor(y, x.dtype if np.asarray(y).dtype.kind == 'f' else None)
     return x, y
 
@@ -1193,7 +1193,7 @@ def reshape(x, shape):
     """``T.reshape``."""
     x = _to_tensor(x)
     if isinstance(shape, (list, tuple)):
-        shape = tuple(int(s) if not _is_engine_var(s) else s for s in shape)
+        shape = tuple(int(s) if not _is_engine_tensor(s) else s for s in shape)
         out = T.reshape(x, shape, ndim=len(shape))
         static = [s if isinstance(s, int) else None for s in shape]
         known_in = int_shape(x)
@@ -1324,7 +1324,7 @@ def tile(x, n):
     x = _to_tensor(x)
     if isinstance(n, (int, np.integer)):
         n = [int(n)]
-    elif _is_engine_var(n):
+    elif _is_engine_tensor(n):
         return T.tile(x, n, ndim=x.ndim)
     n = [int(r) for r in n]
     reps = [1] * (x.ndim - len(n)) + n
@@ -1440,7 +1440,7 @@ def one_hot(indices, num_classes):
     classes = T.arange(num_classes)
     pattern = list(range(indices.ndim)) + ['x']
     out = T.cast(T.eq(indices.dimshuffle(pattern), classes), common.floatx())
-    if not _is_engine_var(num_classes):
+    if not _is_engine_tensor(num_classes):
         out = _with_shape(out, tuple(int_shape(indices)) + (int(num_classes),))
     return out
 
@@ -1468,8 +1468,8 @@ def slice(x, start, size):
     idx = []
     static = []
     for d, b, n in zip(int_shape(x), start, size):
-        symbolic_ = _is_engine_var(n) or _is_engine_var(b)
-        if not _is_engine_var(n) and int(n) == -1:
+        symbolic_ = _is_engine_tensor(n) or _is_engine_tensor(b)
+        if not _is_engine_tensor(n) and int(n) == -1:
             idx.append(_bslice(b, None))
             static.append(d - int(b) if (d is not None and not symbolic_) else None)
         else:
@@ -1572,7 +1572,7 @@ def _after_control_updates(outputs):
                 if hasattr(old, attr):
                     setattr(new, attr, getattr(old, attr))
             mapping[old] = new
-    return [mapping.get(o, o) if _is_engine_var(o) else o for o in outputs]
+    return [mapping.get(o, o) if _is_engine_tensor(o) else o for o in outputs]
 
 
 _FUNCTION_KWARGS = tuple(
@@ -1749,7 +1749,7 @@ def _outer_parts(outputs, inner):
     dep = {}
     found = []
     found_ids = set()
-    stack = [(o, False) for o in outputs if _is_engine_var(o)]
+    stack = [(o, False) for o in outputs if _is_engine_tensor(o)]
     while stack:
         v, expanded = stack.pop()
         if id(v) in dep:
@@ -1916,7 +1916,7 @@ def in_train_phase(x, alt, training=None):
         uses_lp = True
     else:
         uses_lp = False
-    if not _is_engine_var(training):
+    if not _is_engine_tensor(training):
         if training in (1, True):
             return x() if callable(x) else x
         if training in (0, False):
@@ -2057,7 +2057,7 @@ def tanh(x):
 def dropout(x, level, noise_shape=None, seed=None):
     """A seeded engine uniform draw (see ``random_uniform``) compared with ``level``;
     always applied."""
-    if _is_engine_var(level) or not 0. <= float(level) < 1.:
+    if _is_engine_tensor(level) or not 0. <= float(level) < 1.:
         raise ValueError('dropout: level must be a number in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     level = float(level)
@@ -2111,7 +2111,7 @@ def _sym_same_padding(length, kernel, stride, dilation):
     return total // 2, total - total // 2
 
 
-def _pads_for(x_cl, kernel_size, strides, dilation, padding):
+def _spatial_pads(x_cl, kernel_size, strides, dilation, padding):
     """(before, after) per spatial axis of a channels_last tensor."""
     s = int_shape(x_cl)
     pads = []
@@ -2139,7 +2139,7 @@ def _conv_core(x_cl, kernel, strides, dilation, pads):
     return _with_shape(out, s[:-1] + (cout,))
 
 
-def _depthwise_core(x_cl, kernel, strides, dilation, pads):
+def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
     """N-d depthwise convolution: kernel ``(*K, in, mult)`` gives ``in * mult``
     channels, channel ``c * mult + m``."""
     n = x_cl.ndim - 2
@@ -2186,12 +2186,12 @@ def _flip_kernel(kernel, n):
 def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
     x, kernel, data_format, padding, strides, dilation = _conv_args(
         x, kernel, n, strides, padding, data_format, dilation_rate, name, n == 1)
-    ks = _kernel_shape(kernel, n + 2, name)
+    ks = _check_kernel(kernel, n + 2, name)
     x_cl = _to_channels_last(x, data_format)
     if int_shape(x_cl)[-1] not in (None, ks[-2]):
         raise ValueError('%s: input has %d channels, kernel expects %d'
                          % (name, int_shape(x_cl)[-1], ks[-2]))
-    pads = _pads_for(x_cl, ks[:n], strides, dilation, padding)
+    pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
     return _from_channels_last(_conv_core(x_cl, _flip_kernel(kernel, n), strides, dilation, pads),
                                data_format)
 
@@ -2217,8 +2217,8 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
                     dilation_rate, name):
     x, kernel, data_format, padding, strides, dilation = _conv_args(
         x, kernel, n, strides, padding, data_format, dilation_rate, name)
-    ks = _kernel_shape(kernel, n + 2, name)
-    if _is_engine_var(output_shape):
+    ks = _check_kernel(kernel, n + 2, name)
+    if _is_engine_tensor(output_shape):
         raise ValueError('%s: output_shape must be a tuple of ints (batch may be None)' % name)
     output_shape = tuple(output_shape)
     if len(output_shape) != n + 2:
@@ -2266,10 +2266,10 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 def _depthwise(x, kernel, n, strides, padding, data_format, dilation_rate, name):
     x, kernel, data_format, padding, strides, dilation = _conv_args(
         x, kernel, n, strides, padding, data_format, dilation_rate, name, n == 1)
-    ks = _kernel_shape(kernel, n + 2, name)
+    ks = _check_kernel(kernel, n + 2, name)
     x_cl = _to_channels_last(x, data_format)
-    pads = _pads_for(x_cl, ks[:n], strides, dilation, padding)
-    return x_cl, _depthwise_core(x_cl, kernel, strides, dilation, pads), data_format
+    pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
+    return x_cl, _depthwise_conv(x_cl, kernel, strides, dilation, pads), data_format
 
 
 def _pointwise(x_cl, pointwise_kernel, name):
@@ -2337,7 +2337,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     pool_mode = shape_rules.normalize_pool_mode(pool_mode)
     ones = (1,) * n
     x_cl = _to_channels_last(x, data_format)
-    pads = _pads_for(x_cl, pool_size, strides, ones, padding)
+    pads = _spatial_pads(x_cl, pool_size, strides, ones, padding)
     if pool_mode == 'max':
         cols = _patches(x_cl, pool_size, strides, ones, pads, fill=-np.inf)
         out = cols[0] if len(cols) == 1 else T.max(T.stack(cols, axis=0), axis=0)
@@ -2346,7 +2346,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
         total = cols[0]
         for c in cols[1:]:
             total = total + c
-        if _ball(not _is_engine_var(b) and not _is_engine_var(a) and b == 0 and a == 0
+        if _ball(not _is_engine_tensor(b) and not _is_engine_tensor(a) and b == 0 and a == 0
                  for b, a in pads):
             out = total / _constant_like(total, float(np.prod(pool_size)))
         else:
@@ -2404,21 +2404,21 @@ def bias_add(x, bias, data_format=None):
 # Random
 # ---------------------------------------------------------------------------
 
-def _shape_arg(shape):
+def _random_shape(shape):
     """A random op's ``shape`` (an int, a tuple of ints / scalar tensors, or a
     shape tensor) as the engine's draws take it."""
-    if _is_engine_var(shape):
+    if _is_engine_tensor(shape):
         return shape
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(s if _is_engine_var(s) else int(s) for s in shape)
+    return tuple(s if _is_engine_tensor(s) else int(s) for s in shape)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """A seeded engine draw: PyTensor a shared numpy ``Generator`` that ``function``
     advances, Theano 1.0.5 a ``RandomStreams``."""
     dtype = _normalize_dtype(dtype, 'random_normal')
-    return _engine.random_draw('normal', _next_seed(seed), _shape_arg(shape), dtype,
+    return _engine.random_draw('normal', _op_seed(seed), _random_shape(shape), dtype,
                                loc=np.asarray(mean, dtype), scale=np.asarray(stddev, dtype))
 
 
@@ -2426,7 +2426,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """A seeded engine draw: PyTensor a shared numpy ``Generator`` that ``function``
     advances, Theano 1.0.5 a ``RandomStreams``."""
     dtype = _normalize_dtype(dtype, 'random_uniform')
-    return _engine.random_draw('uniform', _next_seed(seed), _shape_arg(shape), dtype,
+    return _engine.random_draw('uniform', _op_seed(seed), _random_shape(shape), dtype,
                                low=np.asarray(minval, dtype), high=np.asarray(maxval, dtype))
 
 
@@ -2686,7 +2686,7 @@ def _local_apply(patches, kernel, n_locations, feat):
 def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     """Strided slices and a batched product per output location."""
     kernel = _to_tensor(kernel)
-    ks = _kernel_shape(kernel, 3, 'local_conv1d')
+    ks = _check_kernel(kernel, 3, 'local_conv1d')
     stacked, data_format = _local_patches(inputs, kernel_size, strides, data_format, 1,
                                           'local_conv1d')
     b = stacked.shape[0]
@@ -2699,7 +2699,7 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
 def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
     """Strided slices and a batched product per output location."""
     kernel = _to_tensor(kernel)
-    ks = _kernel_shape(kernel, 3, 'local_conv2d')
+    ks = _check_kernel(kernel, 3, 'local_conv2d')
     rows, cols_ = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
     stacked, data_format = _local_patches(inputs, kernel_size, strides, data_format, 2,
                                           'local_conv2d')
