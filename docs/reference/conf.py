@@ -26,6 +26,7 @@ release = version = __version__
 extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon']
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
+napoleon_use_rtype = False
 autodoc_default_options = {}
 exclude_patterns = ['_build']
 html_theme = 'alabaster'
