@@ -1,0 +1,534 @@
+"""Keras 2.3.1 models trained with ``fit`` on keras_backend, against each engine's own Keras.
+
+Five models, built from Keras' own layers and trained with ``fit`` and
+``adam`` on scikit-learn's digits (``categorical_crossentropy``, batch 32):
+
+* ``mlp``: Dense(64, relu) - Dropout(0.2) - BatchNormalization - Dense(10, softmax)
+* ``cnn``: Conv2D(16, 3x3, same, relu) - MaxPooling2D(2x2) - Flatten - Dense(10)
+* ``lstm``: LSTM(32) over the 8 rows of 8 pixels - Dense(10)
+* ``gru``: GRU(32, dropout=0.1, recurrent_dropout=0.1) over the rows - Dense(10)
+* ``bilstm``: Embedding(256, 16) - Bidirectional(LSTM(16)) - Dense(10), on
+  16 tokens per image (each half row of 4 pixels, quantised to 4 levels,
+  read as one base-4 number 0..255)
+
+Sides, per engine (``--engine``):
+
+* ``tensorflow`` (Python 3.9+): ours = Keras 2.3.1 with
+  ``KERAS_BACKEND=keras_backend.tensorflow_backend``; anchors = ``tf_keras``
+  (TensorFlow's maintained Keras 2) building the same layers in a
+  ``Sequential``, once in graph mode (``tf.compat.v1.disable_eager_execution()``)
+  and once in its default mode (``fit`` runs a ``tf.function``). The GRU is
+  given ``reset_after=False`` there, Keras 2.3.1's default, so that both sides
+  compute the same layer. Graph mode also sets
+  ``tf.compat.v1.experimental.output_all_intermediates(True)``: without it
+  tf_keras cannot train an RNN in graph mode on TensorFlow 2.21 (the error
+  message names this fix). Without ``tf_keras`` the anchors are skipped (one
+  line says why).
+* ``pytensor`` (Python 3.9+): ours = Keras 2.3.1 with
+  ``KERAS_BACKEND=keras_backend.theano_backend`` on PyTensor. Keras 2.3.1 has
+  no backend of its own for PyTensor, so there is no anchor: ours only.
+* ``cntk`` / ``theano`` (CPython 3.6, CNTK 2.7 / Theano 1.0.5, Keras 2.3.1
+  installed; ``tools/setup_cntk_env.sh``): ours = Keras 2.3.1 with
+  ``KERAS_BACKEND=keras_backend.cntk_backend`` (resp. ``theano_backend``);
+  anchor = the same Keras 2.3.1 with its own backend, ``KERAS_BACKEND=cntk``
+  (resp. ``theano``).
+
+Every (side, model) pair trains in its own fresh process; the sides alternate
+(their order rotates from round to round) and the medians over ``--rounds``
+are printed. All sides see the same data in the same batch order (the
+training digits, shuffled once with a fixed seed, ``fit(shuffle=False)``) and
+start from the same initial weights (numpy, seeded, set with
+``set_weights``); dropout masks are each framework's own.
+
+Measured per run, with a Keras ``Callback`` (``on_epoch_begin`` /
+``on_epoch_end``) and a clock read just before ``compile``:
+
+* first epoch (s): from ``model.compile(...)`` to the end of epoch 1, so
+  that building the training function (Theano/PyTensor C compilation,
+  ``tf.function`` tracing, CNTK graph building) is included;
+* steady (s / epoch): median of epochs 2..n;
+* final loss: the training loss of the last epoch as ``fit`` reports it.
+
+The ratio columns are ours / anchor (times): below 1.00x ours is faster.
+Theano and PyTensor keep their on-disk compile cache between processes (as
+for any user); ``--cold`` gives every process an empty one instead.
+Commands, one per engine::
+
+    .venv/bin/python benchmarks/keras2_benchmark.py --engine tensorflow
+    .venv/bin/python benchmarks/keras2_benchmark.py --engine pytensor
+    .venv36/bin/python benchmarks/keras2_benchmark.py --engine cntk
+    .venv36/bin/python benchmarks/keras2_benchmark.py --engine theano
+
+Options: ``--rounds N`` (2), ``--epochs N`` (4), ``--models mlp,cnn,...``,
+``--quick`` (1 round, 2 epochs), ``--json PATH`` (save every run and the
+medians), ``--repo PATH`` (the keras_backend checkout to benchmark; default:
+the one this script lives in). On Python 3.8+ Keras 2.3.1 is taken from
+``$KERAS_BACKEND_KERAS2_PATH``, default ``.venv/keras2`` (see README), put
+first on the worker's path, since TensorFlow's Keras 3 holds the name
+``keras`` there. Python 3.6 compatible (the CNTK and Theano runs).
+"""
+from __future__ import print_function
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+MODELS = ('mlp', 'cnn', 'lstm', 'gru', 'bilstm')
+BATCH = 32
+SEED = 1
+
+#: per engine: the sides, ours first, as (name, label)
+SIDES = {
+    'tensorflow': [('ours', 'keras_backend'), ('tf_keras_graph', 'tf_keras graph mode'),
+                   ('tf_keras_default', 'tf_keras default mode (tf.function)')],
+    'pytensor': [('ours', 'keras_backend')],
+    'cntk': [('ours', 'keras_backend'), ('keras_cntk', 'Keras 2.3.1 own CNTK backend')],
+    'theano': [('ours', 'keras_backend'), ('keras_theano', 'Keras 2.3.1 own Theano backend')],
+}
+#: the engine's own module, whose __version__ is reported
+ENGINE_MODULE = {'tensorflow': 'tensorflow', 'pytensor': 'pytensor', 'cntk': 'cntk',
+                 'theano': 'theano'}
+#: KERAS_BACKEND of our side, per engine
+OUR_BACKEND = {'tensorflow': 'keras_backend.tensorflow_backend',
+               'pytensor': 'keras_backend.theano_backend',
+               'cntk': 'keras_backend.cntk_backend',
+               'theano': 'keras_backend.theano_backend'}
+
+
+# ---------------------------------------------------------------- data and models
+
+def load_data():
+    """The training digits (as examples/digits.load_data): 1438 images (8, 8) in [0, 1], labels."""
+    from sklearn.datasets import load_digits
+    d = load_digits()
+    x = (d.images / 16.0).astype('float32')
+    y = d.target.astype('int64')
+    order = np.random.RandomState(0).permutation(len(x))
+    x, y = x[order], y[order]
+    n_test = len(x) // 5
+    return x[n_test:], y[n_test:]
+
+
+def tokens(images):
+    """16 tokens per image: each half row of 4 pixels quantised to 0..3, read in base 4 (0..255)."""
+    q = np.round(images * 3).astype('int64').reshape(-1, 8, 2, 4)
+    return (q * (4 ** np.arange(4))).sum(axis=-1).reshape(-1, 16).astype('int32')
+
+
+def prepare(name, x):
+    """The input array of model ``name`` (channels_last for the CNN)."""
+    if name == 'mlp':
+        return x.reshape(-1, 64)
+    if name == 'cnn':
+        return x[..., None]
+    if name == 'bilstm':
+        return tokens(x)
+    return x
+
+
+def build(name, layers, sequential, tf_keras):
+    """Model ``name`` from ``layers``; ``tf_keras`` pins Keras 2.3.1's GRU variant."""
+    if name == 'mlp':
+        stack = [layers.Dense(64, activation='relu', input_shape=(64,)),
+                 layers.Dropout(0.2),
+                 layers.BatchNormalization(),
+                 layers.Dense(10, activation='softmax')]
+    elif name == 'cnn':
+        stack = [layers.Conv2D(16, (3, 3), padding='same', activation='relu',
+                               input_shape=(8, 8, 1)),
+                 layers.MaxPooling2D((2, 2)),
+                 layers.Flatten(),
+                 layers.Dense(10, activation='softmax')]
+    elif name == 'lstm':
+        stack = [layers.LSTM(32, input_shape=(8, 8)),
+                 layers.Dense(10, activation='softmax')]
+    elif name == 'gru':
+        extra = {'reset_after': False} if tf_keras else {}
+        stack = [layers.GRU(32, dropout=0.1, recurrent_dropout=0.1, input_shape=(8, 8), **extra),
+                 layers.Dense(10, activation='softmax')]
+    elif name == 'bilstm':
+        stack = [layers.Embedding(256, 16, input_length=16),
+                 layers.Bidirectional(layers.LSTM(16)),
+                 layers.Dense(10, activation='softmax')]
+    else:
+        raise ValueError('unknown model %r' % name)
+    return sequential(stack)
+
+
+def initial_weights(model, seed=SEED):
+    """Seeded numpy weights for every layer of ``model``, the same on every side.
+
+    Kernels (2-D and up): Glorot uniform; biases: zeros, with LSTM forget-gate
+    biases at 1 (Keras' unit_forget_bias); BatchNormalization: gamma 1, beta 0,
+    moving mean 0, moving variance 1.
+    """
+    rng = np.random.RandomState(seed)
+    out = []
+    for layer in model.layers:
+        kind = type(layer).__name__
+        shapes = [tuple(w.shape) for w in layer.get_weights()]
+        if kind == 'BatchNormalization':
+            values = [np.ones(s) if i in (0, 3) else np.zeros(s) for i, s in enumerate(shapes)]
+        else:
+            values = []
+            for s in shapes:
+                if len(s) >= 2:
+                    receptive = int(np.prod(s[:-2])) if len(s) > 2 else 1
+                    limit = np.sqrt(6.0 / (s[-2] * receptive + s[-1] * receptive))
+                    values.append(rng.uniform(-limit, limit, size=s))
+                else:
+                    bias = np.zeros(s)
+                    if kind in ('LSTM', 'Bidirectional'):
+                        bias[s[0] // 4:s[0] // 2] = 1.0
+                    values.append(bias)
+        out.append((layer, [v.astype('float32') for v in values]))
+    return out
+
+
+# ---------------------------------------------------------------- worker (one side, one model)
+
+def _import_framework(side):
+    """Return (keras-like module, layers, Sequential, Callback, to_categorical, set_seed)."""
+    if side.startswith('tf_keras'):
+        import tensorflow as tf
+        if side == 'tf_keras_graph':
+            tf.compat.v1.disable_eager_execution()
+            # without it, training an RNN in graph mode fails on TF 2.21 ("Connecting to
+            # invalid output ... of source node .../while"), the error message names this fix
+            tf.compat.v1.experimental.output_all_intermediates(True)
+        import tf_keras as keras
+        from tf_keras import layers
+        from tf_keras.callbacks import Callback
+        from tf_keras.models import Sequential
+        from tf_keras.utils import to_categorical
+        return keras, layers, Sequential, Callback, to_categorical, tf.random.set_seed
+    if side == 'ours':
+        import keras_backend.keras2_compat
+        keras_backend.keras2_compat.install()   # Keras 2.3.1 on Python 3.10+ (no-op on 3.6)
+    try:
+        import keras
+    except Exception as err:
+        from importlib.util import find_spec
+        spec = find_spec('keras')
+        raise RuntimeError('import keras failed (%s: %s); keras found at %s, this benchmark '
+                           'needs Keras 2.3.1 first on the path (see KERAS_BACKEND_KERAS2_PATH)'
+                           % (type(err).__name__, err, spec.origin if spec else 'nowhere'))
+    from keras import layers
+    from keras.callbacks import Callback
+    from keras.models import Sequential
+    from keras.utils import to_categorical
+    return keras, layers, Sequential, Callback, to_categorical, None
+
+
+def worker(engine, side, name, epochs, batch):
+    """Train model ``name`` on ``side``; return the measurements as a dict."""
+    x, y = load_data()
+    keras, layers, sequential, callback_cls, to_categorical, set_seed = _import_framework(side)
+    if not side.startswith('tf_keras') and keras.__version__ != '2.3.1':
+        raise RuntimeError('found Keras %s at %s, this benchmark needs 2.3.1'
+                           % (keras.__version__, os.path.dirname(keras.__file__)))
+    keras.backend.set_floatx('float32')
+    keras.backend.set_image_data_format('channels_last')
+    np.random.seed(SEED)
+    if set_seed is not None:
+        set_seed(SEED)
+
+    class EpochTimer(callback_cls):
+        def __init__(self):
+            super(EpochTimer, self).__init__()
+            self.begin, self.end = [], []
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.begin.append(time.perf_counter())
+
+        def on_epoch_end(self, epoch, logs=None):
+            self.end.append(time.perf_counter())
+
+    model = build(name, layers, sequential, side.startswith('tf_keras'))
+    init = initial_weights(model)
+    for layer, values in init:
+        layer.set_weights(values)
+    inputs, targets = prepare(name, x), to_categorical(y, 10).astype('float32')
+    timer = EpochTimer()
+    start = time.perf_counter()
+    model.compile(optimizer='adam', loss='categorical_crossentropy')
+    hist = model.fit(inputs, targets, batch_size=batch, epochs=epochs, shuffle=False, verbose=0,
+                     callbacks=[timer])
+    epoch_s = [e - b for b, e in zip(timer.begin, timer.end)]
+    later = sorted(epoch_s[1:])
+    result = {
+        'first_epoch_s': timer.end[0] - start,
+        'epoch_s': epoch_s,
+        'steady_s': float(np.median(later)) if later else None,
+        'loss': [float(v) for v in hist.history['loss']],
+        'final_loss': float(hist.history['loss'][-1]),
+        'weight_shapes': [list(v.shape) for _, values in init for v in values],
+        'keras': '%s %s' % (keras.__name__, keras.__version__),
+        'backend': keras.backend.backend(),
+        'samples': int(len(inputs)),
+        'python': platform.python_version(),
+    }
+    engine_mod = sys.modules.get(ENGINE_MODULE[engine])
+    result['engine_version'] = str(getattr(engine_mod, '__version__', 'not imported'))
+    ours = sys.modules.get('keras_backend')
+    if ours is not None:
+        result['keras_backend'] = os.path.dirname(os.path.abspath(ours.__file__))
+    return result
+
+
+def worker_main(args):
+    os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+    try:
+        result = worker(args.engine, args.worker, args.model, args.epochs, args.batch)
+    except Exception:
+        lines = traceback.format_exc().strip().splitlines()
+        result = {'error': lines[-1], 'traceback': '\n'.join(lines[-30:])}
+    sys.stdout.flush()
+    print('\n' + json.dumps(result))
+    return 0
+
+
+# ---------------------------------------------------------------- parent
+
+def keras2_path():
+    return os.environ.get('KERAS_BACKEND_KERAS2_PATH') or os.path.join(ROOT, '.venv', 'keras2')
+
+
+def worker_env(engine, side, repo, cold_dir):
+    """The environment of one worker process: Keras backend choice and module path."""
+    env = dict(os.environ)
+    path = [repo]
+    if engine in ('tensorflow', 'pytensor') and side == 'ours':
+        if os.path.isdir(keras2_path()):
+            path.insert(0, keras2_path())
+    if env.get('PYTHONPATH'):
+        path.append(env['PYTHONPATH'])
+    env['PYTHONPATH'] = os.pathsep.join(path)
+    env['KERAS_BACKEND_QUIET'] = '1'
+    env.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+    if side == 'ours':
+        env['KERAS_BACKEND'] = OUR_BACKEND[engine]
+    elif side in ('keras_cntk', 'keras_theano'):
+        env['KERAS_BACKEND'] = side.split('_')[1]
+    else:
+        env.pop('KERAS_BACKEND', None)
+    if cold_dir is not None:
+        for var in ('THEANO_FLAGS', 'PYTENSOR_FLAGS'):
+            flags = [f for f in env.get(var, '').split(',') if f]
+            env[var] = ','.join(flags + ['base_compiledir=' + cold_dir])
+    return env
+
+
+def run_one(args, side, name):
+    """Run one worker process; return its result dict (with 'error' on failure)."""
+    cold_dir = tempfile.mkdtemp(prefix='k2bench-') if args.cold else None
+    cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
+           '--worker', side, '--model', name, '--epochs', str(args.epochs),
+           '--batch', str(args.batch)]
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=args.timeout,
+                              env=worker_env(args.engine, side, args.repo, cold_dir))
+    except subprocess.TimeoutExpired:
+        return {'error': 'timed out after %d s' % args.timeout}
+    finally:
+        if cold_dir is not None:
+            shutil.rmtree(cold_dir, ignore_errors=True)
+    for line in reversed(proc.stdout.strip().splitlines()):
+        if line.startswith('{'):
+            return json.loads(line)
+    err = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+    return {'error': 'worker exited %d: %s' % (proc.returncode, err[-1] if err else '(no output)'),
+            'traceback': '\n'.join(err[-30:])}
+
+
+def describe(result):
+    if 'error' in result:
+        return 'ERROR %s' % result['error']
+    steady = result['steady_s']
+    return 'first %.3fs  steady %s  loss %.4f' % (
+        result['first_epoch_s'], '%.3fs' % steady if steady is not None else 'n/a',
+        result['final_loss'])
+
+
+def summarize(runs):
+    """Medians over the successful runs: {first, steady, loss, ok, n, error}."""
+    good = [r for r in runs if 'error' not in r]
+    out = {'n': len(runs), 'ok': len(good)}
+    if not good:
+        out['error'] = runs[-1]['error'] if runs else 'not run'
+        return out
+    out['first'] = float(np.median([r['first_epoch_s'] for r in good]))
+    steady = [r['steady_s'] for r in good if r['steady_s'] is not None]
+    out['steady'] = float(np.median(steady)) if steady else None
+    out['loss'] = float(np.median([r['final_loss'] for r in good]))
+    return out
+
+
+def _fmt(value, pattern):
+    return 'n/a' if value is None else pattern % value
+
+
+def _ratio(a, b):
+    if a is None or b is None or b == 0:
+        return 'n/a'
+    return '%.2fx' % (a / b)
+
+
+def _cell(summary, key, pattern):
+    if 'error' in summary:
+        return 'error'
+    text = _fmt(summary.get(key), pattern)
+    if summary['ok'] < summary['n']:
+        text += ' (%d/%d ok)' % (summary['ok'], summary['n'])
+    return text
+
+
+def print_table(models, ours, anchor, anchor_label):
+    """One markdown table: ours against one anchor (``anchor`` None: no anchor)."""
+    print('\nours: keras_backend, anchor: %s\n' % anchor_label)
+    print('| model | ours first (s) | anchor first (s) | ratio | ours steady (s/epoch) '
+          '| anchor steady (s/epoch) | ratio | ours loss | anchor loss |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    for name in models:
+        o = ours[name]
+        a = anchor[name] if anchor is not None else {'n': 0, 'ok': 0, 'error': 'n/a'}
+        na = anchor is None
+        print('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            name,
+            _cell(o, 'first', '%.3f'), 'n/a' if na else _cell(a, 'first', '%.3f'),
+            _ratio(o.get('first'), a.get('first')),
+            _cell(o, 'steady', '%.3f'), 'n/a' if na else _cell(a, 'steady', '%.3f'),
+            _ratio(o.get('steady'), a.get('steady')),
+            _cell(o, 'loss', '%.4f'), 'n/a' if na else _cell(a, 'loss', '%.4f')))
+
+
+def preflight(engine):
+    """Return (sides, notes); exit with one line when the engine cannot run here."""
+    from importlib.util import find_spec
+    need = {'cntk': 'cntk', 'theano': 'theano', 'pytensor': 'pytensor',
+            'tensorflow': 'tensorflow'}[engine]
+    if find_spec(need) is None:
+        hint = (' (CNTK 2.7 and Theano 1.0.5 run under CPython 3.6: use the interpreter that '
+                'tools/setup_cntk_env.sh builds, e.g. .venv36/bin/python)'
+                if engine in ('cntk', 'theano') else '')
+        sys.exit('keras2_benchmark: %s is not importable by %s%s'
+                 % (need, sys.executable, hint))
+    sides, notes = list(SIDES[engine]), []
+    if engine == 'tensorflow' and find_spec('tf_keras') is None:
+        sides = sides[:1]
+        notes.append('tf_keras is not installed for %s: skipping the tf_keras anchors '
+                     '(install it: pip install --no-deps "tf-keras==<TensorFlow version>", '
+                     'see benchmarks/README.md)' % sys.executable)
+    if engine == 'pytensor':
+        notes.append('pytensor: Keras 2.3.1 has no backend of its own for PyTensor, '
+                     'so there is no anchor (ours only, ratios n/a)')
+    return sides, notes
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description='Keras 2.3.1 fit() benchmark: keras_backend '
+                                     'against each engine\'s own Keras (see module docstring)')
+    parser.add_argument('--engine', required=True, choices=sorted(SIDES))
+    parser.add_argument('--rounds', type=int, default=2)
+    parser.add_argument('--epochs', type=int, default=4)
+    parser.add_argument('--batch', type=int, default=BATCH)
+    parser.add_argument('--models', default=','.join(MODELS),
+                        help='comma-separated, from %s' % ','.join(MODELS))
+    parser.add_argument('--quick', action='store_true', help='smoke run: 1 round, 2 epochs')
+    parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
+    parser.add_argument('--repo', default=ROOT,
+                        help='the keras_backend checkout to benchmark (default: %(default)s)')
+    parser.add_argument('--cold', action='store_true',
+                        help='an empty Theano/PyTensor compile cache for every process')
+    parser.add_argument('--timeout', type=int, default=1800, help='seconds per worker process')
+    parser.add_argument('--worker', help=argparse.SUPPRESS)
+    parser.add_argument('--model', help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.epochs = 1, 2
+    return args
+
+
+def main():
+    args = parse_args()
+    if args.worker:
+        return worker_main(args)
+    models = [m.strip() for m in args.models.split(',') if m.strip()]
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        sys.exit('keras2_benchmark: unknown model(s) %s; choose from %s'
+                 % (', '.join(unknown), ', '.join(MODELS)))
+    args.repo = os.path.abspath(args.repo)
+    sides, notes = preflight(args.engine)
+    for note in notes:
+        print(note)
+    sys.stdout.flush()
+    runs = dict((side, dict((m, []) for m in models)) for side, _ in sides)
+    started = time.time()
+    for r in range(args.rounds):
+        order = sides[r % len(sides):] + sides[:r % len(sides)]
+        for name in models:
+            for side, _ in order:
+                result = run_one(args, side, name)
+                runs[side][name].append(result)
+                print('round %d/%d  %-6s  %-16s %s' % (r + 1, args.rounds, name, side,
+                                                       describe(result)), file=sys.stderr)
+                sys.stderr.flush()
+    med = dict((side, dict((m, summarize(runs[side][m])) for m in models)) for side, _ in sides)
+
+    good = [res for s in runs.values() for rs in s.values() for res in rs if 'error' not in res]
+    info = good[0] if good else {}
+    print('\nKeras 2.3.1 fit() on %s %s (Python %s): %d round(s) x %d epoch(s), batch %d, '
+          '%s training digits, adam, categorical_crossentropy; medians; %.0f s in all'
+          % (args.engine, info.get('engine_version', '?'), platform.python_version(),
+             args.rounds, args.epochs, args.batch, info.get('samples', '?'),
+             time.time() - started))
+    ours_dirs = sorted(set(res.get('keras_backend') for rs in runs['ours'].values() for res in rs
+                           if res.get('keras_backend')))
+    print('keras_backend from: %s' % (', '.join(ours_dirs) or '?'))
+    print('first = compile + first epoch; steady = median of epochs 2..%d; '
+          'ratio = ours / anchor time (below 1.00x: ours faster)' % args.epochs)
+    if args.cold:
+        print('cold: every process had an empty Theano/PyTensor compile cache')
+    for name in models:   # same layers on every side? (weights set from the same numpy arrays)
+        shapes = set(json.dumps(res['weight_shapes']) for s in runs.values()
+                     for res in s[name] if 'weight_shapes' in res)
+        if len(shapes) > 1:
+            print('WARNING: %s has different weight shapes on different sides: %s'
+                  % (name, ' vs '.join(sorted(shapes))))
+    for side, label in sides:
+        for name in models:
+            errors = sorted(set(res['error'] for res in runs[side][name] if 'error' in res))
+            for err in errors:
+                print('%s on %s failed: %s' % (name, side, err))
+    anchors = sides[1:]
+    if anchors:
+        for side, label in anchors:
+            print_table(models, med['ours'], med[side], label)
+    else:
+        print_table(models, med['ours'], None, 'none (n/a)')
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'engine': args.engine, 'rounds': args.rounds, 'epochs': args.epochs,
+                       'batch': args.batch, 'models': models, 'repo': args.repo,
+                       'python': platform.python_version(), 'cold': args.cold,
+                       'sides': dict(sides), 'runs': runs, 'medians': med}, f, indent=1)
+        print('\nsaved %s' % args.json)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
