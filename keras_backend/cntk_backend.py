@@ -780,10 +780,7 @@ def learning_phase():
     """A scalar float32 CNTK input (``C.input_variable``) fed 0 or 1; the Python int 0/1 after
     ``set_learning_phase``. A ``function`` whose graph uses it without listing it as an input feeds
     0."""
-    fixed = common._fixed_learning_phase()
-    if fixed is not None:
-        return fixed
-    return _LEARNING_PHASE_PLACEHOLDER
+    return common._learning_phase_or(lambda: _LEARNING_PHASE_PLACEHOLDER)
 
 
 @contextlib.contextmanager
@@ -1372,12 +1369,7 @@ def clip(x, min_value, max_value):
     """``C.clip``; a ``max_value`` below ``min_value`` means ``min_value`` (tensor bounds too, with
     ``C.element_max``); None is unbounded."""
     x = _to_tensor(x)
-    if max_value is None:
-        max_value = np.inf
-    if min_value is None:
-        min_value = -np.inf
-    if not _is_engine_tensor(min_value) and not _is_engine_tensor(max_value) and max_value < min_value:
-        max_value = min_value
+    min_value, max_value = shape_rules.clip_bounds(min_value, max_value)
     lo, hi = _coerce_pair(x, min_value)[1], _coerce_pair(x, max_value)[1]
     if _is_engine_tensor(min_value) or _is_engine_tensor(max_value):
         hi = C.element_max(hi, lo)

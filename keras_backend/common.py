@@ -290,6 +290,12 @@ def _fixed_learning_phase():
     return _FIXED_LEARNING_PHASE
 
 
+def _learning_phase_or(symbolic):
+    """The learning phase fixed by the user, else ``symbolic()`` (the adapter's input)."""
+    fixed = _fixed_learning_phase()
+    return symbolic() if fixed is None else fixed
+
+
 def set_learning_phase(value):
     """Fix the learning phase: ``learning_phase()`` returns this Python int.
 

@@ -226,3 +226,14 @@ def batch_dot_output_shape(x_shape, y_shape, ax, ay):
     if len(out) == 1:
         out = out + (1,)
     return out
+
+
+def clip_bounds(min_value, max_value):
+    """``clip``'s bounds with ``None`` as -inf / +inf and, when both are numbers, an
+    upper bound below the lower one raised to it (Keras 2's rule)."""
+    lo = -np.inf if min_value is None else min_value
+    hi = np.inf if max_value is None else max_value
+    if isinstance(lo, (int, float, np.number)) and isinstance(hi, (int, float, np.number)) \
+            and hi < lo:
+        hi = lo
+    return lo, hi

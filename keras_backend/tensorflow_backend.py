@@ -1601,10 +1601,7 @@ def pow(x, a):
 def clip(x, min_value, max_value):
     """``tf.clip_by_value``; a None bound becomes -inf / +inf."""
     x = _to_tensor(x)
-    if min_value is None:
-        min_value = -np.inf
-    if max_value is None:
-        max_value = np.inf
+    min_value, max_value = shape_rules.clip_bounds(min_value, max_value)
     lo = _constant_like(x, min_value)
     hi = _constant_like(x, max_value)
     hi = tf.maximum(hi, lo)

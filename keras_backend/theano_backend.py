@@ -486,10 +486,7 @@ def set_session(session):
 def learning_phase():
     """The symbolic uint8 scalar input ``keras_learning_phase``; a ``function``
     that is not fed it sees 0."""
-    fixed = common._fixed_learning_phase()
-    if fixed is not None:
-        return fixed
-    return _LEARNING_PHASE
+    return common._learning_phase_or(lambda: _LEARNING_PHASE)
 
 
 @contextlib.contextmanager
@@ -943,9 +940,16 @@ def argmin(x, axis=-1):
     return T.cast(T.argmin(x, axis=_axis_arg(axis, x.ndim)), 'int64')
 
 
-def square(x):
-    """``T.sqr``."""
-    return T.sqr(_to_tensor(x))
+def _elementwise_unary(name, engine_op, note):
+    """API function ``name``: ``engine_op`` of ``x`` as an engine tensor."""
+    def op(x):
+        return engine_op(_to_tensor(x))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = note
+    return op
+
+
+square = _elementwise_unary('square', T.sqr, '``T.sqr``.')
 
 
 def abs(x):
@@ -959,14 +963,10 @@ def sqrt(x):
     return T.sqrt(T.maximum(x, T.zeros_like(x)))
 
 
-def exp(x):
-    """``T.exp``."""
-    return T.exp(_to_tensor(x))
+exp = _elementwise_unary('exp', T.exp, '``T.exp``.')
 
 
-def log(x):
-    """``T.log``."""
-    return T.log(_to_tensor(x))
+log = _elementwise_unary('log', T.log, '``T.log``.')
 
 
 def logsumexp(x, axis=None, keepdims=False):
@@ -1006,13 +1006,8 @@ def pow(x, a):
 def clip(x, min_value, max_value):
     """``T.clip``; a None bound is infinite."""
     x = _to_tensor(x)
-    if min_value is None:
-        min_value = -np.inf
-    if max_value is None:
-        max_value = np.inf
+    min_value, max_value = shape_rules.clip_bounds(min_value, max_value)
     if not _is_engine_tensor(min_value) and not _is_engine_tensor(max_value):
-        if max_value < min_value:
-            max_value = min_value
         lo = T.constant(np.asarray(min_value, dtype=x.dtype))
         hi = T.constant(np.asarray(max_value, dtype=x.dtype))
     else:
@@ -1033,70 +1028,30 @@ def _coerce_pair(x, y):
     return x, y
 
 
-@_records_keras_shape
-def equal(x, y):
-    """``T.eq``."""
-    x, y = _coerce_pair(x, y)
-    return T.eq(x, y)
+def _elementwise_pair(name, engine_op, note):
+    """API function ``name``: both operands through ``_coerce_pair``, then ``engine_op``."""
+    def op(x, y):
+        x, y = _coerce_pair(x, y)
+        return engine_op(x, y)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = note
+    return _records_keras_shape(op)
 
 
-@_records_keras_shape
-def not_equal(x, y):
-    """``T.neq``."""
-    x, y = _coerce_pair(x, y)
-    return T.neq(x, y)
+equal = _elementwise_pair('equal', T.eq, '``T.eq``.')
+not_equal = _elementwise_pair('not_equal', T.neq, '``T.neq``.')
+greater = _elementwise_pair('greater', T.gt, '``T.gt``.')
+greater_equal = _elementwise_pair('greater_equal', T.ge, '``T.ge``.')
+less = _elementwise_pair('less', T.lt, '``T.lt``.')
+less_equal = _elementwise_pair('less_equal', T.le, '``T.le``.')
+maximum = _elementwise_pair('maximum', T.maximum, '``T.maximum``.')
+minimum = _elementwise_pair('minimum', T.minimum, '``T.minimum``.')
 
 
-@_records_keras_shape
-def greater(x, y):
-    """``T.gt``."""
-    x, y = _coerce_pair(x, y)
-    return T.gt(x, y)
+sin = _elementwise_unary('sin', T.sin, '``T.sin``.')
 
 
-@_records_keras_shape
-def greater_equal(x, y):
-    """``T.ge``."""
-    x, y = _coerce_pair(x, y)
-    return T.ge(x, y)
-
-
-@_records_keras_shape
-def less(x, y):
-    """``T.lt``."""
-    x, y = _coerce_pair(x, y)
-    return T.lt(x, y)
-
-
-@_records_keras_shape
-def less_equal(x, y):
-    """``T.le``."""
-    x, y = _coerce_pair(x, y)
-    return T.le(x, y)
-
-
-@_records_keras_shape
-def maximum(x, y):
-    """``T.maximum``."""
-    x, y = _coerce_pair(x, y)
-    return T.maximum(x, y)
-
-
-@_records_keras_shape
-def minimum(x, y):
-    """``T.minimum``."""
-    x, y = _coerce_pair(x, y)
-    return T.minimum(x, y)
-
-
-def sin(x):
-    """``T.sin``."""
-    return T.sin(_to_tensor(x))
-
-
-def cos(x):
-    """``T.cos``."""
-    return T.cos(_to_tensor(x))
+cos = _elementwise_unary('cos', T.cos, '``T.cos``.')
 
 
 def _bn_axes(reduction_axes, x_ndim):
@@ -1507,15 +1462,9 @@ def batch_get_value(ops):
 
 
 def set_value(x, value):
-    """The shared variable's ``set_value``, with the value cast to its dtype."""
-    if not isinstance(x, _engine.SharedVariable):
-        raise ValueError('set_value: x must be a variable, got %r' % (x,))
-    value = np.asarray(value, dtype=x.dtype)
-    current = x.get_value(borrow=True, return_internal_type=True).shape
-    if tuple(value.shape) != tuple(current):
-        raise ValueError('set_value: value of shape %r does not match the variable shape %r'
-                         % (tuple(value.shape), tuple(current)))
-    x.set_value(value)
+    """The shared variable's ``set_value``, with the value cast to its dtype (its shape
+    is checked against the variable's by ``checks``)."""
+    x.set_value(np.asarray(value, dtype=x.dtype))
 
 
 def batch_set_value(tuples):
@@ -1669,9 +1618,9 @@ def gradients(loss, variables):
 
 def stop_gradient(variables):
     """The engine's ``disconnected_grad``."""
-    if isinstance(variables, (list, tuple)):
-        return type(variables)(_engine.disconnected_grad(_to_tensor(v)) for v in variables)
-    return _engine.disconnected_grad(_to_tensor(variables))
+    many = isinstance(variables, (list, tuple))
+    cut = [_engine.disconnected_grad(_to_tensor(v)) for v in (variables if many else [variables])]
+    return type(variables)(cut) if many else cut[0]
 
 
 @contextlib.contextmanager
