@@ -209,7 +209,7 @@ def rank(*allowed, **kw):
     return check
 
 
-def _axis_problem(call, arg, v, ref, extra, ints_only=True):
+def _axis_problem(call, ref, extra):
     """The axis range text for the rank of argument ``ref``, or None when unknown."""
     n = call.ndim(call.args.get(ref)) if ref else None
     if n is None:
@@ -228,7 +228,7 @@ def axis(ref='x', allow_none=False, extra=0):
             return
         if not _is_int(v):
             call.fail(arg, 'must be an int%s' % (' or None' if allow_none else ''), v, TypeError)
-        problem = _axis_problem(call, arg, v, ref, extra)
+        problem = _axis_problem(call, ref, extra)
         if problem and not problem[0] <= v < problem[1]:
             call.fail(arg, 'must be ' + problem[2], v)
     return check
@@ -884,13 +884,6 @@ def rnn_inputs(call):
             if len(sm) not in (2, 3) or any(_known(a, b) and a != b for a, b in zip(sm[:2], sx[:2])):
                 call.fail('mask', "must have shape (batch, time) matching 'inputs' %s" % (sx,),
                           mask)
-
-
-def resize_factors(names):
-    def check(call):
-        for n in names:
-            integer(1)(call, n, call.args[n])
-    return check
 
 
 def crossentropy_shapes(class_axis=True, sparse=False):

@@ -1267,22 +1267,24 @@ def identity(x, name=None):
     return tf.identity(x, name=name)
 
 
-def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    """Drawn eagerly by ``random_uniform`` (a stateless op: the same
-    ``seed`` gives the same values from process start)."""
-    dtype = _normalize_dtype(dtype, 'random_uniform_variable: dtype')
+def _random_variable(draw, what, shape, a, b, dtype, name, seed):
+    """A variable holding ``draw(shape, a, b, dtype, seed)``, drawn eagerly (a stateless op:
+    the same ``seed`` gives the same values from process start)."""
+    dtype = _normalize_dtype(dtype, '%s: dtype' % what)
     with tf.init_scope():
-        value = random_uniform(_int_tuple(shape, 'shape'), low, high, dtype=dtype, seed=seed)
-        return variable(value, dtype, name)
+        return variable(draw(_int_tuple(shape, 'shape'), a, b, dtype=dtype, seed=seed), dtype, name)
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """Drawn eagerly by ``random_uniform``."""
+    return _random_variable(random_uniform, 'random_uniform_variable', shape, low, high, dtype,
+                            name, seed)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    """Drawn eagerly by ``random_normal`` (a stateless op: the same
-    ``seed`` gives the same values from process start)."""
-    dtype = _normalize_dtype(dtype, 'random_normal_variable: dtype')
-    with tf.init_scope():
-        value = random_normal(_int_tuple(shape, 'shape'), mean, scale, dtype=dtype, seed=seed)
-        return variable(value, dtype, name)
+    """Drawn eagerly by ``random_normal``."""
+    return _random_variable(random_normal, 'random_normal_variable', shape, mean, scale, dtype,
+                            name, seed)
 
 
 def count_params(x):
