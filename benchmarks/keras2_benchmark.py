@@ -93,9 +93,11 @@ SEED = 1
 SIDES = {
     'tensorflow': [('ours', 'keras_backend'), ('tf_keras_graph', 'tf_keras graph mode'),
                    ('tf_keras_default', 'tf_keras default mode (tf.function)')],
-    'pytensor': [('ours', 'keras_backend')],
+    'pytensor': [('ours', 'keras_backend'),
+                 ('ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)')],
     'cntk': [('ours', 'keras_backend'), ('keras_cntk', 'Keras 2.3.1 own CNTK backend')],
-    'theano': [('ours', 'keras_backend'), ('keras_theano', 'Keras 2.3.1 own Theano backend')],
+    'theano': [('ours', 'keras_backend'), ('keras_theano', 'Keras 2.3.1 own Theano backend'),
+               ('ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)')],
 }
 #: the engine's own module, whose __version__ is reported
 ENGINE_MODULE = {'tensorflow': 'tensorflow', 'pytensor': 'pytensor', 'cntk': 'cntk',
@@ -209,7 +211,7 @@ def _import_framework(side):
         from tf_keras.models import Sequential
         from tf_keras.utils import to_categorical
         return keras, layers, Sequential, Callback, to_categorical, tf.random.set_seed
-    if side == 'ours':
+    if side.startswith('ours'):
         import keras_backend.keras2_compat
         keras_backend.keras2_compat.install()   # Keras 2.3.1 on Python 3.10+ (no-op on 3.6)
     try:
@@ -280,6 +282,10 @@ def worker(engine, side, name, epochs, batch):
     ours = sys.modules.get('keras_backend')
     if ours is not None:
         result['keras_backend'] = os.path.dirname(os.path.abspath(ours.__file__))
+    if engine in ('theano', 'pytensor'):   # the BLAS the engine linked ('' = its fallback)
+        config = sys.modules[ENGINE_MODULE[engine]].config
+        result['blas_ldflags'] = str(config.blas.ldflags if engine == 'theano'
+                                     else config.blas__ldflags)
     return result
 
 
@@ -305,7 +311,7 @@ def worker_env(engine, side, repo, cold_dir):
     """The environment of one worker process: Keras backend choice and module path."""
     env = dict(os.environ)
     path = [repo]
-    if engine in ('tensorflow', 'pytensor') and side == 'ours':
+    if engine in ('tensorflow', 'pytensor') and side.startswith('ours'):
         if os.path.isdir(keras2_path()):
             path.insert(0, keras2_path())
     if env.get('PYTHONPATH'):
@@ -313,8 +319,11 @@ def worker_env(engine, side, repo, cold_dir):
     env['PYTHONPATH'] = os.pathsep.join(path)
     env['KERAS_BACKEND_QUIET'] = '1'
     env.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
-    if side == 'ours':
+    env.pop('KERAS_BACKEND_BLAS', None)
+    if side.startswith('ours'):
         env['KERAS_BACKEND'] = OUR_BACKEND[engine]
+        if side == 'ours_noblas':
+            env['KERAS_BACKEND_BLAS'] = '0'
     elif side in ('keras_cntk', 'keras_theano'):
         env['KERAS_BACKEND'] = side.split('_')[1]
     else:
@@ -494,6 +503,11 @@ def main():
     ours_dirs = sorted(set(res.get('keras_backend') for rs in runs['ours'].values() for res in rs
                            if res.get('keras_backend')))
     print('keras_backend from: %s' % (', '.join(ours_dirs) or '?'))
+    for side, label in sides:
+        linked = sorted(set(res['blas_ldflags'] for rs in runs[side].values() for res in rs
+                            if 'blas_ldflags' in res))
+        if linked:
+            print('%s: blas ldflags %s' % (side, ' | '.join(repr(f) for f in linked)))
     print('first = compile + first epoch; steady = median of epochs 2..%d; '
           'ratio = ours / anchor time (below 1.00x: ours faster)' % args.epochs)
     if args.cold:

@@ -4,7 +4,11 @@
   adapter (``KERAS_BACKEND=theano``);
 * ``raw_pytensor``: the same models written directly in PyTensor (``shared``,
   ``grad``, ``function`` with updates; the CNN as strided-slice patches and
-  ``tensordot``, since PyTensor has no CNN op), compiled with the C linker.
+  ``tensordot``, since PyTensor has no CNN op), compiled with the C linker,
+  with the BLAS PyTensor finds by itself (none, from PyPI);
+* ``raw_pytensor_blas``: the same raw PyTensor, linked to the OpenBLAS that
+  keras_backend gives PyTensor (:mod:`keras_backend.blas`), so that the
+  comparison with ours is like for like.
 
 Both start from the same weights and run the same batches. Compile time is
 measured cold (a fresh, empty compile cache per process) and warm (a second
@@ -27,7 +31,7 @@ import numpy as np
 import harness
 from harness import MODELS, batches, time_steps
 
-IMPLS = ('keras_backend', 'raw_pytensor')
+IMPLS = ('keras_backend', 'raw_pytensor', 'raw_pytensor_blas')
 
 
 def raw_pytensor_build(name):
@@ -83,6 +87,8 @@ def run_worker(impl, steps):
         os.environ['KERAS_BACKEND_QUIET'] = '1'
         from keras_backend import backend as K
         import digits
+    elif impl == 'raw_pytensor_blas':
+        from keras_backend import _engine_pytensor   # noqa: F401  (links the OpenBLAS)
     for name in MODELS:
         data = batches(name, steps)
         if impl == 'keras_backend':
@@ -116,15 +122,17 @@ def main():
     med = dict((key, harness.medians(r, keys)) for key, r in runs.items())
     print('\nPyTensor %s, %d rounds x %d steps, batch %d (medians)\n'
           % (harness.engine_version('pytensor'), args.rounds, args.steps, harness.BATCH))
-    print('| model | keras_backend steps/s | raw PyTensor steps/s | step time ratio (ours / raw) '
-          '| compile cold ours / raw (s) | compile warm ours / raw (s) |')
+    print('| model | keras_backend steps/s | raw PyTensor steps/s (no BLAS / BLAS) '
+          '| step time ratio ours / raw (no BLAS / BLAS) '
+          '| compile cold ours / raw / raw BLAS (s) | compile warm ours / raw / raw BLAS (s) |')
     print('|---|---|---|---|---|---|')
-    ours_c, raw_c = med[('keras_backend', 'cold')], med[('raw_pytensor', 'cold')]
-    ours_w, raw_w = med[('keras_backend', 'warm')], med[('raw_pytensor', 'warm')]
+    ours_c, raw_c, rawb_c = [med[(i, 'cold')] for i in IMPLS]
+    ours_w, raw_w, rawb_w = [med[(i, 'warm')] for i in IMPLS]
     for m in MODELS:
         c = m + '_compile_s'
-        print('| %s | %.0f | %.0f | %.2fx | %.1f / %.1f | %.1f / %.1f |' % (
-            m, ours_w[m], raw_w[m], raw_w[m] / ours_w[m], ours_c[c], raw_c[c], ours_w[c], raw_w[c]))
+        print('| %s | %.0f | %.0f / %.0f | %.2fx / %.2fx | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |'
+              % (m, ours_w[m], raw_w[m], rawb_w[m], raw_w[m] / ours_w[m], rawb_w[m] / ours_w[m],
+                 ours_c[c], raw_c[c], rawb_c[c], ours_w[c], raw_w[c], rawb_w[c]))
     return 0
 
 

@@ -64,6 +64,8 @@ import inspect
 
 import numpy as np
 
+from . import blas as _blas
+
 import pytensor as th
 import pytensor.sparse as sparse
 import pytensor.tensor as T
@@ -96,6 +98,22 @@ FLAGS_ENV = 'PYTENSOR_FLAGS'
 RC_FILES = ('~/.pytensorrc', '~/.pytensorrc.txt')
 HAS_STATIC_SHAPES = True
 SparseType = sparse.SparseTensorType
+
+
+def _configure_blas():
+    """Link the OpenBLAS of the numpy / scipy wheels where PyTensor has no BLAS
+    (:func:`keras_backend.blas.configure`); return the ldflags in force."""
+    from pytensor.link.c.cmodule import try_blas_flag
+    # a value from the user's flags or rc file was applied (is_default False) at import
+    user_set = not th.config._config_var_dict['blas__ldflags'].is_default
+
+    def _set(flags):
+        th.config.blas__ldflags = flags
+    return _blas.configure(ENGINE, (lambda: th.config.blas__ldflags, _set), user_set,
+                           th.config.compiledir, th.config.cxx, try_blas_flag)
+
+
+_configure_blas()
 
 
 def _is_var(x):

@@ -66,6 +66,8 @@ from __future__ import absolute_import, division, print_function
 
 import numpy as np
 
+from . import blas as _blas
+
 import theano as th
 import theano.tensor as T
 
@@ -100,6 +102,23 @@ FLAGS_ENV = 'THEANO_FLAGS'
 RC_FILES = ('~/.theanorc', '~/.theanorc.txt')
 HAS_STATIC_SHAPES = False
 SparseType = sparse.SparseType
+
+
+def _configure_blas():
+    """Link the OpenBLAS of the numpy / scipy wheels where Theano has no BLAS
+    (:func:`keras_backend.blas.configure`); return the ldflags in force."""
+    from theano.configdefaults import try_blas_flag
+    # a value from the user's flags or rc file was applied (is_default False) at import
+    param = [p for p in th.configparser._config_var_list if p.fullname == 'blas.ldflags'][0]
+    user_set = not param.is_default
+
+    def _set(flags):
+        th.config.blas.ldflags = flags
+    return _blas.configure(ENGINE, (lambda: th.config.blas.ldflags, _set), user_set,
+                           th.config.compiledir, th.config.cxx, try_blas_flag)
+
+
+_configure_blas()
 
 
 def _is_var(x):

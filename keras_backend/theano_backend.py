@@ -1803,7 +1803,19 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         replace.update(zip(hoisted, hoisted_in))
         return _clone([out] + new_states, replace)
 
-    if mask is None:
+    # Keras' cells return their output as one of their new states (LSTM, GRU
+    # and SimpleRNN: h): without a mask, scan then carries it once and the
+    # output sequence is that state's sequence
+    alias = [i for i, ns in enumerate(new_states) if ns is out]
+    if mask is None and alias:
+        def _step(x_t, *args):
+            return _rebuild(x_t, args[:n_states], args[n_states:n_states + n_h])[1:]
+
+        results = _scan(_step, sequences=[seq], outputs_info=initial_states,
+                        non_sequences=hoisted)
+        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        results = [results[alias[0]]] + results
+    elif mask is None:
         def _step(x_t, *args):
             states = args[:n_states]
             return _rebuild(x_t, states, args[n_states:n_states + n_h])
