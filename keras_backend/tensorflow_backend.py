@@ -2885,8 +2885,9 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
 
 @_graph_aware
 def bias_add(x, bias, data_format=None):
-    """A broadcast add; with channels_first a bias of rank ``ndim(x) - 1`` is reshaped
-    (not transposed) to ``(1, channels, spatial...)``, as Keras 2."""
+    """``tf.nn.bias_add`` for a 1-D bias on channels_last, else a broadcast add; with
+    channels_first a bias of rank ``ndim(x) - 1`` is reshaped (not transposed) to
+    ``(1, channels, spatial...)``, as Keras 2."""
     data_format = normalize_data_format(data_format)
     x = _to_tensor(x)
     bias = _to_tensor(bias, x.dtype)
@@ -2903,6 +2904,10 @@ def bias_add(x, bias, data_format=None):
                              % (b_shape[0], c, channel_axis))
         if data_format == 'channels_first' and n > 2:
             return x + tf.reshape(bias, [1, -1] + [1] * (n - 2))
+        if n >= 2 and x.dtype == bias.dtype:
+            # the engine's BiasAdd (as Keras 2): its gradient (BiasAddGrad) needs no
+            # shape arithmetic, which inside an RNN's while loop would be accumulated
+            return tf.nn.bias_add(x, bias)
         return x + bias
     if data_format == 'channels_first' and n > 2:
         # As Keras: a (spatial..., channels) bias is reshaped (not transposed)
