@@ -9,6 +9,10 @@ from the same initial weights and the same batches:
 * ``raw_tf``: the models written directly in TensorFlow (``tf.function`` +
   ``GradientTape``).
 
+keras_backend and tf_keras also train three compute-bound variants written
+with ``K`` (``LARGE``: MLP 784-1024-1024-10 at batch 256, CNN on 32x32x3 at
+batch 64, a 256-unit RNN over 50 steps at batch 64) on random data.
+
 Graph mode is process-wide, so each measurement runs in its own process and
 the implementations alternate round by round. Prints a table of medians and
 ratios against tf_keras. Usage::
@@ -29,6 +33,58 @@ from harness import MODELS, batches, call_overhead, time_steps
 IMPLS = ('keras_backend', 'tf_keras', 'raw_tf')
 
 
+#: compute-bound variants (issue 12): name -> (input shape, batch)
+LARGE = {'mlp_large': ((784,), 256), 'cnn_large': ((32, 32, 3), 64),
+         'rnn_large': ((50, 256), 64)}
+
+
+def _large_step(K, name):
+    """A plain-SGD train step of a compute-bound model written with ``K`` (channels_last):
+    MLP 784-1024-1024-10; CNN conv 3x3x32 (same) - relu - maxpool 2 - dense 10 on 32x32x3;
+    RNN (tanh, 256 units) over 50 steps of 256 features - dense 10."""
+    rng = np.random.RandomState(0)
+
+    def var(*shape):
+        return K.variable((rng.randn(*shape) * np.sqrt(1.0 / shape[-2 if len(shape) > 1 else 0]))
+                          .astype('float32') if len(shape) > 1 else np.zeros(shape, 'float32'))
+    shape, _ = LARGE[name]
+    x, y = K.placeholder(shape=(None,) + shape), K.placeholder(shape=(None, 10))
+    if name == 'mlp_large':
+        params = [var(784, 1024), var(1024), var(1024, 1024), var(1024), var(1024, 10), var(10)]
+        h = K.relu(K.bias_add(K.dot(x, params[0]), params[1]))
+        h = K.relu(K.bias_add(K.dot(h, params[2]), params[3]))
+        logits = K.bias_add(K.dot(h, params[4]), params[5])
+    elif name == 'cnn_large':
+        params = [var(3, 3, 3, 32), var(32), var(16 * 16 * 32, 10), var(10)]
+        h = K.relu(K.bias_add(K.conv2d(x, params[0], padding='same',
+                                       data_format='channels_last'), params[1],
+                              data_format='channels_last'))
+        h = K.pool2d(h, (2, 2), strides=(2, 2), data_format='channels_last', pool_mode='max')
+        logits = K.bias_add(K.dot(K.batch_flatten(h), params[2]), params[3])
+    else:
+        params = [var(256, 256), var(256, 256), var(256), var(256, 10), var(10)]
+        wx, wh, bh = params[:3]
+
+        def step(x_t, states):
+            h_t = K.tanh(K.dot(x_t, wx) + K.dot(states[0], wh) + bh)
+            return h_t, [h_t]
+        h0 = K.dot(K.zeros_like(K.sum(x, axis=2)), K.zeros((50, 256)))
+        last, _, _ = K.rnn(step, x, [h0])
+        logits = K.bias_add(K.dot(last, params[3]), params[4])
+    loss = K.mean(K.categorical_crossentropy(y, K.softmax(logits)))
+    grads = K.gradients(loss, params)
+    return K.function([x, y], [loss], updates=[K.update_sub(p, 0.01 * g)
+                                               for p, g in zip(params, grads)])
+
+
+def large_batches(name, steps):
+    shape, batch = LARGE[name]
+    rng = np.random.RandomState(1)
+    return [(rng.rand(batch, *shape).astype('float32'),
+             np.eye(10, dtype='float32')[rng.randint(0, 10, batch)])
+            for _ in range(max(5, steps // 10))]
+
+
 def worker_backend_api(K, steps):
     """keras_backend and tf_keras share the model code of examples/digits.py."""
     import digits
@@ -37,6 +93,10 @@ def worker_backend_api(K, steps):
         train_step, _, _ = digits.build(K, name)
         data = batches(name, steps)
         result[name] = time_steps(lambda xb, yb: train_step([xb, yb]), data)[0]
+    for name in LARGE:
+        train_step = _large_step(K, name)
+        data = large_batches(name, steps)
+        result[name] = time_steps(lambda xb, yb: train_step([xb, yb]), data, warmup=3)[0]
     x = K.placeholder(shape=(None, 10))
     f = K.function([x], [x * 2.0])
     result['call_us'] = call_overhead(lambda a: f([a]), np.ones((1, 10), 'float32'))
@@ -107,7 +167,9 @@ def main():
     for _ in range(args.rounds):
         for impl in IMPLS:
             runs[impl].append(harness.run_worker(__file__, impl, args.steps))
-    med = dict((impl, harness.medians(runs[impl], MODELS + ('call_us',))) for impl in IMPLS)
+    med = dict((impl, harness.medians(runs[impl], [k for k in MODELS + tuple(LARGE) + ('call_us',)
+                                                     if k in runs[impl][0]]))
+               for impl in IMPLS)
     print('\nTensorFlow %s, %d rounds x %d steps, batch %d (medians)\n'
           % (harness.engine_version('tensorflow'), args.rounds, args.steps, harness.BATCH))
     print('| metric | keras_backend | tf_keras (graph) | raw TF | keras_backend / tf_keras | keras_backend / raw TF |')
@@ -115,6 +177,10 @@ def main():
     for k in MODELS:
         a, b, c = med['keras_backend'][k], med['tf_keras'][k], med['raw_tf'][k]
         print('| %s steps/s | %.0f | %.0f | %.0f | %.2fx | %.2fx |' % (k, a, b, c, a / b, a / c))
+    for k in LARGE:
+        a, b = med['keras_backend'][k], med['tf_keras'][k]
+        print('| %s steps/s (batch %d) | %.1f | %.1f | n/a | %.2fx | n/a |'
+              % (k, LARGE[k][1], a, b, a / b))
     a, b, c = (med[i]['call_us'] for i in IMPLS)
     print('| K.function call (us, lower is better) | %.0f | %.0f | %.0f | %.2fx | %.2fx |'
           % (a, b, c, a / b, a / c))
