@@ -92,6 +92,25 @@ py_round = round
 py_builtin_max = max
 
 _EagerTensor = type(tf.constant(0))
+try:
+    from tensorflow.python.eager import context as _tf_context
+except ImportError:  # pragma: no cover - a TensorFlow without the module: the public path
+    _tf_context = None
+
+
+def _eager_from_numpy(arr):
+    """An eager tensor holding the numpy array ``arr`` (its dtype): the eager tensor
+    constructor that ``tf.convert_to_tensor`` ends in, without its conversion-registry
+    lookups (about 50 us of each ``function`` input); ``tf.convert_to_tensor`` where that
+    constructor refuses the value."""
+    if _tf_context is not None:
+        try:
+            return _EagerTensor(arr, _tf_context.context().device_name, None)
+        except (TypeError, ValueError):
+            pass
+    return tf.convert_to_tensor(arr)
+
+
 _PLAIN_TYPES = frozenset([_EagerTensor, float, int, bool, str, type(None), np.ndarray,
                           np.float32, np.float64, np.int32, np.int64])
 
@@ -700,7 +719,7 @@ def _feed_converter(t):
                     s is not None and s != d for s, d in zip(static, shp)):
                 raise ValueError('function: input %r expects shape %s, got a value of shape %s'
                                  % (t.name, tuple(static), tuple(shp)))
-        return [tf.convert_to_tensor(arr)]
+        return [arr if isinstance(arr, _EagerTensor) else _eager_from_numpy(arr)]
     return convert, 1
 
 
