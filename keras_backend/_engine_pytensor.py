@@ -43,6 +43,7 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
 - ``flatten(x)``: ``x`` as a 1-D tensor.
 - ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
+- ``conv2d(x_cl, kernel, strides, dilation, pads)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
 - ``absolute(x)``: elementwise absolute value.
 - ``sign(x)``: elementwise sign (-1, 0, 1).
 - ``sigmoid(x)``: elementwise logistic sigmoid.
@@ -87,7 +88,7 @@ __all__ = [
     'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
     'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
-    'batched_dot', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
+    'batched_dot', 'conv2d', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
     'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
     'freeze_rng', 'forget_draws',
 ]
@@ -176,6 +177,10 @@ def flatten(x):
 def batched_dot(a, b):
     """(B, n, k) x (B, k, m) -> (B, n, m) (``matmul``)."""
     return T.matmul(a, b)
+
+
+#: PyTensor has no convolution op of its own: the adapter's im2col (slices and ``tensordot``)
+conv2d = None
 
 
 absolute = T.abs

@@ -47,6 +47,7 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
 - ``flatten(x)``: ``x`` as a 1-D tensor.
 - ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
+- ``conv2d(x_cl, kernel, strides, dilation, pads)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
 - ``absolute(x)``: elementwise absolute value.
 - ``sign(x)``: elementwise sign (-1, 0, 1).
 - ``sigmoid(x)``: elementwise logistic sigmoid.
@@ -91,7 +92,7 @@ __all__ = [
     'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
     'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
-    'batched_dot', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
+    'batched_dot', 'conv2d', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
     'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
     'freeze_rng', 'forget_draws',
 ]
@@ -463,6 +464,19 @@ def batched_dot(a, b):
     # ?gemm_ (no NumPy C-API fallback, unlike Dot22/Gemm), so the module
     # fails to load: contract with a broadcast product instead.
     return T.sum(a.dimshuffle(0, 1, 2, 'x') * b.dimshuffle(0, 'x', 1, 2), axis=2)
+
+
+def conv2d(x_cl, kernel, strides, dilation, pads):
+    """Theano's ``conv2d`` (``AbstractConv2d``; with a BLAS it runs as ``CorrMM``, im2col and
+    ``gemm`` in C), as a correlation (``filter_flip=False``); None without a BLAS, where Theano
+    would lower it to its legacy ``ConvOp``, which takes neither padding nor dilation."""
+    if not _HAS_BLAS:
+        return None
+    out = T.nnet.conv2d(x_cl.dimshuffle(0, 3, 1, 2), kernel.dimshuffle(3, 2, 0, 1),
+                        border_mode=tuple(int(p) for p in pads),
+                        subsample=tuple(int(s) for s in strides), filter_flip=False,
+                        filter_dilation=tuple(int(d) for d in dilation))
+    return out.dimshuffle(0, 2, 3, 1)
 
 
 absolute = T.abs_

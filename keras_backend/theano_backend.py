@@ -2100,6 +2100,30 @@ def _conv_core(x_cl, kernel, strides, dilation, pads):
     return _with_shape(out, s[:-1] + (cout,))
 
 
+def _native_conv2d(x_cl, kernel, strides, dilation, pads):
+    """The engine's own 2-D correlation (``_engine.conv2d``) of channels_last ``x`` with
+    ``kernel`` ``(kh, kw, in, out)``, or None where the engine has none fit to run it or a pad
+    is symbolic. Uneven pads (TensorFlow's 'same') pad ``x`` by the difference first."""
+    if _engine.conv2d is None or _bany(_is_engine_tensor(p) for pair in pads for p in pair):
+        return None
+    even = [_bmin(int(b), int(a)) for b, a in pads]
+    extra = [(int(b) - m, int(a) - m) for (b, a), m in zip(pads, even)]
+    xp = x_cl
+    if _bany(b or a for b, a in extra):
+        xp = _pad(x_cl, [(0, 0)] + extra + [(0, 0)], 0.)
+    out = _engine.conv2d(xp, kernel, strides, dilation, even)
+    if out is None:
+        return None
+    s_in, ks = int_shape(x_cl), int_shape(kernel)
+    spatial = []
+    for i in range(2):
+        dk = (ks[i] - 1) * dilation[i] + 1
+        size = s_in[i + 1]
+        spatial.append(None if size is None else
+                       _bmax(0, (size + int(pads[i][0]) + int(pads[i][1]) - dk) // strides[i] + 1))
+    return _with_shape(out, (s_in[0],) + tuple(spatial) + (ks[-1],))
+
+
 def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
     """N-d depthwise convolution: kernel ``(*K, in, mult)`` gives ``in * mult``
     channels, channel ``c * mult + m``."""
@@ -2153,8 +2177,11 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
         raise ValueError('%s: input has %d channels, kernel expects %d'
                          % (name, int_shape(x_cl)[-1], ks[-2]))
     pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
-    return _from_channels_last(_conv_core(x_cl, _flip_kernel(kernel, n), strides, dilation, pads),
-                               data_format)
+    flipped = _flip_kernel(kernel, n)
+    out = _native_conv2d(x_cl, flipped, strides, dilation, pads) if n == 2 else None
+    if out is None:
+        out = _conv_core(x_cl, flipped, strides, dilation, pads)
+    return _from_channels_last(out, data_format)
 
 
 @_records_keras_shape

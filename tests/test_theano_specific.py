@@ -231,3 +231,37 @@ def test_imported_engine_module_provides_its_interface(TK):
     assert K.ENGINE == engine.ENGINE == ENGINE_MODULES[module]
     assert K.ENGINE_VERSION == engine.ENGINE_VERSION
     assert K.th is engine.th and K.T is engine.T
+
+
+@pytest.mark.parametrize('padding,strides,dilation,k,data_format', [
+    ('same', 1, 1, 3, 'channels_last'), ('same', 1, 1, 2, 'channels_first'),
+    ('valid', 2, 1, 4, 'channels_last'), ('same', 2, 1, 4, 'channels_first'),
+    ('same', 1, 2, 3, 'channels_last')])
+def test_engine_conv2d_agrees_with_im2col(TK, monkeypatch, padding, strides, dilation, k,
+                                          data_format):
+    """Where the engine runs conv2d itself (Theano 1.0.5 with a BLAS: ``CorrMM``), values,
+    gradients and static shapes equal those of the adapter's im2col (slices + tensordot)."""
+    K = TK
+    rng = np.random.RandomState(3)
+    x = rng.randn(2, 9, 10, 3).astype('float32')
+    if data_format == 'channels_first':
+        x = x.transpose(0, 3, 1, 2)
+    w = rng.randn(k, k, 3, 5).astype('float32')
+
+    def run():
+        xs, kv = K.placeholder((None,) + x.shape[1:]), K.variable(w)
+        y = K.conv2d(xs, kv, strides=(strides, strides), padding=padding,
+                     data_format=data_format, dilation_rate=(dilation, dilation))
+        grads = K.gradients(K.sum(K.square(y)), [kv, xs])
+        return K.int_shape(y), K.function([xs], [y] + grads)([x])
+
+    if K._engine.conv2d is None or K._engine.conv2d(
+            K.placeholder((None, 4, 4, 1)), K.variable(np.ones((1, 1, 1, 1))),
+            (1, 1), (1, 1), (0, 0)) is None:
+        pytest.skip('%s runs conv2d as im2col only (no engine op fit to run it)' % K.ENGINE)
+    native_shape, native = run()
+    monkeypatch.setattr(K._engine, 'conv2d', None)
+    im2col_shape, im2col = run()
+    assert native_shape == im2col_shape
+    for a, b in zip(native, im2col):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * (1 + np.abs(b).max()))
