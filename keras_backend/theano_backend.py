@@ -2115,13 +2115,10 @@ def _native_conv2d(x_cl, kernel, strides, dilation, pads):
     if out is None:
         return None
     s_in, ks = int_shape(x_cl), int_shape(kernel)
-    spatial = []
-    for i in range(2):
-        dk = (ks[i] - 1) * dilation[i] + 1
-        size = s_in[i + 1]
-        spatial.append(None if size is None else
-                       _bmax(0, (size + int(pads[i][0]) + int(pads[i][1]) - dk) // strides[i] + 1))
-    return _with_shape(out, (s_in[0],) + tuple(spatial) + (ks[-1],))
+    spatial = tuple(shape_rules.conv_output_length(
+        None if s_in[i + 1] is None else s_in[i + 1] + int(pads[i][0]) + int(pads[i][1]),
+        ks[i], 'valid', strides[i], dilation[i]) for i in range(2))
+    return _with_shape(out, (s_in[0],) + spatial + (ks[-1],))
 
 
 def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
@@ -2195,7 +2192,8 @@ def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rat
 @_records_keras_shape
 def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
-    """im2col: strided slices and ``tensordot``. A true convolution, as in Keras' Theano
+    """im2col: strided slices and ``tensordot``; on Theano 1.0.5 with a BLAS, Theano's own
+    ``conv2d`` (``CorrMM``). A true convolution, as in Keras' Theano
     backend: the kernel is flipped relative to TensorFlow's and CNTK's
     cross-correlation (``keras_backend.utils.convert_kernel`` converts between them)."""
     return _conv_nd(x, kernel, 2, strides, padding, data_format, dilation_rate, 'conv2d')
