@@ -26,12 +26,13 @@ Sides, per engine (``--engine``):
   line says why).
 * ``pytensor`` (Python 3.9+): ours = Keras 2.3.1 with
   ``KERAS_BACKEND=keras_backend.theano_backend`` on PyTensor. Keras 2.3.1 has
-  no backend of its own for PyTensor, so there is no anchor: ours only.
+  no backend of its own for PyTensor, so the only other side is ours without
+  the BLAS that keras_backend links (``ours_noblas``, ``KERAS_BACKEND_BLAS=0``).
 * ``cntk`` / ``theano`` (CPython 3.6, CNTK 2.7 / Theano 1.0.5, Keras 2.3.1
   installed; ``tools/setup_cntk_env.sh``): ours = Keras 2.3.1 with
   ``KERAS_BACKEND=keras_backend.cntk_backend`` (resp. ``theano_backend``);
   anchor = the same Keras 2.3.1 with its own backend, ``KERAS_BACKEND=cntk``
-  (resp. ``theano``).
+  (resp. ``theano``); on Theano also ``ours_noblas`` (``KERAS_BACKEND_BLAS=0``).
 
 Every (side, model) pair trains in its own fresh process; the sides alternate
 (their order rotates from round to round) and the medians over ``--rounds``
@@ -437,8 +438,8 @@ def preflight(engine):
                      '(install it: pip install --no-deps "tf-keras==<TensorFlow version>", '
                      'see benchmarks/README.md)' % sys.executable)
     if engine == 'pytensor':
-        notes.append('pytensor: Keras 2.3.1 has no backend of its own for PyTensor, '
-                     'so there is no anchor (ours only, ratios n/a)')
+        notes.append('pytensor: Keras 2.3.1 has no backend of its own for PyTensor; '
+                     'the other side is ours without the BLAS (KERAS_BACKEND_BLAS=0)')
     return sides, notes
 
 
