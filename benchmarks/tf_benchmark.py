@@ -44,9 +44,10 @@ def _large_step(K, name):
     RNN (tanh, 256 units) over 50 steps of 256 features - dense 10."""
     rng = np.random.RandomState(0)
 
-    def var(*shape):
-        return K.variable((rng.randn(*shape) * np.sqrt(1.0 / shape[-2 if len(shape) > 1 else 0]))
-                          .astype('float32') if len(shape) > 1 else np.zeros(shape, 'float32'))
+    def var(*shape):   # kernels: scaled normal; biases: zeros
+        if len(shape) == 1:
+            return K.variable(np.zeros(shape, 'float32'))
+        return K.variable((rng.randn(*shape) * np.sqrt(1.0 / shape[-2])).astype('float32'))
     shape, _ = LARGE[name]
     x, y = K.placeholder(shape=(None,) + shape), K.placeholder(shape=(None, 10))
     if name == 'mlp_large':

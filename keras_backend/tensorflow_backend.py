@@ -2923,7 +2923,7 @@ def bias_add(x, bias, data_format=None):
                              % (b_shape[0], c, channel_axis))
         if data_format == 'channels_first' and n > 2:
             return x + tf.reshape(bias, [1, -1] + [1] * (n - 2))
-        if n >= 2 and x.dtype == bias.dtype:
+        if n >= 2:
             # the engine's BiasAdd (as Keras 2): its gradient (BiasAddGrad) needs no
             # shape arithmetic, which inside an RNN's while loop would be accumulated
             return tf.nn.bias_add(x, bias)

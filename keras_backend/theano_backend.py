@@ -1852,15 +1852,16 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     return last, outputs, states
 
 
+def _call_if(x):
+    """``x()`` for a callable (Keras passes branches as functions), else ``x``."""
+    return x() if callable(x) else x
+
+
 def switch(condition, then_expression, else_expression):
     """``T.switch``; a lower-rank condition gets trailing broadcast axes."""
-    if callable(then_expression):
-        then_expression = then_expression()
-    if callable(else_expression):
-        else_expression = else_expression()
     cond = _to_tensor(condition)
-    then_expression = _to_tensor(then_expression)
-    else_expression = _to_tensor(else_expression)
+    then_expression = _to_tensor(_call_if(then_expression))
+    else_expression = _to_tensor(_call_if(else_expression))
     expr_ndim = _bmax(then_expression.ndim, else_expression.ndim)
     if cond.ndim > expr_ndim:
         raise ValueError('switch: condition of rank %d is higher than the expressions\' '
@@ -1879,17 +1880,13 @@ def in_train_phase(x, alt, training=None):
         uses_lp = False
     if not _is_engine_tensor(training):
         if training in (1, True):
-            return x() if callable(x) else x
+            return _call_if(x)
         if training in (0, False):
-            return alt() if callable(alt) else alt
+            return _call_if(alt)
         raise ValueError('in_train_phase: training must be None, 0, 1 or a tensor, got %r'
                          % (training,))
-    if callable(x):
-        x = x()
-    if callable(alt):
-        alt = alt()
-    x = _to_tensor(x)
-    alt = _to_tensor(alt)
+    x = _to_tensor(_call_if(x))
+    alt = _to_tensor(_call_if(alt))
     out = T.switch(T.neq(training, 0), x, alt)
     if uses_lp:
         out._uses_learning_phase = True
