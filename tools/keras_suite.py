@@ -1,0 +1,177 @@
+"""Run Keras 2.3.1's own test suite (from its PyPI sdist) against one backend.
+
+Usage::
+
+    python3 tools/keras_suite.py fetch DIR
+        download keras==2.3.1's source distribution from PyPI (pip download) and
+        extract its ``tests/`` tree into DIR/tests (nothing of it is committed);
+
+    python3 tools/keras_suite.py run --tests DIR --python PY --backend MODULE
+            --config NAME [--part PART] [--junit FILE] [--workers N] [-- PYTEST_ARGS]
+        run PART of that tree (default ``all``) with ``PY -m pytest``, with
+        ``KERAS_BACKEND=MODULE`` (one of our adapters, ``keras_backend.<engine>_backend``,
+        or one of Keras' own backends, ``cntk`` / ``theano``, for the anchor run),
+        the known differences of ``tests/keras_suite_known_differences.txt`` for
+        configuration NAME marked as expected failures, and a fresh ``KERAS_HOME``;
+
+    python3 tools/keras_suite.py parts
+        list the named parts and their files.
+
+The whole tree is every file of ``tests/keras/**`` and ``tests/test_*.py`` that
+needs no network download (``tests/keras/datasets`` downloads the data sets).
+PyTensor and Theano 1.0.5 are compile-bound (each new graph is C code compiled
+with g++), so CI runs a fixed part there (``PARTS``); the whole tree is run by
+hand and its figures go in the issue's closing note.
+
+Keras 2.3.1 must be importable by PY: installed in it (CPython 3.6), or in a
+folder given with ``--keras-path`` (Python 3.11: ``.venv/keras2``).
+"""
+from __future__ import print_function
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+KNOWN = os.path.join(REPO, 'tests', 'keras_suite_known_differences.txt')
+PLUGIN = 'keras_suite_plugin'
+
+#: Files that need a network download (never run).
+NETWORK = ('tests/keras/datasets',)
+
+#: Named parts of the tree; 'all' is every file.
+PARTS = {
+    # What CI runs on the compile-bound engines (PyTensor, Theano 1.0.5): the
+    # backend's own test file, the layer families Keras' models are built of,
+    # and the losses, metrics, optimizers and activations they train with.
+    'compile-bound': (
+        'tests/keras/activations_test.py',
+        'tests/keras/constraints_test.py',
+        'tests/keras/initializers_test.py',
+        'tests/keras/regularizers_test.py',
+        'tests/keras/losses_test.py',
+        'tests/keras/optimizers_test.py',
+        'tests/keras/layers/core_test.py',
+        'tests/keras/layers/advanced_activations_test.py',
+        'tests/keras/layers/embeddings_test.py',
+        'tests/keras/layers/noise_test.py',
+        'tests/keras/layers/merge_test.py',
+        'tests/keras/test_sequential_model.py',
+        'tests/test_loss_masking.py',
+        'tests/test_loss_weighting.py',
+        'tests/test_dynamic_trainability.py',
+    ),
+}
+
+
+def suite_files(root, part='all'):
+    """The test files of ``part``, relative to ``root`` (the folder holding ``tests/``)."""
+    if part != 'all':
+        return list(PARTS[part])
+    found = sorted(glob.glob(os.path.join(root, 'tests', 'keras', '**', '*.py'), recursive=True))
+    found += sorted(glob.glob(os.path.join(root, 'tests', 'test_*.py')))
+    out = []
+    for path in found:
+        rel = os.path.relpath(path, root).replace(os.sep, '/')
+        name = os.path.basename(rel)
+        if rel.startswith(NETWORK) or name in ('conftest.py', '__init__.py'):
+            continue
+        if not (name.startswith('test_') or name.endswith('_test.py')
+                or name.endswith('_tests.py')):
+            continue
+        out.append(rel)
+    return out
+
+
+def fetch(dest):
+    """Download Keras 2.3.1's sdist with pip and extract its tests/ into ``dest``."""
+    if os.path.isdir(os.path.join(dest, 'tests', 'keras')):
+        print('keras_suite: %s/tests already there' % dest)
+        return
+    tmp = tempfile.mkdtemp()
+    try:
+        subprocess.check_call([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
+                               '--no-binary=:all:', '--no-build-isolation', '-d', tmp,
+                               'keras==2.3.1'])
+        archive = glob.glob(os.path.join(tmp, 'Keras-2.3.1.tar.gz'))[0]
+        os.makedirs(dest, exist_ok=True)
+        with tarfile.open(archive) as tar:
+            prefix = 'Keras-2.3.1/tests/'
+            members = [m for m in tar.getmembers() if m.name.startswith(prefix)]
+            for m in members:
+                m.name = m.name[len('Keras-2.3.1/'):]
+            tar.extractall(dest, members)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('keras_suite: Keras 2.3.1 tests in %s/tests' % dest)
+
+
+def run(args, pytest_args):
+    env = dict(os.environ)
+    env['KERAS_BACKEND'] = args.backend
+    env['KERAS_HOME'] = tempfile.mkdtemp(prefix='keras_home_')
+    env['KERAS_BACKEND_QUIET'] = '1'
+    env['KERAS_SUITE_CONFIG'] = args.config
+    env['KERAS_SUITE_KNOWN'] = KNOWN
+    paths = [HERE, REPO] + ([args.keras_path] if args.keras_path else [])
+    if env.get('PYTHONPATH'):
+        paths.append(env['PYTHONPATH'])
+    env['PYTHONPATH'] = os.pathsep.join(paths)
+    cmd = [args.python, '-m', 'pytest'] + suite_files(args.tests, args.part)
+    cmd += ['-p', PLUGIN, '-p', 'no:cacheprovider', '-q', '-rfE',
+            '--timeout', str(args.timeout)]
+    if args.workers > 1:
+        cmd += ['-n', str(args.workers)]
+    if args.junit:
+        cmd += ['--junitxml', os.path.abspath(args.junit)]
+    cmd += pytest_args
+    print('keras_suite: %s' % ' '.join(cmd[:3] + ['<%s: %d files>' % (args.part, len(
+        suite_files(args.tests, args.part)))] + cmd[3 + len(suite_files(args.tests, args.part)):]))
+    sys.stdout.flush()
+    return subprocess.call(cmd, cwd=args.tests, env=env)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pytest_args = []
+    if '--' in argv:
+        i = argv.index('--')
+        argv, pytest_args = argv[:i], argv[i + 1:]
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = parser.add_subparsers(dest='command')
+    p_fetch = sub.add_parser('fetch')
+    p_fetch.add_argument('dest')
+    p_run = sub.add_parser('run')
+    p_run.add_argument('--tests', required=True, help='folder holding Keras\' tests/')
+    p_run.add_argument('--python', default=sys.executable)
+    p_run.add_argument('--backend', required=True)
+    p_run.add_argument('--config', required=True,
+                       help='configuration name in the known-differences file')
+    p_run.add_argument('--part', default='all', choices=['all'] + sorted(PARTS))
+    p_run.add_argument('--keras-path', default='')
+    p_run.add_argument('--junit', default='')
+    p_run.add_argument('--workers', type=int, default=1)
+    p_run.add_argument('--timeout', type=int, default=900)
+    sub.add_parser('parts')
+    args = parser.parse_args(argv)
+    if args.command == 'fetch':
+        fetch(args.dest)
+        return 0
+    if args.command == 'parts':
+        for name, files in sorted(PARTS.items()):
+            print('%s:\n  %s' % (name, '\n  '.join(files)))
+        return 0
+    if args.command == 'run':
+        return run(args, pytest_args)
+    parser.print_help()
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())
