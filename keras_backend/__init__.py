@@ -9,5 +9,9 @@ __version__ = '0.1.0'
 from . import keras2_compat as _keras2_compat
 
 if _keras2_compat.loaded_by_keras2():
-    # Keras 2.3.1 is importing one of our adapters as its external backend.
+    # Keras 2.3.1 is importing one of our adapters as its external backend: its
+    # floatx/epsilon/image data format (keras.backend.common) are ours too.
     _keras2_compat.install()
+    from . import common as _common
+    import sys as _sys
+    _common.share_state_with(_sys.modules['keras.backend.common'])

@@ -34,10 +34,17 @@ _NO_SHAPE = object()
 # ---------------------------------------------------------------------------
 
 def _is_int(v):
+    """A Python or numpy integer, or a 0-d numpy integer array (Keras passes all three)."""
+    if isinstance(v, np.ndarray):
+        return v.ndim == 0 and v.dtype.kind in 'iu'
     return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _is_number(v):
+    """A Python or numpy number, or a 0-d numpy numeric array (Keras' layers store
+    their ``alpha``/``theta`` as ``K.cast_to_floatx(alpha)``, a 0-d array)."""
+    if isinstance(v, np.ndarray):
+        return v.ndim == 0 and v.dtype.kind in 'iuf'
     return isinstance(v, (numbers.Number, np.number)) and not isinstance(v, (bool, np.bool_))
 
 
@@ -334,12 +341,14 @@ def boolean():
     return check
 
 
-def choice(values, allow_none=False):
+def choice(values, allow_none=False, type_error=TypeError):
+    """One of the strings ``values`` (any case). A value that is not a string raises
+    ``type_error`` (the config setters raise ValueError there, as Keras 2.3.1 does)."""
     def check(call, arg, v):
         if v is None and allow_none:
             return
         if not isinstance(v, str):
-            call.fail(arg, 'must be one of %s' % ', '.join(repr(x) for x in values), v, TypeError)
+            call.fail(arg, 'must be one of %s' % ', '.join(repr(x) for x in values), v, type_error)
         if v.lower() not in values:
             call.fail(arg, 'must be one of %s%s' % (', '.join(repr(x) for x in values),
                                                     ' or None' if allow_none else ''), v)
@@ -459,7 +468,8 @@ def _channels_axis(call, data_format, nd):
 
 
 def _known(*sizes):
-    return all(s is not None for s in sizes)
+    """True when every size is a static int (None and symbolic sizes are unknown)."""
+    return all(_is_int(s) for s in sizes)
 
 
 def dot_sizes(call):
@@ -1031,11 +1041,13 @@ SPECS = {
     'set_session': ({}, []), 'is_variable': ({}, []), 'is_tensor': ({}, []),
     'is_placeholder': ({}, []),
     'set_epsilon': ({'e': number(0, open_min=True, allow_tensor=False)}, []),
-    'set_floatx': ({'floatx': choice(('float16', 'float32', 'float64'))}, []),
+    'set_floatx': ({'floatx': choice(('float16', 'float32', 'float64'),
+                                          type_error=ValueError)}, []),
     'cast_to_floatx': ({'x': T}, []),
-    'set_image_data_format': ({'data_format': choice(DATA_FORMATS)}, []),
+    'set_image_data_format': ({'data_format': choice(DATA_FORMATS, type_error=ValueError)}, []),
     'normalize_data_format': ({'value': DF}, []),
-    'set_image_dim_ordering': ({'dim_ordering': choice(('th', 'tf'))}, []),
+    'set_image_dim_ordering': ({'dim_ordering': choice(('th', 'tf'), type_error=ValueError)},
+                               []),
     'get_uid': ({'prefix': string(allow_none=False)}, []),
     'set_learning_phase': ({'value': phase()}, []),
     'learning_phase_scope': ({'value': phase()}, []),

@@ -17,6 +17,8 @@ import an engine.
 """
 import contextlib
 
+import sys
+
 import numpy as np
 
 __all__ = [
@@ -29,6 +31,27 @@ __all__ = [
 _FLOATX = 'float32'
 _EPSILON = 1e-7
 _IMAGE_DATA_FORMAT = 'channels_last'
+
+#: The module holding the configuration values (``_FLOATX``, ``_EPSILON``,
+#: ``_IMAGE_DATA_FORMAT``): this one, or Keras 2's ``keras.backend.common`` once
+#: Keras has loaded us as its backend (:func:`share_state_with`).
+_STATE = sys.modules[__name__]
+
+
+def share_state_with(module):
+    """Read and write the configuration values in ``module`` from now on.
+
+    Keras 2.3.1 keeps floatx, epsilon and the image data format in its own
+    ``keras.backend.common`` (its ``K.set_floatx`` sets them there); when it
+    loads one of our adapters as its external backend, the adapter must see
+    the same values, so :mod:`keras_backend` calls this with that module. The
+    values ``module`` already holds are kept (Keras read the same keras.json).
+    """
+    global _STATE
+    for name in ('_FLOATX', '_EPSILON', '_IMAGE_DATA_FORMAT'):
+        if not hasattr(module, name):
+            raise ValueError('share_state_with: %r has no %s' % (module, name))
+    _STATE = module
 
 FLOATX_VALUES = ('float16', 'float32', 'float64')
 DATA_FORMATS = ('channels_first', 'channels_last')
@@ -49,7 +72,7 @@ def epsilon():
         >>> K.epsilon()
         1e-07
     """
-    return _EPSILON
+    return _STATE._EPSILON
 
 
 def set_epsilon(e):
@@ -65,13 +88,12 @@ def set_epsilon(e):
         >>> K.set_epsilon(1e-5); K.epsilon()
         1e-05
     """
-    global _EPSILON
     if isinstance(e, bool) or not isinstance(e, (int, float, np.floating, np.integer)):
         raise ValueError('epsilon: expected a positive float, got %r' % (e,))
     e = float(e)
     if not np.isfinite(e) or e <= 0:
         raise ValueError('epsilon: expected a finite positive float, got %r' % (e,))
-    _EPSILON = e
+    _STATE._EPSILON = e
 
 
 def floatx():
@@ -84,7 +106,7 @@ def floatx():
         >>> K.floatx()
         'float32'
     """
-    return _FLOATX
+    return _STATE._FLOATX
 
 
 def set_floatx(floatx):
@@ -100,11 +122,10 @@ def set_floatx(floatx):
         >>> K.set_floatx('float64'); K.floatx()
         'float64'
     """
-    global _FLOATX
     if floatx not in FLOATX_VALUES:
         raise ValueError('floatx: unknown value %r; expected one of %s'
                          % (floatx, ', '.join(repr(v) for v in FLOATX_VALUES)))
-    _FLOATX = str(floatx)
+    _STATE._FLOATX = str(floatx)
 
 
 def cast_to_floatx(x):
@@ -120,7 +141,7 @@ def cast_to_floatx(x):
         >>> K.cast_to_floatx([1, 2]).dtype
         dtype('float32')
     """
-    return np.asarray(x, dtype=_FLOATX)
+    return np.asarray(x, dtype=_STATE._FLOATX)
 
 
 def image_data_format():
@@ -133,7 +154,7 @@ def image_data_format():
         >>> K.image_data_format()
         'channels_last'
     """
-    return _IMAGE_DATA_FORMAT
+    return _STATE._IMAGE_DATA_FORMAT
 
 
 def set_image_data_format(data_format):
@@ -148,11 +169,10 @@ def set_image_data_format(data_format):
     Example:
         >>> K.set_image_data_format('channels_first')
     """
-    global _IMAGE_DATA_FORMAT
     if data_format not in DATA_FORMATS:
         raise ValueError('data_format: unknown value %r; expected one of %s'
                          % (data_format, ', '.join(repr(v) for v in DATA_FORMATS)))
-    _IMAGE_DATA_FORMAT = str(data_format)
+    _STATE._IMAGE_DATA_FORMAT = str(data_format)
 
 
 def normalize_data_format(value):
@@ -172,7 +192,7 @@ def normalize_data_format(value):
         'channels_last'
     """
     if value is None:
-        return _IMAGE_DATA_FORMAT
+        return _STATE._IMAGE_DATA_FORMAT
     fmt = value.lower() if isinstance(value, str) else value
     if fmt not in DATA_FORMATS:
         raise ValueError('data_format: unknown value %r; expected one of %s'

@@ -7,13 +7,20 @@ Two things Keras 2.3.1 (2019) relies on have gone since:
   ...; they live in ``collections.abc`` since Python 3.3). Keras 2.3.1 still
   reads them (``keras.callbacks`` imports ``collections.Iterable``), so
   ``import keras`` fails on Python 3.10+.
+* NumPy 2 removed aliases that Keras 2.3.1 still reads: ``np.string_``
+  (its HDF5 saving, ``keras.utils.io_utils``), ``np.unicode_``
+  (``keras_preprocessing.sequence``), ``np.Inf`` (``keras.callbacks``), and
+  NumPy 1.24 ``np.int`` (its numpy reference backend, which its backend tests
+  compare with).
 * h5py 3 reads string attributes back as ``str`` where h5py 2 gave ``bytes``;
   Keras 2.3.1's weight loading calls ``.decode('utf8')`` on them
   (``keras_version``, ``backend``, ``layer_names``, ``weight_names``), so
   ``load_weights`` fails with "'str' object has no attribute 'decode'".
 
 :func:`install` adds each missing ``collections`` alias back, pointing at the
-very same ``collections.abc`` class (nothing that exists is replaced), and, with
+very same ``collections.abc`` class, and each missing NumPy alias, pointing at
+what it named (``np.bytes_``, ``np.str_``, ``np.inf``, ``int``); nothing that
+exists is replaced. With
 h5py 3, makes string attributes come back as :class:`DecodableStr`: a ``str``
 in every way that also answers ``.decode()`` with itself, so code written for
 either h5py keeps working. It is called automatically when Keras 2 imports one
@@ -25,7 +32,7 @@ before ``import keras``::
     keras_backend.keras2_compat.install()
     import keras
 
-On Python < 3.10 with h5py 2 it does nothing.
+On Python < 3.10 with NumPy 1.19 and h5py 2 it does nothing.
 """
 import collections
 import collections.abc
@@ -37,6 +44,21 @@ ABC_ALIASES = ('Awaitable', 'Coroutine', 'AsyncIterable', 'AsyncIterator', 'Asyn
                'Container', 'Callable', 'Collection', 'Set', 'MutableSet', 'Mapping',
                'MutableMapping', 'MappingView', 'KeysView', 'ItemsView', 'ValuesView',
                'Sequence', 'MutableSequence', 'ByteString')
+
+#: NumPy aliases removed by NumPy 2 (1.24 for ``int``) that Keras 2.3.1 reads,
+#: with what each named
+NUMPY_ALIASES = (('string_', 'bytes_'), ('unicode_', 'str_'), ('Inf', 'inf'), ('int', None))
+
+
+def _install_numpy_aliases():
+    """Add the missing :data:`NUMPY_ALIASES` to ``numpy``; return their names."""
+    import numpy as np
+    added = []
+    for name, target in NUMPY_ALIASES:
+        if name not in np.__dict__:
+            setattr(np, name, int if target is None else getattr(np, target))
+            added.append('numpy.' + name)
+    return added
 
 
 class DecodableStr(str):
@@ -86,10 +108,12 @@ def _install_h5py_attrs():
 
 
 def install():
-    """Restore what Keras 2.3.1 reads: ``collections.<ABC>`` aliases, decodable h5py strings.
+    """Restore what Keras 2.3.1 reads: ``collections.<ABC>`` and NumPy aliases, decodable
+    h5py strings.
 
     Returns:
-        list of str: what was added (the alias names, and 'h5py string attributes');
+        list of str: what was added (the alias names, 'numpy.<name>' for NumPy's, and
+        'h5py string attributes');
         empty when nothing was needed or it was already done.
     """
     added = []
@@ -97,6 +121,7 @@ def install():
         if not hasattr(collections, name) and hasattr(collections.abc, name):
             setattr(collections, name, getattr(collections.abc, name))
             added.append(name)
+    added.extend(_install_numpy_aliases())
     if _install_h5py_attrs():
         added.append('h5py string attributes')
     return added

@@ -32,6 +32,62 @@ def normalize_tuple(value, n, name):
     return tuple(int(v) for v in values)
 
 
+def is_static_size(value):
+    """True for a size known before run time: a Python or numpy integer, or a 0-d
+    numpy integer array (bools are not sizes)."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0 and value.dtype.kind in 'iu'
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def sizes(value, is_tensor, name='shape'):
+    """A size, count or shape argument in every form Keras 2.3.1's backends took.
+
+    ``value`` is a static size (see :func:`is_static_size`), an engine tensor,
+    or a list/tuple mixing static sizes, scalar engine tensors (``K.shape(x)[0]``)
+    and ``None`` (an unknown size, where the function allows one). ``is_tensor``
+    is the adapter's test for its engine's tensors.
+
+    Returns:
+        the engine tensor unchanged when ``value`` is one (a whole shape, or a
+        scalar count); else a list holding Python ints, ``None`` and the scalar
+        tensors, in order (a single static size gives a one-item list).
+
+    Raises:
+        TypeError: naming ``name`` for an item that is none of these.
+
+    Example:
+        >>> sizes((np.int64(2), 3, None), lambda v: False)
+        [2, 3, None]
+    """
+    if is_tensor(value):
+        return value
+    if is_static_size(value):
+        return [int(value)]
+    if not isinstance(value, (list, tuple)):
+        raise TypeError('%s: expected an int, a tensor or a tuple of them, got %r'
+                        % (name, value))
+    out = []
+    for item in value:
+        if item is None or is_tensor(item):
+            out.append(item)
+        elif is_static_size(item):
+            out.append(int(item))
+        else:
+            raise TypeError('%s: expected ints, None or scalar tensors, got %r' % (name, value))
+    return out
+
+
+def all_static(items):
+    """True when ``items`` (from :func:`sizes`) is a list of Python ints only."""
+    return isinstance(items, list) and all(isinstance(i, int) for i in items)
+
+
+def static_sizes(items):
+    """``items`` (from :func:`sizes`) with every size not known statically as None."""
+    return [i if isinstance(i, int) else None for i in items]
+
+
 def normalize_padding(padding, allow_causal=False):
     """Validate a conv/pool ``padding`` string; returns it lower-cased.
 

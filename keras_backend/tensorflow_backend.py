@@ -200,6 +200,20 @@ def _graph_aware(fn):
     return wrapper
 
 
+def _graph_always(fn):
+    """Like :func:`_graph_aware`, but ``fn`` is built in the module graph whatever its
+    arguments: for the higher-order functions, whose callable may read variables
+    (``lambda i: K.sum(v[i])``), which are graph ops; their result is a graph tensor,
+    which ``eval`` computes."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if tf.executing_eagerly():
+            with _graph().as_default():
+                return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 # Python operators (``x * 2``, ``v + x``, ``x[:, 0]``) on symbolic tensors do
 # not pass through the API functions. Called from eager code, TensorFlow would
 # build them in the eager context and fail ("out of scope"). The wrappers
@@ -410,11 +424,19 @@ def _dyn_dims(x):
     return [d if d is not None else dyn[i] for i, d in enumerate(static)]
 
 
+def _is_tf_tensor(v):
+    return isinstance(v, (tf.Tensor, tf.Variable))
+
+
 def _shape_arg(dims):
-    """A reshape target from python ints and scalar tensors."""
-    if py_any(isinstance(d, (tf.Tensor, tf.Variable)) for d in dims):
-        return tf.stack([tf.cast(d, 'int32') for d in dims])
-    return list(dims)
+    """A shape, size list or count (``shape_rules.sizes``: ints, numpy ints, scalar
+    tensors, mixed) as ``tf`` ops take it: a list of ints, else an int32 tensor."""
+    dims = shape_rules.sizes(dims, _is_tf_tensor)
+    if not isinstance(dims, list):
+        return tf.cast(dims, 'int32')
+    if shape_rules.all_static(dims):
+        return dims
+    return tf.stack([tf.cast(d, 'int32') for d in dims])
 
 
 def _set_shape(t, shape):
@@ -1022,7 +1044,10 @@ def name_scope(name):
     if not isinstance(name, str):
         raise ValueError('name: expected a str, got %r' % (name,))
     if tf.executing_eagerly():
-        with tf.name_scope(name) as scope, _graph().name_scope(name):
+        # The scope given back is the symbolic graph's, made unique there as graph
+        # mode did ('loss', then 'loss_1'): Keras names ops with it
+        # (``K.size(x, name=scope)``), and an exact name may be used once per graph.
+        with tf.name_scope(name), _graph().name_scope(name) as scope:
             yield scope
     else:
         with tf.name_scope(name) as scope:
@@ -1878,7 +1903,7 @@ def repeat(x, n):
     """``tf.tile`` of ``x`` with an inserted axis 1."""
     x = _to_tensor(x)
     shape_rules.check_ndim(x.shape.rank, (2,), 'x', '2-D')
-    return tf.tile(tf.expand_dims(x, 1), [1, int(n), 1])
+    return tf.tile(tf.expand_dims(x, 1), _shape_arg([1, n, 1]))
 
 
 @_graph_aware
@@ -1922,16 +1947,14 @@ def tile(x, n):
     """``tf.tile``; an ``n`` longer than ``ndim(x)`` first prepends length-1 axes to ``x``
     (numpy's rule)."""
     x = _to_tensor(x)
-    if isinstance(n, (int, np.integer)):
-        n = [int(n)]
-    if isinstance(n, (list, tuple)):
-        n = [int(v) for v in n]
+    n = shape_rules.sizes(n, _is_tf_tensor, 'n')
+    if isinstance(n, list):
         rank = x.shape.rank
         if len(n) < rank:
             n = [1] * (rank - len(n)) + n
         elif len(n) > rank:
             x = tf.reshape(x, _shape_arg([1] * (len(n) - rank) + _dyn_dims(x)))
-    return tf.tile(x, n)
+    return tf.tile(x, _shape_arg(n))
 
 
 @_graph_aware
@@ -2940,15 +2963,6 @@ def bias_add(x, bias, data_format=None):
 # Random
 # ---------------------------------------------------------------------------
 
-def _random_shape(shape):
-    if isinstance(shape, (tf.Tensor, tf.Variable)):
-        return shape
-    if isinstance(shape, (list, tuple)) and py_any(isinstance(d, (tf.Tensor, tf.Variable))
-                                                   for d in shape):
-        return _shape_arg(list(shape))
-    return _int_tuple(shape, 'shape')
-
-
 @_graph_aware
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_normal`` (a seed gives the same values from
@@ -2956,7 +2970,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     sequence at each call. ``seed=None`` draws one from numpy's global generator."""
     dtype = _normalize_dtype(dtype, 'random_normal: dtype')
     seed = _op_seed(seed)
-    shape = _random_shape(shape)
+    shape = _shape_arg(shape)
     if tf.executing_eagerly():
         return tf.random.stateless_normal(shape, _stateless_seed(seed), mean, stddev, dtype)
     return tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed)
@@ -2968,7 +2982,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     ``tf.random.uniform``; seeds as ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'random_uniform: dtype')
     seed = _op_seed(seed)
-    shape = _random_shape(shape)
+    shape = _shape_arg(shape)
     if tf.executing_eagerly():
         return tf.random.stateless_uniform(shape, _stateless_seed(seed), minval, maxval, dtype)
     return tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
@@ -2989,7 +3003,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     ``tf.random.truncated_normal``; seeds as ``random_normal``."""
     dtype = _normalize_dtype(dtype, 'truncated_normal: dtype')
     seed = _op_seed(seed)
-    shape = _random_shape(shape)
+    shape = _shape_arg(shape)
     if tf.executing_eagerly():
         return tf.random.stateless_truncated_normal(shape, _stateless_seed(seed), mean, stddev,
                                                     dtype)
@@ -3062,7 +3076,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 # Higher-order functions
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@_graph_always
 def map_fn(fn, elems, name=None, dtype=None):
     """``tf.map_fn`` (``dtype`` becomes its ``fn_output_signature``)."""
     kwargs = {}
@@ -3071,13 +3085,13 @@ def map_fn(fn, elems, name=None, dtype=None):
     return tf.map_fn(fn, _to_tensor(elems), name=name, **kwargs)
 
 
-@_graph_aware
+@_graph_always
 def foldl(fn, elems, initializer=None, name=None):
     """``tf.foldl``."""
     return tf.foldl(fn, _to_tensor(elems), initializer=initializer, name=name)
 
 
-@_graph_aware
+@_graph_always
 def foldr(fn, elems, initializer=None, name=None):
     """``tf.foldr``."""
     return tf.foldr(fn, _to_tensor(elems), initializer=initializer, name=name)

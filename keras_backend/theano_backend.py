@@ -1148,9 +1148,10 @@ def reshape(x, shape):
     """``T.reshape``."""
     x = _to_tensor(x)
     if isinstance(shape, (list, tuple)):
-        shape = tuple(int(s) if not _is_engine_tensor(s) else s for s in shape)
+        shape = tuple(-1 if s is None else s
+                      for s in shape_rules.sizes(shape, _is_engine_tensor, 'shape'))
         out = T.reshape(x, shape, ndim=len(shape))
-        static = [s if isinstance(s, int) else None for s in shape]
+        static = shape_rules.static_sizes(shape)
         known_in = int_shape(x)
         if static.count(-1) == 1 and _ball(d is not None for d in known_in) and \
                 _ball(s is not None for s in static):
@@ -1261,9 +1262,10 @@ def repeat(x, n):
     """``T.repeat`` along a new axis 1."""
     x = _to_tensor(x)
     shape_rules.check_ndim(x.ndim, (2,), 'x', 'repeat input')
-    out = T.repeat(x.dimshuffle(0, 'x', 1), int(n), axis=1)
+    n = shape_rules.sizes([n], _is_engine_tensor, 'n')[0]
+    out = T.repeat(x.dimshuffle(0, 'x', 1), n, axis=1)
     s = int_shape(x)
-    return _with_shape(out, (s[0], int(n), s[1]))
+    return _with_shape(out, (s[0], n if isinstance(n, int) else None, s[1]))
 
 
 def arange(start, stop=None, step=1, dtype='int32'):
@@ -1277,18 +1279,17 @@ def arange(start, stop=None, step=1, dtype='int32'):
 def tile(x, n):
     """``T.tile``."""
     x = _to_tensor(x)
-    if isinstance(n, (int, np.integer)):
-        n = [int(n)]
-    elif _is_engine_tensor(n):
+    n = shape_rules.sizes(n, _is_engine_tensor, 'n')
+    if not isinstance(n, list):
         return T.tile(x, n, ndim=x.ndim)
-    n = [int(r) for r in n]
     reps = [1] * (x.ndim - len(n)) + n
     if len(reps) > x.ndim:
         extra = len(reps) - x.ndim
         x = x.dimshuffle(['x'] * extra + list(range(x.ndim)))
     s = int_shape(x)
-    out = T.tile(x, reps)
-    return _with_shape(out, [None if d is None else d * r for d, r in zip(s, reps)])
+    out = T.tile(x, reps if shape_rules.all_static(reps) else T.stack(reps))
+    return _with_shape(out, [d * r if d is not None and isinstance(r, int) else None
+                             for d, r in zip(s, reps)])
 
 
 @_records_keras_shape
@@ -2390,11 +2391,8 @@ def bias_add(x, bias, data_format=None):
 def _random_shape(shape):
     """A random op's ``shape`` (an int, a tuple of ints / scalar tensors, or a
     shape tensor) as the engine's draws take it."""
-    if _is_engine_tensor(shape):
-        return shape
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(s if _is_engine_tensor(s) else int(s) for s in shape)
+    shape = shape_rules.sizes(shape, _is_engine_tensor)
+    return shape if _is_engine_tensor(shape) else tuple(shape)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
@@ -2417,7 +2415,8 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
     """``random_uniform(shape) < p``, cast to ``dtype``."""
     dtype = _normalize_dtype(dtype, 'random_binomial')
     u = random_uniform(shape, 0., 1., dtype='float32', seed=seed)
-    return T.cast(T.lt(u, np.float32(p)), dtype)
+    p = T.cast(p, 'float32') if _is_engine_tensor(p) else np.float32(p)
+    return T.cast(T.lt(u, p), dtype)
 
 
 def _math_erf(v):

@@ -33,15 +33,13 @@ DEFAULT_KERAS2_PATH = os.path.join(REPO, '.venv', 'keras2')
 
 _RESULTS = {}
 
+NO_KERAS2 = ('Keras 2.3.1 is not installed for %s (pip install keras==2.3.1, or set '
+             'KERAS_BACKEND_KERAS2_PATH; see README)' % sys.executable)
 
-def _client_results(engine):
-    """Run the client once per engine (cached); return its JSON or skip with the reason."""
-    if engine in _RESULTS:
-        return _RESULTS[engine]
-    module, reason = load_adapter(engine)
-    if module is None:
-        _RESULTS[engine] = ('skip', '%s backend not importable here: %s' % (engine, reason))
-        return _RESULTS[engine]
+
+def run_keras2(engine, args, cwd=None):
+    """Run ``python ARGS`` with Keras 2.3.1 on our adapter for ``engine`` (its own process:
+    Keras picks its backend once, at import); return the CompletedProcess."""
     env = dict(os.environ)
     path = [REPO]
     keras2_path = env.get('KERAS_BACKEND_KERAS2_PATH') or DEFAULT_KERAS2_PATH
@@ -51,13 +49,21 @@ def _client_results(engine):
         path.append(env['PYTHONPATH'])
     env.update(PYTHONPATH=os.pathsep.join(path), KERAS_BACKEND='keras_backend.%s_backend' % engine,
                KERAS_BACKEND_QUIET='1')
-    proc = subprocess.run([sys.executable, os.path.join(HERE, 'keras2_client.py')] + list(MODELS),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                          universal_newlines=True)
+    return subprocess.run([sys.executable] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, universal_newlines=True, cwd=cwd)
+
+
+def _client_results(engine):
+    """Run the client once per engine (cached); return its JSON or skip with the reason."""
+    if engine in _RESULTS:
+        return _RESULTS[engine]
+    module, reason = load_adapter(engine)
+    if module is None:
+        _RESULTS[engine] = ('skip', '%s backend not importable here: %s' % (engine, reason))
+        return _RESULTS[engine]
+    proc = run_keras2(engine, [os.path.join(HERE, 'keras2_client.py')] + list(MODELS))
     if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
-        _RESULTS[engine] = ('skip', 'Keras 2.3.1 is not installed for %s (pip install '
-                            'keras==2.3.1, or set KERAS_BACKEND_KERAS2_PATH; see README)'
-                            % sys.executable)
+        _RESULTS[engine] = ('skip', NO_KERAS2)
     elif proc.returncode != 0:
         _RESULTS[engine] = ('fail', 'keras2_client.py exited %d:\n%s'
                             % (proc.returncode, proc.stderr[-6000:]))

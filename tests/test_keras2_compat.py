@@ -37,3 +37,10 @@ def test_h5py_string_attributes_decode_as_keras_reads_them(tmp_path):
         assert [n.decode('utf8') for n in f.attrs['layer_names']] == ['dense_1', 'dense_2']
         assert f.attrs['count'] == 3 and not isinstance(f.attrs['count'], str)
         assert isinstance(np.asarray(f.attrs['layer_names']), np.ndarray)
+
+
+def test_numpy_aliases_keras_reads():
+    keras2_compat.install()
+    assert np.string_ is np.bytes_ and np.unicode_ is np.str_ and np.Inf == np.inf
+    assert np.int is int
+    assert np.float32 is np.dtype('float32').type   # what existed is untouched

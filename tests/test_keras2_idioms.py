@@ -1,0 +1,137 @@
+"""What Keras 2.3.1 and the Keras 2 ecosystem pass to the backend, on every engine.
+
+Each test is a call that Keras 2.3.1's own backends accepted (numpy scalars and
+0-d arrays where a number goes, scalar tensors and unknown sizes where a size
+goes, repeated name scopes) and that an earlier version of the check layer or
+an adapter refused; each asserts the values against numpy.
+"""
+import numpy as np
+import pytest
+
+from helpers import assert_values
+
+
+def _run(K, inputs, outputs, values):
+    return K.function(inputs, outputs)(values)
+
+
+# ---------------------------------------------------------------------------
+# Numbers: numpy scalars and 0-d arrays (Keras' layers store alpha/theta so)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize('alpha', [np.array(0.3, 'float32'), np.float32(0.3), np.float64(0.3)],
+                         ids=['0d-array', 'float32', 'float64'])
+def test_relu_elu_alpha_numpy(K, alpha):
+    x = np.array([[-2., -0.5, 0., 1.5]], 'float32')
+    xp = K.placeholder((None, 4))
+    relu, elu = _run(K, [xp], [K.relu(xp, alpha=alpha), K.elu(xp, alpha=alpha)], [x])
+    assert_values(relu, np.where(x > 0, x, 0.3 * x))
+    assert_values(elu, np.where(x > 0, x, 0.3 * (np.exp(x) - 1)))
+
+
+@pytest.mark.parametrize('setter,value', [('set_floatx', 123), ('set_floatx', None),
+                                          ('set_image_data_format', 123)])
+def test_config_setters_refuse_non_strings_with_value_error(K, setter, value):
+    before = (K.floatx(), K.image_data_format())
+    with pytest.raises(ValueError):
+        getattr(K, setter)(value)
+    assert (K.floatx(), K.image_data_format()) == before
+
+
+# ---------------------------------------------------------------------------
+# Sizes: scalar tensors (K.shape(x)[i]) mixed with ints, unknown sizes
+# ---------------------------------------------------------------------------
+
+def test_tile_with_batch_size_tensor(K):
+    """``K.tile(K.expand_dims(e, 0), [K.shape(x)[0], 1, 1])``: one copy of ``e`` per sample."""
+    e_value = np.arange(6, dtype='float32').reshape(2, 3)
+    e = K.variable(e_value)
+    x = K.placeholder((None, 3))
+    out = K.tile(K.expand_dims(e, 0), [K.shape(x)[0], 1, 1])
+    got, = _run(K, [x], [out], [np.zeros((4, 3), 'float32')])
+    assert_values(got, np.tile(e_value[None], (4, 1, 1)))
+
+
+def test_tile_with_numpy_ints(K):
+    e_value = np.arange(6, dtype='float32').reshape(2, 3)
+    out = K.tile(K.variable(e_value), (np.int64(2), np.array(3)))
+    assert_values(K.eval(out), np.tile(e_value, (2, 3)))
+
+
+def test_reshape_to_sizes_of_an_unknown_shape(K):
+    """``K.reshape(y, (K.shape(x)[0], K.shape(x)[1]))`` with axis 1 of x unknown."""
+    x = K.placeholder((None, None))
+    y = K.placeholder((None, None))
+    out = K.reshape(y, (K.shape(x)[0], K.shape(x)[1]))
+    yv = np.arange(6, dtype='float32').reshape(3, 2)
+    got, = _run(K, [x, y], [out], [np.zeros((2, 3), 'float32'), yv])
+    assert_values(got, yv.reshape(2, 3))
+
+
+@pytest.mark.parametrize('rate', [0.0, 1.0])
+def test_random_binomial_with_a_rate_tensor(K, rate):
+    """``p`` computed in the graph: p = 0 gives zeros, p = 1 ones, in the shape of ``x``."""
+    x = K.placeholder((None, 3))
+    p = K.mean(x) * 0 + rate
+    out = K.random_binomial(K.shape(x), p=p)
+    got, = _run(K, [x], [out], [np.ones((5, 3), 'float32')])
+    assert_values(got, np.full((5, 3), rate, 'float32'))
+
+
+def test_random_binomial_rate_tensor_draws(K):
+    x = K.placeholder((None, 100))
+    out = K.random_binomial(K.shape(x), p=K.mean(x) * 0.25, seed=1)
+    got, = _run(K, [x], [out], [np.ones((200, 100), 'float32')])
+    assert set(np.unique(got)) <= {0.0, 1.0}
+    assert abs(got.mean() - 0.25) < 0.02
+
+
+def test_repeat_with_a_count_tensor(K):
+    x_value = np.arange(6, dtype='float32').reshape(2, 3)
+    x = K.placeholder((None, 3))
+    n = K.shape(x)[0] + 1          # 3 for a batch of 2
+    got, = _run(K, [x], [K.repeat(x, n)], [x_value])
+    assert_values(got, np.repeat(x_value[:, None, :], 3, axis=1))
+
+
+def test_random_uniform_and_normal_with_tensor_shape_items(K):
+    x = K.placeholder((None, 4))
+    u = K.random_uniform((K.shape(x)[0], 4), 2.0, 3.0, seed=3)
+    n = K.random_normal([K.shape(x)[0], np.int32(4)], seed=3)
+    got_u, got_n = _run(K, [x], [u, n], [np.zeros((6, 4), 'float32')])
+    assert got_u.shape == (6, 4) and got_n.shape == (6, 4)
+    assert np.all((got_u >= 2.0) & (got_u < 3.0))
+    assert np.isfinite(got_n).all() and got_n.std() > 0.1
+
+
+# ---------------------------------------------------------------------------
+# Graph names: what Keras' loss utilities do for every loss
+# ---------------------------------------------------------------------------
+
+def test_repeated_name_scopes_with_named_ops(K):
+    x = K.placeholder((None, 3))
+    sizes = []
+    for _ in range(2):
+        with K.name_scope('loss'):
+            with K.name_scope('num_elements') as scope:
+                sizes.append(K.size(x, name=scope))
+    got = _run(K, [x], sizes, [np.zeros((4, 3), 'float32')])
+    assert [float(g) for g in got] == [12.0, 12.0]
+
+
+# ---------------------------------------------------------------------------
+# Higher-order functions whose callable reads a variable (Keras' backend_test)
+# ---------------------------------------------------------------------------
+
+def test_map_fn_closure_over_a_variable(K):
+    v = np.arange(30, dtype='float32').reshape(10, 3)
+    vx = K.variable(v)
+    out = K.map_fn(lambda i: K.sum(vx[i]), K.arange(10), dtype=K.floatx())
+    assert_values(K.eval(out), v.sum(axis=1))
+
+
+def test_foldl_closure_over_a_variable(K):
+    v = np.arange(5, dtype='float32')
+    vx = K.variable(v)
+    out = K.foldl(lambda acc, i: acc + vx[i] * 2., K.arange(5), initializer=K.constant(0.))
+    assert_values(K.eval(out), v.sum() * 2)
