@@ -46,6 +46,9 @@ setup(
             'h5py; python_version>="3.8"',
             'scipy', 'six', 'pyyaml',
         ],
+        # Keras 2.3.1's own test suite (tools/keras_suite.py): what its tests import.
+        'keras2-tests': ['pytest>=7', 'pytest-timeout', 'pytest-xdist', 'flaky', 'mock',
+                         'pandas', 'markdown', 'pillow', 'requests', 'pyux'],
         'examples': ['scikit-learn'],
         # The API reference (docs/reference, Sphinx autodoc + napoleon).
         'docs': ['sphinx>=7; python_version>="3.9"'],

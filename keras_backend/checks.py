@@ -76,8 +76,11 @@ class Call(object):
         if isinstance(v, np.ndarray) or _is_number(v) or isinstance(v, (bool, np.bool_)):
             return tuple(np.shape(v))
         if self.is_tensor(v):
+            # the engine's own static shape where the adapter offers it: a
+            # ``_keras_shape`` that Keras recorded is not what the engine checks
+            shape_of = getattr(self.K, '_engine_int_shape', None) or self.K.int_shape
             try:
-                shape = self.K.int_shape(v)
+                shape = shape_of(v)
             except Exception:
                 return None
             return None if shape is None else tuple(shape)
@@ -127,13 +130,16 @@ def _flatten(v):
 # Argument checkers: each is check(call, arg_name, value)
 # ---------------------------------------------------------------------------
 
-def tensor(allow_none=False):
-    """A tensor, a variable, or a numeric value (number, list, numpy array)."""
+def tensor(allow_none=False, allow_scipy_sparse=False):
+    """A tensor, a variable, or a numeric value (number, list, numpy array); with
+    ``allow_scipy_sparse`` also a scipy sparse matrix (``K.variable`` takes one)."""
     def check(call, arg, v):
         if v is None:
             if allow_none:
                 return
             call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
+        if allow_scipy_sparse and hasattr(v, 'tocoo'):
+            return
         if call.is_tensor(v) or isinstance(v, np.ndarray) or _is_number(v) \
                 or isinstance(v, (bool, np.bool_)):
             return
@@ -1055,7 +1061,7 @@ SPECS = {
     'manual_variable_initialization': ({'value': BOOL}, []),
     'is_sparse': ({}, []),
     'to_dense': ({'tensor': T}, []),
-    'variable': ({'value': T, 'dtype': DT, 'name': NAME}, []),
+    'variable': ({'value': tensor(allow_scipy_sparse=True), 'dtype': DT, 'name': NAME}, []),
     'constant': ({'value': T, 'dtype': DT, 'shape': shape_arg(allow_tensor=False, allow_none=True), 'name': NAME},
                  []),
     'is_keras_tensor': ({}, []),

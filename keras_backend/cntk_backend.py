@@ -830,6 +830,9 @@ def variable(value, dtype=None, name=None, constraint=None):
     held, reported = _storage_dtype(dtype, 'variable')
     if _is_engine_tensor(value):
         value = eval(value)
+    if hasattr(value, 'tocoo'):
+        # CNTK has no sparse parameters: a scipy sparse matrix is held dense
+        value = value.toarray()
     value = np.asarray(value)
     if reported == 'bool':
         value = value.astype(bool)

@@ -1076,6 +1076,15 @@ def variable(value, dtype=None, name=None, constraint=None):
     ``constraint`` stored as its ``constraint``; a graph tensor that needs no placeholder is
     evaluated and its value copied."""
     dtype = _normalize_dtype(dtype, 'variable: dtype')
+    if hasattr(value, 'tocoo'):
+        # a scipy sparse matrix: a ``tf.SparseTensor`` of its values, as Keras 2's
+        # TensorFlow backend made it
+        coo = value.tocoo()
+        with tf.init_scope():
+            sparse = tf.sparse.reorder(tf.SparseTensor(
+                np.stack([coo.row, coo.col], 1).astype('int64'), tf.constant(coo.data, dtype),
+                coo.shape))
+        return _keras_meta(sparse, False)
     if _is_symbolic(value):
         if _placeholders_needed([value.indices if isinstance(value, tf.SparseTensor) else
                                  getattr(value, 'values', value)], []):
@@ -1189,6 +1198,15 @@ def int_shape(x):
         return x.shape
     if hasattr(x, '_keras_shape'):
         return x._keras_shape
+    return _engine_int_shape(x)
+
+
+def _engine_int_shape(x):
+    """``int_shape`` as TensorFlow knows it (ignoring ``_keras_shape``); the checks
+    read this one (a shape Keras recorded is not checked by the engine, and Keras
+    2.3.1 records some wrongly, e.g. ConvLSTM2D's initial state in channels_first)."""
+    if isinstance(x, np.ndarray):
+        return x.shape
     shp = getattr(x, 'shape', None)
     if shp is None:
         raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
@@ -2531,14 +2549,12 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output, axis = _move_axis_last(output, axis)
     n = output.shape.rank
     t_rank = target.shape.rank
-    target_shape = None
-    if t_rank == n and target.shape[-1] in (1, None) and n > 1:
-        target_shape = tf.shape(target)
-        target = tf.squeeze(target, -1) if target.shape[-1] == 1 else tf.reshape(
-            target, tf.shape(target)[:-1])
-    elif t_rank is not None and t_rank != n - 1:
+    if t_rank is not None and t_rank not in (n - 1, n):
         raise ValueError('sparse_categorical_crossentropy: target must have the shape of output '
                          'without the class axis (rank %d), got rank %d' % (n - 1, t_rank))
+    # Keras' rule: the class ids in their order (a size-1 class axis anywhere, e.g.
+    # (batch, 1, h, w) against channels_first scores), one per position of the output
+    target = _set_shape(tf.reshape(target, tf.shape(output)[:-1]), output.shape[:-1])
     if not target.dtype.is_integer:
         target = tf.cast(target, 'int64')
     if not from_logits:
@@ -2547,8 +2563,6 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     res = -tf.reduce_sum(
         tf.one_hot(target, tf.shape(output)[-1], dtype=output.dtype)
         * tf.nn.log_softmax(output, axis=-1), axis=-1)
-    if target_shape is not None:
-        res = tf.reshape(res, target_shape)
     return res
 
 
@@ -2772,16 +2786,16 @@ def _conv_transpose(x, kernel, output_shape, rank, strides, padding, data_format
     ks = kernel.shape.as_list()
     in_static = x.shape.as_list()
     if static is not None:
-        if ks[rank] is not None and static[-1] != ks[rank]:
-            raise ValueError('output_shape: %d output channels, but the kernel %s has %s '
+        if ks[rank] is not None and static[-1] is not None and static[-1] != ks[rank]:
+            raise ValueError('output_shape: %s output channels, but the kernel %s has %s '
                              '(kernel layout: spatial..., out, in)'
                              % (static[-1], tuple(ks), ks[rank]))
         for i in range(rank):
-            if in_static[i + 1] is not None and ks[i] is not None and shape_rules.conv_output_length(
-                    static[i + 1], ks[i], padding, strides[i],
-                    dilation_rate[i]) != in_static[i + 1]:
-                raise ValueError('output_shape: spatial size %d (axis %d) is not compatible '
-                                 'with input size %d, kernel %d, stride %d and padding %r'
+            if py_all(d is not None for d in (in_static[i + 1], ks[i], static[i + 1])) and \
+                    shape_rules.conv_output_length(static[i + 1], ks[i], padding, strides[i],
+                                                   dilation_rate[i]) != in_static[i + 1]:
+                raise ValueError('output_shape: spatial size %s (axis %d) is not compatible '
+                                 'with input size %s, kernel %s, stride %d and padding %r'
                                  % (static[i + 1], i, in_static[i + 1], ks[i], strides[i],
                                     padding))
     full_strides = [1] + list(strides) + [1]

@@ -1972,9 +1972,10 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         perm = [i for i in range(output.ndim) if i != axis] + [axis]
         lsm = lsm.dimshuffle(perm)
     if target.ndim == lsm.ndim:
-        # (..., 1) class ids: drop the trailing axis (Keras accepts both forms)
-        target = T.reshape(target, [target.shape[i] for i in range(target.ndim - 1)],
-                           ndim=target.ndim - 1)
+        # Keras' rule: the class ids in their order (a size-1 class axis anywhere, e.g.
+        # (batch, 1, h, w) against channels_first scores), one per position of the output
+        target = T.reshape(target, [lsm.shape[i] for i in range(lsm.ndim - 1)],
+                           ndim=lsm.ndim - 1)
     t = T.cast(T.round(target) if target.dtype.startswith('float') else target, 'int64')
     classes = T.arange(lsm.shape[-1])
     onehot = T.cast(T.eq(t.dimshuffle(list(range(t.ndim)) + ['x']), classes), lsm.dtype)

@@ -135,3 +135,39 @@ def test_foldl_closure_over_a_variable(K):
     vx = K.variable(v)
     out = K.foldl(lambda acc, i: acc + vx[i] * 2., K.arange(5), initializer=K.constant(0.))
     assert_values(K.eval(out), v.sum() * 2)
+
+
+# ---------------------------------------------------------------------------
+# Shapes Keras recorded, and sparse values (Keras' engine and backend tests)
+# ---------------------------------------------------------------------------
+
+def test_checks_read_the_engines_shape_not_a_recorded_one(K):
+    """Keras 2.3.1's ConvLSTM2D records a wrong ``_keras_shape`` on its initial state
+    in channels_first; Keras' TensorFlow and CNTK backends never checked it, and the
+    engine computes with the real shape."""
+    if K.backend() == 'theano':
+        pytest.skip("Keras 2.3.1's Theano backend takes _keras_shape as the shape, as ours does")
+    x_value = np.random.RandomState(0).rand(2, 3, 5, 5).astype('float32')
+    w_value = np.random.RandomState(1).rand(3, 3, 3, 4).astype('float32')
+    x = K.placeholder((None, 3, 5, 5))
+    state = x * 1.
+    state._keras_shape = (None, 5, 5, 6)          # what Keras recorded, wrongly
+    out = K.conv2d(state, K.variable(w_value), data_format='channels_first')
+    got, = _run(K, [x], [out], [x_value])
+    xs = x_value.transpose(0, 2, 3, 1)
+    want = np.zeros((2, 3, 3, 4), 'float32')
+    for i in range(3):
+        for j in range(3):
+            want[:, i, j, :] = np.tensordot(xs[:, i:i + 3, j:j + 3, :], w_value, 3)
+    assert_values(got, want.transpose(0, 3, 1, 2), atol=1e-4)
+
+
+def test_variable_from_a_scipy_sparse_matrix(K):
+    sparse = pytest.importorskip('scipy.sparse')
+    x = sparse.csr_matrix((np.array([1., 7., 2., 3.], 'float32'),
+                           (np.array([0, 2, 2, 3]), np.array([4, 3, 2, 3]))), shape=(4, 5))
+    w = np.random.RandomState(0).rand(5, 3).astype('float32')
+    v = K.variable(x)
+    assert K.int_shape(v) == (4, 5)
+    assert_values(K.eval(K.dot(v, K.variable(w))), x.toarray().dot(w), atol=1e-5)
+    assert_values(K.eval(K.to_dense(v)) if K.is_sparse(v) else K.eval(v), x.toarray())

@@ -79,6 +79,15 @@ SPECS = [
          lambda K, t, o: K.sparse_categorical_crossentropy(t, o, axis=1),
          [SPARSE_T_AX1, PROBS3_AX1],
          R.sparse_categorical_crossentropy(SPARSE_T_AX1, PROBS3_AX1, False, 1), none_in=NB),
+    # Keras' rule for targets with a size-1 class axis: the ids in order, one per position
+    # of the output without its class axis ((2, 1, 3) against channels_first (2, 4, 3))
+    spec('sparse_categorical_crossentropy:axis1_class_axis_kept',
+         lambda K, t, o: K.sparse_categorical_crossentropy(t, o, axis=1),
+         [SPARSE_T_AX1[:, None, :], PROBS3_AX1],
+         R.sparse_categorical_crossentropy(SPARSE_T_AX1, PROBS3_AX1, False, 1), none_in=NB),
+    spec('sparse_categorical_crossentropy:trailing_class_axis',
+         lambda K, t, o: K.sparse_categorical_crossentropy(t, o), [SPARSE_T[:, None], PROBS],
+         R.sparse_categorical_crossentropy(SPARSE_T, PROBS), none_in=NB),
     spec('binary_crossentropy', lambda K, t, o: K.binary_crossentropy(t, o), [BIN_T, BIN_P],
          R.binary_crossentropy(BIN_T, BIN_P), none_in=NB),
     # outputs of exactly 0/1 (clipping) are checked with a larger epsilon in

@@ -113,6 +113,10 @@ def fetch(dest):
 
 
 def run(args, pytest_args):
+    if os.sep in args.python:
+        args.python = os.path.abspath(args.python)
+    if args.keras_path:
+        args.keras_path = os.path.abspath(args.keras_path)
     env = dict(os.environ)
     env['KERAS_BACKEND'] = args.backend
     env['KERAS_HOME'] = tempfile.mkdtemp(prefix='keras_home_')

@@ -36,7 +36,10 @@ PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
       'importlib-metadata<5' 'zipp<3.7' 'typing-extensions<4.2'
       scikit-learn==0.24.2 'joblib<1.2' 'threadpoolctl<3.2'
       keras==2.3.1 h5py==2.10.0 'pyyaml<6.1' keras_applications==1.0.8
-      keras_preprocessing==1.1.2 hypothesis==6.31.6 'attrs<23' 'sortedcontainers<3')
+      keras_preprocessing==1.1.2 hypothesis==6.31.6 'attrs<23' 'sortedcontainers<3'
+      # what Keras 2.3.1's own test suite imports (tools/keras_suite.py)
+      'pytest-timeout<2.2' 'pytest-xdist<3' 'execnet<2' flaky 'mock<5' 'pandas<1.2'
+      'markdown<3.4' 'pillow<9' 'requests<2.28' 'python-dateutil<2.9' 'pytz')
 
 # 1. The CPython 3.6 interpreter.
 PY36="${PYTHON36:-}"
@@ -77,7 +80,8 @@ fi
 # 3. Wheels for CPython 3.6, fetched with the machine's own (modern) pip.
 mkdir -p "$WHEELS"
 "$HOST_PYTHON" -m pip download --only-binary=:all: --python-version 3.6 \
-    --platform manylinux1_x86_64 -d "$WHEELS" "${PINS[@]}"
+    --platform manylinux1_x86_64 --platform manylinux2014_x86_64 \
+    --platform manylinux_2_17_x86_64 -d "$WHEELS" "${PINS[@]}"
 
 # Theano 1.0.5 (sdist only) and its one dependency besides numpy/scipy.
 THEANO_PINS=(Theano==1.0.5 'six<2')
@@ -85,10 +89,16 @@ THEANO_PINS=(Theano==1.0.5 'six<2')
     --platform manylinux1_x86_64 -d "$WHEELS" 'six<2'
 "$HOST_PYTHON" -m pip download --no-deps --no-binary=:all: -d "$WHEELS" Theano==1.0.5
 
+# pyux (Keras' API test imports it) has no wheel tags pip 21 reads for 3.6 as-is.
+"$HOST_PYTHON" -m pip download --no-deps -d "$WHEELS" 'pyux==0.0.6'
+# pip 21.3.1 (the last for 3.6) reads the manylinux2014 tags of the newer wheels.
+"$HOST_PYTHON" -m pip download --only-binary=:all: --python-version 3.6 -d "$WHEELS" 'pip==21.3.1'
+
 # 4. The virtual environment.
 if [ ! -x "$VENV/bin/python" ]; then
     "$PY36" -m venv "$VENV"
 fi
+"$VENV/bin/pip" install -q --no-index --find-links "$WHEELS" 'pip==21.3.1'
 # The cntk 2.7.post2 wheel reports version "2.7", so pip would reinstall it on
 # every run: install it only when it is absent.
 if "$VENV/bin/pip" show cntk >/dev/null 2>&1; then
@@ -102,6 +112,7 @@ fi
 if [ "$("$VENV/bin/python" -c 'import pkg_resources as p; print(p.get_distribution("Theano").version)' 2>/dev/null)" != "1.0.5" ]; then
     "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${THEANO_PINS[@]}"
 fi
+"$VENV/bin/pip" install --no-index --find-links "$WHEELS" 'pyux==0.0.6'
 
 # 5. OpenMPI 1.10 sonames inside cntk/libs/.
 CNTK_LIBS="$("$VENV/bin/python" - <<'PYEOF'
