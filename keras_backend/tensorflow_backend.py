@@ -202,9 +202,9 @@ def _graph_aware(fn):
 
 def _graph_always(fn):
     """Like :func:`_graph_aware`, but ``fn`` is built in the module graph whatever its
-    arguments: for the higher-order functions, whose callable may read variables
-    (``lambda i: K.sum(v[i])``), which are graph ops; their result is a graph tensor,
-    which ``eval`` computes."""
+    arguments: for the higher-order functions and ``rnn``, whose callable may read
+    variables (``lambda i: K.sum(v[i])``, a layer's step), which are graph ops; their
+    result is a graph tensor, which ``eval`` computes."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if tf.executing_eagerly():
@@ -2275,7 +2275,7 @@ def _rnn_phase_flags(last_output, outputs, new_states, step_uses_phase):
     return last_output, outputs, new_states
 
 
-@_graph_aware
+@_graph_always
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """``tf.while_loop`` over ``tf.TensorArray`` objects (a Python loop when

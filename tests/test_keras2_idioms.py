@@ -171,3 +171,23 @@ def test_variable_from_a_scipy_sparse_matrix(K):
     assert K.int_shape(v) == (4, 5)
     assert_values(K.eval(K.dot(v, K.variable(w))), x.toarray().dot(w), atol=1e-5)
     assert_values(K.eval(K.to_dense(v)) if K.is_sparse(v) else K.eval(v), x.toarray())
+
+
+def test_rnn_on_concrete_inputs_with_a_step_over_a_variable(K):
+    """Keras layers called on ``K.constant`` inputs: the step reads the layer's weights."""
+    x = np.random.RandomState(0).rand(2, 4, 3).astype('float32')
+    w = np.random.RandomState(1).rand(3, 3).astype('float32')
+    wv = K.variable(w)
+
+    def step(inputs, states):
+        h = K.tanh(K.dot(inputs, wv) + states[0])
+        return h, [h]
+
+    last, outputs, _ = K.rnn(step, K.constant(x), [K.constant(np.zeros((2, 3)))])
+    h = np.zeros((2, 3), 'float32')
+    want = []
+    for t in range(4):
+        h = np.tanh(x[:, t].dot(w) + h)
+        want.append(h)
+    assert_values(K.eval(outputs), np.stack(want, 1), atol=1e-5)
+    assert_values(K.eval(last), want[-1], atol=1e-5)
