@@ -47,7 +47,8 @@ setup(
             'scipy', 'six', 'pyyaml',
         ],
         # Keras 2.3.1's own test suite (tools/keras_suite.py): what its tests import.
-        'keras2-tests': ['pytest>=7', 'pytest-timeout', 'pytest-xdist', 'flaky', 'mock',
+        # (pytest 8 removed pytest.warns(None), which Keras' tests use)
+        'keras2-tests': ['pytest>=7,<8', 'pytest-timeout', 'pytest-xdist', 'flaky', 'mock',
                          'pandas', 'markdown', 'pillow', 'requests', 'pyux'],
         'examples': ['scikit-learn'],
         # The API reference (docs/reference, Sphinx autodoc + napoleon).
