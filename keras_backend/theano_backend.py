@@ -1287,7 +1287,7 @@ def tile(x, n):
         extra = len(reps) - x.ndim
         x = x.dimshuffle(['x'] * extra + list(range(x.ndim)))
     s = int_shape(x)
-    out = T.tile(x, reps if shape_rules.all_static(reps) else T.stack(reps))
+    out = T.tile(x, reps)      # a list of ints and scalar tensors (both engines take it)
     return _with_shape(out, [d * r if d is not None and isinstance(r, int) else None
                              for d, r in zip(s, reps)])
 
