@@ -75,5 +75,7 @@ def _clear_session_as_keras_conftest_does():
     This does the same cleanup for our adapters of those two engines."""
     yield
     if os.environ.get('KERAS_BACKEND') in _CLEARED:
-        from keras import backend as K
-        K.clear_session()
+        # keras.backend re-exports clear_session only for its own 'tensorflow' and
+        # 'cntk' names; its loader module holds every name of the external backend
+        from keras.backend import load_backend
+        load_backend.clear_session()
