@@ -1146,7 +1146,7 @@ SPECS = {
     'spatial_2d_padding': ({'x': rank(4), 'padding': padding_pairs(2), 'data_format': DF}, []),
     'spatial_3d_padding': ({'x': rank(5), 'padding': padding_pairs(3), 'data_format': DF}, []),
     'stack': ({'x': tensor_list(), 'axis': integer()}, [stack_shapes]),
-    'one_hot': ({'indices': T, 'num_classes': integer(1)}, []),
+    'one_hot': ({'indices': T, 'num_classes': integer(1, allow_tensor=True)}, []),
     'reverse': ({'x': T, 'axes': axes('x', allow_none=False)}, []),
     'slice': ({'x': T}, [slice_args]),
     'pattern_broadcast': ({'x': T}, [pattern_length]),

@@ -2058,7 +2058,8 @@ def one_hot(indices, num_classes):
     indices = _to_tensor(indices)
     if not indices.dtype.is_integer:
         indices = tf.cast(indices, 'int32')
-    return tf.one_hot(indices, int(num_classes), dtype=floatx())
+    depth = num_classes if _is_tf_tensor(num_classes) else int(num_classes)
+    return tf.one_hot(indices, depth, dtype=floatx())
 
 
 @_graph_aware

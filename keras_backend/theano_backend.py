@@ -2396,12 +2396,18 @@ def _random_shape(shape):
     return shape if _is_engine_tensor(shape) else tuple(shape)
 
 
+def _draw_param(value, dtype):
+    """A draw's parameter: a number as a numpy scalar of ``dtype``, a tensor (a rate
+    computed in the graph) cast to it."""
+    return T.cast(value, dtype) if _is_engine_tensor(value) else np.asarray(value, dtype)
+
+
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """A seeded engine draw: PyTensor a shared numpy ``Generator`` that ``function``
     advances, Theano 1.0.5 a ``RandomStreams``."""
     dtype = _normalize_dtype(dtype, 'random_normal')
     return _engine.random_draw('normal', _op_seed(seed), _random_shape(shape), dtype,
-                               loc=np.asarray(mean, dtype), scale=np.asarray(stddev, dtype))
+                               loc=_draw_param(mean, dtype), scale=_draw_param(stddev, dtype))
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
@@ -2409,7 +2415,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     advances, Theano 1.0.5 a ``RandomStreams``."""
     dtype = _normalize_dtype(dtype, 'random_uniform')
     return _engine.random_draw('uniform', _op_seed(seed), _random_shape(shape), dtype,
-                               low=np.asarray(minval, dtype), high=np.asarray(maxval, dtype))
+                               low=_draw_param(minval, dtype), high=_draw_param(maxval, dtype))
 
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):

@@ -191,3 +191,21 @@ def test_rnn_on_concrete_inputs_with_a_step_over_a_variable(K):
         want.append(h)
     assert_values(K.eval(outputs), np.stack(want, 1), atol=1e-5)
     assert_values(K.eval(last), want[-1], atol=1e-5)
+
+
+def test_one_hot_with_a_class_count_tensor(K):
+    x = K.placeholder((None, 4))
+    idx = np.array([0, 3, 1], 'int32')
+    out = K.one_hot(K.constant(idx, dtype='int32'), K.shape(x)[1])
+    got, = _run(K, [x], [out], [np.zeros((2, 4), 'float32')])
+    assert_values(got, np.eye(4, dtype='float32')[idx])
+
+
+def test_random_draws_with_parameter_tensors(K):
+    x = K.placeholder((None, 50))
+    hi = K.max(x) + 1.                       # 3 for the batch below
+    u = K.random_uniform(K.shape(x), 2., hi, seed=2)
+    n = K.random_normal(K.shape(x), K.max(x), K.max(x) * 0 + 0.01, seed=2)
+    got_u, got_n = _run(K, [x], [u, n], [np.full((40, 50), 2., 'float32')])
+    assert np.all((got_u >= 2.) & (got_u < 3.)) and got_u.std() > 0.1
+    assert abs(got_n.mean() - 2.) < 0.01 and got_n.std() < 0.02
