@@ -16,6 +16,11 @@ import os
 
 import pytest
 
+#: Our adapters whose engines Keras' own ``tests/conftest.py`` clears after
+#: every test (it asks ``K.backend() in ('tensorflow', 'cntk')``, and with an
+#: external backend ``K.backend()`` is the module name, so it would not).
+_CLEARED_BACKENDS = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend')
+
 
 def read_known(path, config):
     """{test id: reason} for ``config`` from the known-differences file."""
@@ -54,3 +59,17 @@ def pytest_collection_modifyitems(config, items):
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason='known difference: ' + reason,
                                               strict=False))
+
+
+@pytest.fixture(autouse=True)
+def _clear_session_like_keras_conftest():
+    """Keras' conftest fixture ``clear_session_after_test`` for our TensorFlow and
+    CNTK adapters: ``K.clear_session()`` after each test, so that state a test
+    leaves (``K.set_learning_phase(1)`` in normalization_test.py) does not leak
+    into the next file, as it does not with Keras' own backends."""
+    yield
+    if os.environ.get('KERAS_BACKEND') in _CLEARED_BACKENDS:
+        # keras.backend re-exports clear_session only for its own TensorFlow
+        # and CNTK backends; an external backend's names live in load_backend
+        from keras.backend import load_backend
+        load_backend.clear_session()
