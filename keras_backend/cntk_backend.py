@@ -1054,11 +1054,17 @@ def shape(x):
 
 def int_shape(x):
     """CNTK free dimensions (the batch axis of placeholders) are None; a tensor's ``_keras_shape``
-    (set by Keras' engine) wins when it has one."""
+    (set by Keras' engine) fills in the sizes CNTK leaves free. Sizes CNTK knows win: Keras 2.3.1
+    sets a wrong ``_keras_shape`` on ConvLSTM2D's initial state for ``channels_first`` layers
+    (it follows ``image_data_format()``, not the layer's)."""
     ks = getattr(x, '_keras_shape', None) if _is_engine_tensor(x) else None
-    if ks is not None:
-        return tuple(ks)
-    return _engine_int_shape(x)
+    if ks is None:
+        return _engine_int_shape(x)
+    ks = tuple(ks)
+    es = _engine_int_shape(x)
+    if len(es) != len(ks):
+        return ks
+    return tuple(k if e is None else e for k, e in zip(ks, es))
 
 
 def ndim(x):
