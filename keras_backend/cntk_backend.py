@@ -205,6 +205,13 @@ class _FreeAxis(object):
 #: a free axis of some tensor (a product of two free sizes, a placeholder's value)
 _RUNTIME = object()
 
+
+class _RunTime(object):
+    """A size known only at run time (see ``_RUNTIME``): ``value`` is its scalar tensor."""
+
+    def __init__(self, value):
+        self.value = value
+
 #: ``K.shape(src)`` values of free axes are stood in by ``-(_SENTINEL + 64 * k + i)``
 #: (exact in float32) when a size tensor is evaluated while building the graph
 _SENTINEL = 2 ** 20
@@ -272,7 +279,7 @@ def _size_values(t):
 
 def _resolve_sizes(sizes, name, arg):
     """``sizes`` (ints, None, 0-d or one-element tensors, or a 1-D tensor) as a
-    list of int / None / ``_FreeAxis`` / ``_RUNTIME`` (see ``_size_values``)."""
+    list of int / None / ``_FreeAxis`` / ``_RunTime`` (see ``_size_values``)."""
     if _is_engine_tensor(sizes):
         if _nd(sizes) > 1:
             raise ValueError('%s: %s must be 1-D, got a tensor of shape %r'
@@ -281,7 +288,9 @@ def _resolve_sizes(sizes, name, arg):
         if vals is None:
             raise ValueError('%s: %s must have a static length, got a tensor of shape %r'
                              % (name, arg, _static_shape(sizes)))
-        return vals
+        flat = C.reshape(sizes, (len(vals),)) if _nd(sizes) != 1 else sizes
+        return [_RunTime(C.slice(flat, 0, j, j + 1)) if d is _RUNTIME else d
+                for j, d in enumerate(vals)]
     if isinstance(sizes, (int, np.integer)):
         sizes = [sizes]
     try:
@@ -297,7 +306,7 @@ def _resolve_sizes(sizes, name, arg):
             if vals is None or len(vals) != 1:
                 raise ValueError('%s: %s[%d] must be a scalar or one-element tensor, got '
                                  'shape %r' % (name, arg, j, _static_shape(d)))
-            out.append(vals[0])
+            out.append(_RunTime(d) if vals[0] is _RUNTIME else vals[0])
         else:
             a = np.asarray(d)
             if a.size != 1 or not (np.issubdtype(a.dtype, np.integer) or
@@ -1751,11 +1760,19 @@ def repeat_elements(x, rep, axis):
 
 
 def repeat(x, n):
-    """``C.splice`` of ``n`` copies along a new axis 1."""
+    """``C.splice`` of ``n`` copies along a new axis 1; a count known only at run time
+    (a tensor) broadcasts ``x`` against ones of that length."""
     x = _to_tensor(x)
     shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
     e = _add_axis(x, 1)
-    return C.splice(*([e] * int(n)), axis=1) if int(n) > 1 else e
+    count = _resolve_sizes([n], 'repeat', 'n')[0]
+    if isinstance(count, (_FreeAxis, _RunTime)):
+        return _repeat_axis(e, 1, _ones_of_length(count, _var(x).dtype))
+    if count is None or count < 0:
+        raise ValueError('repeat: n must be a count >= 0, got %r' % (n,))
+    if count == 0:
+        return tile(e, [1, 0, 1])
+    return C.splice(*([e] * count), axis=1) if count > 1 else e
 
 
 def arange(start, stop=None, step=1, dtype='int32'):
@@ -1802,13 +1819,11 @@ def tile(x, n):
         nd_ = len(reps)
     reps = [1] * (nd_ - len(reps)) + reps
     for a, r in enumerate(reps):
-        if isinstance(r, _FreeAxis):
-            x = _tile_free(x, a, r)
+        if isinstance(r, (_FreeAxis, _RunTime)):
+            x = _repeat_axis(x, a, _ones_of_length(r, _var(x).dtype))
             continue
-        if r is None or r is _RUNTIME:
-            raise ValueError('tile: n must hold numbers or sizes read from K.shape(y) (each '
-                             'K.shape(y)[i] itself); got %r, whose entry %d is known only at '
-                             'run time' % (n, a))
+        if r is None:
+            raise ValueError('tile: n must hold numbers or scalar tensors, got %r' % (n,))
         if r < 0:
             raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
         if r > 1:
@@ -1823,22 +1838,36 @@ def tile(x, n):
     return x
 
 
-def _tile_free(x, a, r):
-    """Repeat ``x`` along axis ``a`` as many times as the free axis ``r`` of ``r.src`` is
-    long: ``x`` is broadcast against ones of that length (``C.ones_like`` of the source
-    reduced over its other axes), and the two axes are merged when ``x``'s is not 1."""
-    src = _to_tensor(r.src)
-    others = tuple(j for j in range(_nd(src)) if j != r.axis)
-    ones = C.ones_like(src)
-    if others:
-        ones = _drop_axes(C.reduce_max(ones, axis=others), others)
-    if _var(ones).dtype != _var(x).dtype:
-        ones = C.cast(ones, _var(x).dtype)
+def _ones_of_length(r, dtype):
+    """A 1-D tensor of ones as long as the run-time size ``r``: for a free axis of a tensor,
+    ``C.ones_like`` of it reduced over its other axes; for another run-time value, a graph
+    node (``UserFunction``) that shapes ones by it."""
+    if isinstance(r, _FreeAxis):
+        src = _to_tensor(r.src)
+        others = tuple(j for j in range(_nd(src)) if j != r.axis)
+        ones = C.ones_like(src)
+        if others:
+            ones = _drop_axes(C.reduce_max(ones, axis=others), others)
+    else:
+        def run(v):
+            count = float(np.asarray(v).reshape(-1)[0])
+            if count < 1 or count != int(count):
+                raise ValueError('a repetition count known at run time must be an integer '
+                                 '>= 1 on CNTK (it holds no zero-size values), got %r' % count)
+            return [np.ones((int(count),))]
+        ones = _numpy_op([r.value], run, [(None,)], dtype=dtype, name='ones_of_length')[0]
+    if _var(ones).dtype != dtype:
+        ones = C.cast(ones, dtype)
+    return ones
+
+
+def _repeat_axis(x, a, ones):
+    """Repeat ``x`` along axis ``a`` as many times as ``ones`` (1-D) is long: ``x`` is
+    broadcast against the ones, and the two axes are merged when ``x``'s is not 1."""
     nd_ = _nd(x)
     d = _static_shape(x)[a]
     if d == 1:
-        shape_ones = C.reshape(ones, (-1,) + (1,) * (nd_ - a - 1))
-        return C.element_times(x, shape_ones)
+        return C.element_times(x, C.reshape(ones, (-1,) + (1,) * (nd_ - a - 1)))
     y = C.element_times(_add_axis(x, a), C.reshape(ones, (-1,) + (1,) * (nd_ - a)))
     return C.reshape(y, (-1,), begin_axis=a, end_axis=a + 2)
 
@@ -3074,8 +3103,19 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
     """``C.random.bernoulli``, or ``C.random.bernoulli_like`` for a shape tensor; integer and bool
-    dtypes are held in ``floatx()``."""
+    dtypes are held in ``floatx()``. A rate tensor ``p``: uniform draws compared with it."""
     static, like = _random_shape(shape, 'random_binomial')
+    if _is_engine_tensor(p):
+        # CNTK's bernoulli takes a Python mean only: compare uniform draws in
+        # [0, 1) with the rate tensor instead (1 where u < p)
+        if static is None:
+            u = C.random.uniform_like(_like_dtype(like, dtype), seed=_op_seed(seed))
+        else:
+            u = C.random.uniform(static, dtype=_np_dtype(dtype), seed=_op_seed(seed))
+        rate = _to_tensor(p)
+        if _var(rate).dtype != _var(u).dtype:
+            rate = C.cast(rate, _var(u).dtype)
+        return C.less(u, rate)
     if static is None:
         return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_op_seed(seed))
     return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_op_seed(seed))

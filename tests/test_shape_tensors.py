@@ -125,3 +125,32 @@ def test_gather_gradient_from_a_vector(K):
     out, grad = run(K, [i], [y, g], [iv])
     assert_values(out, wv[iv])
     assert_values(grad, np.array([0., 4., 0., 6., 0.]))
+
+
+def test_repeat_by_sizes_known_at_run_time(K):
+    theano_pending(K)
+    xv = randn(2, 3)
+    x = K.placeholder((None, 3))
+    by_batch = K.repeat(x, K.shape(x)[0])          # 2 for a batch of 2
+    by_value = K.repeat(x, K.shape(x)[0] * 2)      # 4
+    g = K.gradients(K.sum(by_value * by_value), [x])[0]
+    got_b, got_v, got_g = run(K, [x], [by_batch, by_value, g], [xv])
+    assert_values(got_b, np.repeat(xv[:, None, :], 2, axis=1))
+    assert_values(got_v, np.repeat(xv[:, None, :], 4, axis=1))
+    assert_values(got_g, 8 * xv)
+
+
+def test_random_binomial_rate_from_the_graph(K):
+    theano_pending(K)
+    x = K.placeholder((None, 50))
+    rate = K.max(x)
+    draws = K.random_binomial(K.shape(x), p=rate, seed=2)
+    fixed = K.random_binomial((40, 50), p=rate, seed=3)
+    f = K.function([x], [draws, fixed])
+    for r in (0., 1.):
+        got_d, got_f = f([np.full((40, 50), r, 'float32')])
+        assert_values(got_d, np.full((40, 50), r))
+        assert_values(got_f, np.full((40, 50), r))
+    got_d, _ = f([np.full((40, 50), 0.3, 'float32')])
+    assert set(np.unique(got_d)) <= {0., 1.}
+    assert abs(got_d.mean() - 0.3) < 0.06
