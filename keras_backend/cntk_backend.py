@@ -2634,7 +2634,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     classes = _static_shape(output)[-1]
     target = _to_tensor(target, dtype=dtype(output))
     if _nd(target) == n:
-        target = _drop_axis(target, n - 1)
+        # targets laid out as the output, with a unit class axis at ``axis``
+        target = _drop_axis(target, a)
     oh = _one_hot(target, classes)
     ls = _log_softmax(output, n - 1)
     return -_drop_axis(C.reduce_sum(C.element_select(oh, ls, _constant_like(ls, 0)), axis=n - 1),
