@@ -2188,10 +2188,19 @@ class Function(object):
         """
         if not self.updates:
             return None
+        # updates an output already reads (``K.identity`` under
+        # ``control_dependencies``: a stateful metric's result) run in the
+        # forward pass anyway; the learner must not apply them a second time
+        in_heads = set()
+        if heads:
+            for n in C.logging.graph.depth_first_search(
+                    C.combine(heads), lambda n: isinstance(n, C.Function), depth=-1):
+                in_heads.add(n.uid)
         upd, forward_updates = [], []
         for u in self.updates:
             v = _var(u)
-            if not _gradient_vars([v]) and C.combine([v]).arguments:
+            if not _gradient_vars([v]) and (C.combine([v]).arguments or
+                                            v.owner.uid in in_heads):
                 forward_updates.append(v)
             else:
                 upd.append(v)

@@ -21,3 +21,26 @@ def test_sparse_categorical_crossentropy_channels_first_targets(K):
     got = K.function([t, o], [loss])([tgt_v, out_v])[0]
     want = R.sparse_categorical_crossentropy(tgt_v[:, 0], out_v, axis=1)
     assert_values(got, want)
+
+
+def test_metric_result_under_control_dependencies_in_a_training_step(K):
+    # keras/engine/test_training.py::test_add_metric_in_layer_call: a Mean metric
+    # whose count grows by a constant, read through K.identity under
+    # control_dependencies, in the same function as the optimizer's updates
+    x = K.placeholder((None, 1))
+    w = K.variable(np.ones((1, 1)))
+    loss = K.mean(K.dot(x, w))
+    s = K.sum(x)
+    total, count = K.variable(0.), K.variable(0.)
+    ups = [K.update_add(total, s), K.update_add(count, K.cast(K.size(s), K.floatx()))]
+    with K.control_dependencies(ups):
+        result = K.identity(total / count)
+    grad = K.gradients(loss, [w])[0]
+    f = K.function([x], [loss, result], updates=[K.update_sub(w, 0.01 * grad)] + ups)
+    for step in range(1, 4):
+        got_loss, got_result = f([np.ones((5, 1), 'float32')])
+        assert_values(got_result, 5.)
+        assert_values(K.get_value(count), float(step))
+        assert_values(K.get_value(total), 5. * step)
+        assert_values(got_loss, 1. - 0.01 * (step - 1), atol=1e-5)
+    assert_values(K.get_value(w), np.full((1, 1), 0.97), atol=1e-5)
