@@ -1232,6 +1232,9 @@ def update(x, new_x):
         elif len(ns) <= len(xs) and builtins.all(
                 n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
             new_x = new_x + C.constant(0., shape=xs, dtype=_var(x).dtype)
+        elif len(ns) == len(xs) and builtins.all(n is None or n == d for n, d in zip(ns, xs)):
+            # free sizes known only at run time, which must be the variable's
+            new_x = C.reshape(new_x, xs)
         else:
             raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
                              'shape %s' % (ns, xs))

@@ -44,3 +44,18 @@ def test_metric_result_under_control_dependencies_in_a_training_step(K):
         assert_values(K.get_value(total), 5. * step)
         assert_values(got_loss, 1. - 0.01 * (step - 1), atol=1e-5)
     assert_values(K.get_value(w), np.full((1, 1), 0.97), atol=1e-5)
+
+
+def test_update_with_a_value_of_free_size(K):
+    # keras/utils/metrics_utils.py weighted_assign_add: a (thresholds,) accumulator
+    # gets K.sum(label_and_pred, 1) whose size is free in the graph
+    if K.__name__.endswith('theano_backend'):
+        pytest.xfail("Theano adapter: a (1,) variable is broadcastable and refuses a "
+                     "vector update (worked on separately)")
+    x = K.placeholder((None, None))
+    acc = K.variable(np.zeros((1,)))
+    f = K.function([x], [], updates=[K.update_add(acc, K.sum(x, 1))])
+    xv = randu(1, 5)
+    f([xv])
+    f([xv])
+    assert_values(K.get_value(acc), 2 * xv.sum(1))
