@@ -1299,6 +1299,14 @@ def batch_dot(x, y, axes=None):
         yb = C.reshape(yb, _var(yb).shape + (1,))
     r = C.times(xb, yb, output_rank=builtins.max(len(yr), 1))
     r = _unbatch(r, x)
+    # the unit axes added for a side without other axes are dropped by
+    # position (CNTK's reshape takes at most one free size)
+    if _nd(r) > len(out_shape) and not xr:
+        r = _drop_axis(r, 1)
+    if _nd(r) > len(out_shape) and not yr:
+        r = _drop_axis(r, _nd(r) - 1)
+    if _nd(r) == len(out_shape) and builtins.sum(d is None for d in out_shape[1:]) > 1:
+        return r
     return C.reshape(r, _shape_arg(out_shape[1:]), begin_axis=1)
 
 

@@ -59,3 +59,19 @@ def test_update_with_a_value_of_free_size(K):
     f([xv])
     f([xv])
     assert_values(K.get_value(acc), 2 * xv.sum(1))
+
+
+@pytest.mark.parametrize('x_shape,y_shape,axes', [
+    ((3, 4, 5), (2, 3, 4), (2, 3)),
+    ((3, 4, 5), (2, 4), 2),
+    ((4, 3), (3, 5), (2, 1)),
+    ((4,), (3, 4), (1, 2)),
+])
+def test_batch_dot_of_placeholders_without_sizes(K, x_shape, y_shape, axes):
+    # keras/backend/backend_test.py::test_batch_dot_shape, "no shape info" part
+    xv, yv = randu(7, *x_shape), randu(7, *y_shape, seed=1)
+    x = K.placeholder(ndim=1 + len(x_shape))
+    y = K.placeholder(ndim=1 + len(y_shape))
+    z = K.batch_dot(x, y, axes)
+    got = K.function([x, y], [z])([xv, yv])[0]
+    assert_values(got, R.batch_dot(xv, yv, axes), atol=1e-5)
