@@ -10,16 +10,13 @@ file is::
 ``CONFIGS`` is a comma-separated list of configuration names (``tensorflow``,
 ``pytensor``, ``cntk``, ``theano``, ``cntk-keras``, ``theano-keras``) or ``*``;
 ``TEST`` is a pytest node id, or a node id without its ``[parameters]`` (every
-parametrisation), or a file path (every test in it). ``#`` starts a comment.
+parametrisation), or a file path (the file is not run at all: ``tools/keras_suite.py``
+leaves it out and says so, since a module that cannot be imported is a collection
+error, which no marker can expect). ``#`` starts a comment.
 """
 import os
 
 import pytest
-
-#: Our adapters whose engines Keras' own ``tests/conftest.py`` clears after
-#: every test (it asks ``K.backend() in ('tensorflow', 'cntk')``, and with an
-#: external backend ``K.backend()`` is the module name, so it would not).
-_CLEARED_BACKENDS = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend')
 
 
 def read_known(path, config):
@@ -51,9 +48,13 @@ def _reason_for(item, known):
     return None
 
 
+def _known_here():
+    return read_known(os.environ.get('KERAS_SUITE_KNOWN'),
+                      os.environ.get('KERAS_SUITE_CONFIG', ''))
+
+
 def pytest_collection_modifyitems(config, items):
-    known = read_known(os.environ.get('KERAS_SUITE_KNOWN'),
-                       os.environ.get('KERAS_SUITE_CONFIG', ''))
+    known = _known_here()
     for item in items:
         reason = _reason_for(item, known)
         if reason is not None:
@@ -61,15 +62,20 @@ def pytest_collection_modifyitems(config, items):
                                               strict=False))
 
 
+#: Our adapters for the engines after whose tests Keras' own conftest clears the session.
+_CLEARED = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend')
+
+
 @pytest.fixture(autouse=True)
-def _clear_session_like_keras_conftest():
-    """Keras' conftest fixture ``clear_session_after_test`` for our TensorFlow and
-    CNTK adapters: ``K.clear_session()`` after each test, so that state a test
-    leaves (``K.set_learning_phase(1)`` in normalization_test.py) does not leak
-    into the next file, as it does not with Keras' own backends."""
+def _clear_session_as_keras_conftest_does():
+    """Keras' ``tests/conftest.py`` calls ``K.clear_session()`` after every test when
+    ``K.backend()`` is 'tensorflow' or 'cntk'; with an external backend ``K.backend()`` is
+    the module path, so it never does, and a test's fixed learning phase
+    (``normalization_test``'s ``K.set_learning_phase(1)``) leaks into the next ones.
+    This does the same cleanup for our adapters of those two engines."""
     yield
-    if os.environ.get('KERAS_BACKEND') in _CLEARED_BACKENDS:
-        # keras.backend re-exports clear_session only for its own TensorFlow
-        # and CNTK backends; an external backend's names live in load_backend
+    if os.environ.get('KERAS_BACKEND') in _CLEARED:
+        # keras.backend re-exports clear_session only when it loaded its own
+        # TensorFlow or CNTK backend; an external backend's names are in load_backend
         from keras.backend import load_backend
         load_backend.clear_session()
