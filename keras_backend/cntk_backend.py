@@ -188,6 +188,136 @@ def _stack_mixed(items, dtype=None):
     return C.splice(*out, axis=0) if len(out) > 1 else out[0]
 
 
+class _FreeAxis(object):
+    """A size read from ``K.shape(src)[axis]`` where that axis of ``src`` is free
+    (known only at run time)."""
+
+    def __init__(self, src, axis):
+        self.src = src
+        self.axis = axis
+
+    def of(self, x):
+        """True when this is a free axis of ``x`` itself."""
+        return _var(self.src).uid == _var(x).uid
+
+
+#: stands for a size that is known only at run time and whose origin is not
+#: a free axis of some tensor (a product of two free sizes, a placeholder's value)
+_RUNTIME = object()
+
+
+class _RunTime(object):
+    """A size known only at run time (see ``_RUNTIME``): ``value`` is its scalar tensor."""
+
+    def __init__(self, value):
+        self.value = value
+
+#: ``K.shape(src)`` values of free axes are stood in by ``-(_SENTINEL + 64 * k + i)``
+#: (exact in float32) when a size tensor is evaluated while building the graph
+_SENTINEL = 2 ** 20
+
+
+def _shape_reads(root):
+    """The ``K.shape(...)`` outputs that the graph of ``root`` (a Function) reads."""
+    nodes = C.logging.graph.depth_first_search(root, lambda n: isinstance(n, C.Function),
+                                               depth=-1)
+    seen, out = set(), []
+    for n in nodes:
+        for o in n.outputs:
+            if o.uid in _SHAPE_SOURCES and o.uid not in seen:
+                seen.add(o.uid)
+                out.append(o)
+    return out
+
+
+def _size_values(t):
+    """The flat values of a size tensor, resolved while building the graph.
+
+    Each entry is an int when the value is known now (a constant, or
+    ``K.shape(x)[i]`` of a static axis, and arithmetic on those), a
+    ``_FreeAxis`` when it is ``K.shape(src)[i]`` of a free axis, else
+    ``_RUNTIME``. The graph is cloned with every ``K.shape(src)`` replaced by a
+    constant (free axes stood in by sentinels) and evaluated by CNTK.
+    """
+    v = _var(t)
+    n = int(np.prod([d for d in _static_shape(v)])) if None not in _static_shape(v) else None
+    if n is None:
+        return None
+    if v.is_constant or v.is_parameter:
+        vals = np.asarray(v.value).reshape(-1)
+        return [int(round(e)) for e in vals]
+    root = t if isinstance(t, C.Function) else v.owner
+    if root is None:
+        return [_RUNTIME] * n
+    reads = _shape_reads(root)
+    subs, sentinels = {}, {}
+    for k, o in enumerate(reads):
+        src = _SHAPE_SOURCES[o.uid]
+        dims = list(int_shape(src))
+        for i, d in enumerate(dims):
+            if d is None:
+                code = -float(_SENTINEL + 64 * k + i) if k < 4096 and i < 64 else np.nan
+                sentinels[code] = _FreeAxis(src, i)
+                dims[i] = code
+        subs[o] = C.constant(np.asarray(dims, dtype=o.dtype))
+    g = root.clone(C.CloneMethod.share, subs) if subs else root
+    if g.arguments:
+        return [_RUNTIME] * n
+    if len(g.outputs) > 1:
+        g = C.combine([g.outputs[[o.uid for o in root.outputs].index(v.uid)]])
+    vals = np.asarray(g.eval(), dtype=np.float64).reshape(-1)
+    out = []
+    for e in vals:
+        if np.isfinite(e) and e >= 0 and e == np.round(e):
+            out.append(int(e))
+        elif e in sentinels:
+            out.append(sentinels[e])
+        else:
+            out.append(_RUNTIME)
+    return out
+
+
+def _resolve_sizes(sizes, name, arg):
+    """``sizes`` (ints, None, 0-d or one-element tensors, or a 1-D tensor) as a
+    list of int / None / ``_FreeAxis`` / ``_RunTime`` (see ``_size_values``)."""
+    if _is_engine_tensor(sizes):
+        if _nd(sizes) > 1:
+            raise ValueError('%s: %s must be 1-D, got a tensor of shape %r'
+                             % (name, arg, _static_shape(sizes)))
+        vals = _size_values(sizes)
+        if vals is None:
+            raise ValueError('%s: %s must have a static length, got a tensor of shape %r'
+                             % (name, arg, _static_shape(sizes)))
+        flat = C.reshape(sizes, (len(vals),)) if _nd(sizes) != 1 else sizes
+        return [_RunTime(C.slice(flat, 0, j, j + 1)) if d is _RUNTIME else d
+                for j, d in enumerate(vals)]
+    if isinstance(sizes, (int, np.integer)):
+        sizes = [sizes]
+    try:
+        items = list(sizes)
+    except TypeError:
+        raise TypeError('%s: %s must be a tuple or list of sizes, got %r' % (name, arg, sizes))
+    out = []
+    for j, d in enumerate(items):
+        if d is None:
+            out.append(None)
+        elif _is_engine_tensor(d):
+            vals = _size_values(d)
+            if vals is None or len(vals) != 1:
+                raise ValueError('%s: %s[%d] must be a scalar or one-element tensor, got '
+                                 'shape %r' % (name, arg, j, _static_shape(d)))
+            out.append(_RunTime(d) if vals[0] is _RUNTIME else vals[0])
+        else:
+            a = np.asarray(d)
+            if a.size != 1 or not (np.issubdtype(a.dtype, np.integer) or
+                                   (np.issubdtype(a.dtype, np.floating) and
+                                    float(a.reshape(-1)[0]).is_integer())):
+                raise TypeError('%s: %s[%d] must be an integer or a scalar tensor, got %r'
+                                % (name, arg, j, d))
+            out.append(int(a.reshape(-1)[0]))
+    return out
+
+
 def _constant_like(x, value):
     """A CNTK constant of ``value`` in ``x``'s dtype."""
     return C.constant(np.asarray(value, dtype=_var(x).dtype))
@@ -936,11 +1066,17 @@ def shape(x):
 
 def int_shape(x):
     """CNTK free dimensions (the batch axis of placeholders) are None; a tensor's ``_keras_shape``
-    (set by Keras' engine) wins when it has one."""
+    (set by Keras' engine) fills in the sizes CNTK leaves free. Sizes CNTK knows win: Keras 2.3.1
+    sets a wrong ``_keras_shape`` on ConvLSTM2D's initial state for ``channels_first`` layers
+    (it follows ``image_data_format()``, not the layer's)."""
     ks = getattr(x, '_keras_shape', None) if _is_engine_tensor(x) else None
-    if ks is not None:
-        return tuple(ks)
-    return _engine_int_shape(x)
+    if ks is None:
+        return _engine_int_shape(x)
+    ks = tuple(ks)
+    es = _engine_int_shape(x)
+    if len(es) != len(ks):
+        return ks
+    return tuple(k if e is None else e for k, e in zip(ks, es))
 
 
 def ndim(x):
@@ -1099,6 +1235,9 @@ def update(x, new_x):
         elif len(ns) <= len(xs) and builtins.all(
                 n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
             new_x = new_x + C.constant(0., shape=xs, dtype=_var(x).dtype)
+        elif len(ns) == len(xs) and builtins.all(n is None or n == d for n, d in zip(ns, xs)):
+            # free sizes known only at run time, which must be the variable's
+            new_x = C.reshape(new_x, xs)
         else:
             raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
                              'shape %s' % (ns, xs))
@@ -1163,6 +1302,14 @@ def batch_dot(x, y, axes=None):
         yb = C.reshape(yb, _var(yb).shape + (1,))
     r = C.times(xb, yb, output_rank=builtins.max(len(yr), 1))
     r = _unbatch(r, x)
+    # the unit axes added for a side without other axes are dropped by
+    # position (CNTK's reshape takes at most one free size)
+    if _nd(r) > len(out_shape) and not xr:
+        r = _drop_axis(r, 1)
+    if _nd(r) > len(out_shape) and not yr:
+        r = _drop_axis(r, _nd(r) - 1)
+    if _nd(r) == len(out_shape) and builtins.sum(d is None for d in out_shape[1:]) > 1:
+        return r
     return C.reshape(r, _shape_arg(out_shape[1:]), begin_axis=1)
 
 
@@ -1179,7 +1326,20 @@ def gather(reference, indices):
     """``C.gather``; the indices are held as floats."""
     reference = _to_tensor(reference)
     indices = _to_tensor(indices, dtype=dtype(reference))
-    return _keras_meta(C.gather(reference, indices))
+    n = _nd(indices)
+    if _nd(reference) == 1:
+        # CNTK's Gather backprop on a 1-D reference aborts the process
+        # ("ScatterValues: Indices map out of bounds"): gather rows of (n, 1)
+        return _keras_meta(_drop_axis(C.gather(_add_axis(reference, 1), indices), n))
+    y = C.gather(reference, indices)
+    # An identity reshape of the gathered rows: without it, Gather's backprop
+    # rejects the gradient of an elementwise op that follows ("incorrect
+    # Value() matrix shape ... during backprop") when the indices have a free
+    # dimension.
+    rows = [-1 if d is None else d for d in _static_shape(reference)[1:]]
+    if rows.count(-1) <= 1:
+        y = C.reshape(y, tuple(rows), begin_axis=n)
+    return _keras_meta(y)
 
 
 def _reduce(op, x, axis, keepdims):
@@ -1497,10 +1657,44 @@ def concatenate(tensors, axis=-1):
 
 
 def reshape(x, shape):
-    """``C.reshape``; ``None`` in ``shape`` means -1."""
+    """``C.reshape``; ``None`` in ``shape`` means -1. Sizes may be tensors (``K.shape(y)[i]``):
+    those known while building the graph are used as numbers, leading ``K.shape(x)[i]`` of
+    ``x`` itself keep those axes, and one size known only at run time is inferred (-1); with
+    more, a graph node reshapes at run time (``UserFunction``, gradient reshaped back)."""
     x = _to_tensor(x)
-    shape = tuple(-1 if d is None else int(d) for d in shape)
-    return C.reshape(x, shape)
+    sizes = _resolve_sizes(shape, 'reshape', 'shape')
+    nd_ = _nd(x)
+    keep = 0
+    while keep < builtins.min(len(sizes), nd_) and isinstance(sizes[keep], _FreeAxis) \
+            and sizes[keep].of(x) and sizes[keep].axis == keep:
+        keep += 1
+    rest = [-1 if d is None or (not isinstance(d, int)) else d for d in sizes[keep:]]
+    for d in rest:
+        if d < -1:
+            raise ValueError('reshape: shape %r holds a negative size other than -1' % (shape,))
+    if rest.count(-1) <= 1:
+        if keep == 0:
+            return C.reshape(x, tuple(rest))
+        if not rest:
+            return x
+        return C.reshape(x, tuple(rest), begin_axis=keep)
+    if builtins.all(d is None or isinstance(d, int) for d in sizes):
+        raise ValueError('reshape: shape %r has more than one unknown (-1 or None) size'
+                         % (shape,))
+    if _is_engine_tensor(shape):
+        target = shape
+    else:
+        target = _stack_mixed([-1 if d is None else d for d in shape])
+    target = C.reshape(target, (len(sizes),))
+    static = [d if isinstance(d, int) and d >= 0 else None for d in sizes]
+
+    def run(v, t):
+        return [v.reshape(tuple(int(e) for e in t.reshape(-1)))]
+
+    def grad(values, _, g):
+        return g.reshape(values[0].shape)
+    return _numpy_op([x, target], run, [tuple(static)], dtype=_var(x).dtype, grad_fn=grad,
+                     name='reshape')[0]
 
 
 def permute_dimensions(x, pattern):
@@ -1580,11 +1774,19 @@ def repeat_elements(x, rep, axis):
 
 
 def repeat(x, n):
-    """``C.splice`` of ``n`` copies along a new axis 1."""
+    """``C.splice`` of ``n`` copies along a new axis 1; a count known only at run time
+    (a tensor) broadcasts ``x`` against ones of that length."""
     x = _to_tensor(x)
     shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
     e = _add_axis(x, 1)
-    return C.splice(*([e] * int(n)), axis=1) if int(n) > 1 else e
+    count = _resolve_sizes([n], 'repeat', 'n')[0]
+    if isinstance(count, (_FreeAxis, _RunTime)):
+        return _repeat_axis(e, 1, _ones_of_length(count, _var(x).dtype))
+    if count is None or count < 0:
+        raise ValueError('repeat: n must be a count >= 0, got %r' % (n,))
+    if count == 0:
+        return tile(e, [1, 0, 1])
+    return C.splice(*([e] * count), axis=1) if count > 1 else e
 
 
 def arange(start, stop=None, step=1, dtype='int32'):
@@ -1623,7 +1825,7 @@ def tile(x, n):
     """``C.splice`` of copies per axis; zero repetitions need a static shape (CNTK cannot compute
     zero-size values)."""
     x = _to_tensor(x)
-    reps = [int(n)] if isinstance(n, (int, np.integer)) else [int(r) for r in n]
+    reps = _resolve_sizes(n, 'tile', 'n')
     nd_ = _nd(x)
     if len(reps) > nd_:
         for _ in range(len(reps) - nd_):
@@ -1631,6 +1833,11 @@ def tile(x, n):
         nd_ = len(reps)
     reps = [1] * (nd_ - len(reps)) + reps
     for a, r in enumerate(reps):
+        if isinstance(r, (_FreeAxis, _RunTime)):
+            x = _repeat_axis(x, a, _ones_of_length(r, _var(x).dtype))
+            continue
+        if r is None:
+            raise ValueError('tile: n must hold numbers or scalar tensors, got %r' % (n,))
         if r < 0:
             raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
         if r > 1:
@@ -1643,6 +1850,40 @@ def tile(x, n):
                                  '(it cannot compute zero-size values), got %r' % (shp,))
             x = _empty(shp, _var(x).dtype)
     return x
+
+
+def _ones_of_length(r, dtype):
+    """A 1-D tensor of ones as long as the run-time size ``r``: for a free axis of a tensor,
+    ``C.ones_like`` of it reduced over its other axes; for another run-time value, a graph
+    node (``UserFunction``) that shapes ones by it."""
+    if isinstance(r, _FreeAxis):
+        src = _to_tensor(r.src)
+        others = tuple(j for j in range(_nd(src)) if j != r.axis)
+        ones = C.ones_like(src)
+        if others:
+            ones = _drop_axes(C.reduce_max(ones, axis=others), others)
+    else:
+        def run(v):
+            count = float(np.asarray(v).reshape(-1)[0])
+            if count < 1 or count != int(count):
+                raise ValueError('a repetition count known at run time must be an integer '
+                                 '>= 1 on CNTK (it holds no zero-size values), got %r' % count)
+            return [np.ones((int(count),))]
+        ones = _numpy_op([r.value], run, [(None,)], dtype=dtype, name='ones_of_length')[0]
+    if _var(ones).dtype != dtype:
+        ones = C.cast(ones, dtype)
+    return ones
+
+
+def _repeat_axis(x, a, ones):
+    """Repeat ``x`` along axis ``a`` as many times as ``ones`` (1-D) is long: ``x`` is
+    broadcast against the ones, and the two axes are merged when ``x``'s is not 1."""
+    nd_ = _nd(x)
+    d = _static_shape(x)[a]
+    if d == 1:
+        return C.element_times(x, C.reshape(ones, (-1,) + (1,) * (nd_ - a - 1)))
+    y = C.element_times(_add_axis(x, a), C.reshape(ones, (-1,) + (1,) * (nd_ - a)))
+    return C.reshape(y, (-1,), begin_axis=a, end_axis=a + 2)
 
 
 def flatten(x):
@@ -1961,10 +2202,19 @@ class Function(object):
         """
         if not self.updates:
             return None
+        # updates an output already reads (``K.identity`` under
+        # ``control_dependencies``: a stateful metric's result) run in the
+        # forward pass anyway; the learner must not apply them a second time
+        in_heads = set()
+        if heads:
+            for n in C.logging.graph.depth_first_search(
+                    C.combine(heads), lambda n: isinstance(n, C.Function), depth=-1):
+                in_heads.add(n.uid)
         upd, forward_updates = [], []
         for u in self.updates:
             v = _var(u)
-            if not _gradient_vars([v]) and C.combine([v]).arguments:
+            if not _gradient_vars([v]) and (C.combine([v]).arguments or
+                                            v.owner.uid in in_heads):
                 forward_updates.append(v)
             else:
                 upd.append(v)
@@ -2407,7 +2657,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     classes = _static_shape(output)[-1]
     target = _to_tensor(target, dtype=dtype(output))
     if _nd(target) == n:
-        target = _drop_axis(target, n - 1)
+        # targets laid out as the output, with a unit class axis at ``axis``
+        target = _drop_axis(target, a)
     oh = _one_hot(target, classes)
     ls = _log_softmax(output, n - 1)
     return -_drop_axis(C.reduce_sum(C.element_select(oh, ls, _constant_like(ls, 0)), axis=n - 1),
@@ -2600,12 +2851,19 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
     shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    if _is_engine_tensor(output_shape):
-        output_shape = eval(output_shape)
-    output_shape = tuple(None if d is None else int(d) for d in output_shape)
+    given = output_shape
+    output_shape = _resolve_sizes(output_shape, name, 'output_shape')
     if len(output_shape) != nsp + 2:
         raise ValueError('%s: output_shape must have %d entries, got %r'
-                         % (name, nsp + 2, output_shape))
+                         % (name, nsp + 2, given))
+    # the batch entry is not used (the batch follows x); the others must be
+    # known while building the graph (sizes of K.shape(x)'s static axes are)
+    for j, d in enumerate(output_shape[1:], 1):
+        if not isinstance(d, int):
+            raise ValueError('%s: output_shape[%d] must be known while building the graph '
+                             '(a number, or computed from static sizes of K.shape(x)); got %r'
+                             % (name, j, given))
+    output_shape = tuple(d if isinstance(d, int) else None for d in output_shape)
     out_cf = (output_shape[0], output_shape[-1]) + output_shape[1:-1] \
         if fmt == 'channels_last' else output_shape
     x_cf = _to_channels_first(x, fmt)
@@ -2869,8 +3127,19 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
     """``C.random.bernoulli``, or ``C.random.bernoulli_like`` for a shape tensor; integer and bool
-    dtypes are held in ``floatx()``."""
+    dtypes are held in ``floatx()``. A rate tensor ``p``: uniform draws compared with it."""
     static, like = _random_shape(shape, 'random_binomial')
+    if _is_engine_tensor(p):
+        # CNTK's bernoulli takes a Python mean only: compare uniform draws in
+        # [0, 1) with the rate tensor instead (1 where u < p)
+        if static is None:
+            u = C.random.uniform_like(_like_dtype(like, dtype), seed=_op_seed(seed))
+        else:
+            u = C.random.uniform(static, dtype=_np_dtype(dtype), seed=_op_seed(seed))
+        rate = _to_tensor(p)
+        if _var(rate).dtype != _var(u).dtype:
+            rate = C.cast(rate, _var(u).dtype)
+        return C.less(u, rate)
     if static is None:
         return C.random.bernoulli_like(_like_dtype(like, dtype), mean=p, seed=_op_seed(seed))
     return C.random.bernoulli(static, dtype=_np_dtype(dtype), mean=p, seed=_op_seed(seed))

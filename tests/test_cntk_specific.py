@@ -89,3 +89,22 @@ def test_conv_kernel_channel_mismatch_is_value_error(name):
             'separable_conv2d': (dk, K.variable(np.ones((1, 1, 8, 5), 'float32')))}[name]
     with pytest.raises(ValueError, match=name):
         getattr(K, name)(x, *args)
+
+
+def test_int_shape_keeps_sizes_cntk_knows_over_a_wrong_keras_shape():
+    # Keras 2.3.1's ConvLSTM2D.get_initial_state follows image_data_format(), not
+    # the layer's data_format, and sets _keras_shape (batch, 0, 3, 5) on a
+    # channels_first state of shape (batch, 2, 3, 3); the recurrent conv2d then
+    # reads the channels from int_shape.
+    import reference as R
+    x = K.placeholder((None, 2, 3, 3))
+    state = x * 1.
+    state._keras_shape = (None, 0, 3, 5)
+    assert K.int_shape(state) == (None, 2, 3, 3)
+    kv = np.random.RandomState(0).randn(3, 3, 2, 2).astype('float32')
+    xv = np.random.RandomState(1).randn(4, 2, 3, 3).astype('float32')
+    y = K.conv2d(state, K.variable(kv), padding='same', data_format='channels_first')
+    got = K.function([x], [y])([xv])[0]
+    np.testing.assert_allclose(got, R.conv2d(xv, kv, padding='same',
+                                             data_format='channels_first'),
+                               rtol=1e-4, atol=1e-5)
