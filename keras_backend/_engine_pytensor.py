@@ -58,6 +58,7 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``rng_updates(roots, updated)``: (generator, next state) pairs ``function`` adds for ``roots``.
 - ``freeze_rng(rng)``: stop advancing generator ``rng`` between calls.
 - ``forget_draws()``: drop the random state that ``clear_session`` drops.
+- ``assert_true(value, condition, message)``: ``value`` behind a run-time check of ``condition``.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -90,7 +91,7 @@ __all__ = [
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
     'batched_dot', 'conv2d', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
     'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
-    'freeze_rng', 'forget_draws',
+    'freeze_rng', 'forget_draws', 'assert_true',
 ]
 
 ENGINE = 'pytensor'
@@ -298,3 +299,10 @@ def freeze_rng(rng):
 
 def forget_draws():
     """Nothing: the graphs built before ``clear_session`` keep their generators."""
+
+
+def assert_true(value, condition, message):
+    """``value``, behind a run-time check that the scalar ``condition`` holds (the
+    engine's ``Assert``: the function raises ``message`` when it does not)."""
+    from pytensor.raise_op import Assert
+    return Assert(message)(value, condition)

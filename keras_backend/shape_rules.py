@@ -210,6 +210,21 @@ def padding_amounts(length, kernel, stride, dilation, padding):
     return same_padding(length, kernel, stride, dilation)
 
 
+def deconv_length(in_length, kernel, stride, padding, dilation=1):
+    """The output length of a transposed conv without output padding, as Keras 2.3.1's
+    ``Conv2DTranspose`` computes it (``conv_utils.deconv_length``): ``in * stride``
+    for 'same', ``in * stride + max(k - stride, 0)`` for 'valid' (``k`` dilated).
+
+    Example:
+        >>> deconv_length(3, 3, 2, 'valid')
+        7
+    """
+    k = (kernel - 1) * dilation + 1
+    if padding == 'same':
+        return in_length * stride
+    return in_length * stride + max(k - stride, 0)
+
+
 def deconv_crop(out_length, in_length, kernel, stride, padding, dilation=1):
     """For a transposed conv built as the gradient of a conv: (before, after)
     padding of the forward conv whose input length is ``out_length`` and

@@ -767,6 +767,11 @@ def update(x, new_x):
     new_x = _to_tensor(new_x)
     if new_x.dtype != x.dtype:
         new_x = T.cast(new_x, x.dtype)
+    if new_x.ndim == x.ndim and new_x.broadcastable != x.broadcastable:
+        # a value whose sizes are free in the graph for a variable with size-1 axes
+        # (Keras' metrics add K.sum(..., 1) to (1,) accumulators): the engine checks
+        # those sizes when the function runs
+        new_x = _engine.pattern_broadcast(new_x, x.broadcastable)
     return (x, new_x)
 
 
@@ -1160,6 +1165,10 @@ def reshape(x, shape):
             static[static.index(-1)] = total // rest if rest else 0
         static = [None if s == -1 else s for s in static]
         return _with_shape(out, static)
+    length = int_shape(shape)
+    if length and length[0] is not None:
+        # a shape tensor of known length (K.shape(y)): Theano 1.0.5 needs the rank
+        return T.reshape(x, shape, ndim=length[0])
     return T.reshape(x, shape)
 
 
@@ -1281,7 +1290,8 @@ def tile(x, n):
     x = _to_tensor(x)
     n = shape_rules.sizes(n, _is_engine_tensor, 'n')
     if not isinstance(n, list):
-        return T.tile(x, n, ndim=x.ndim)
+        # a shape tensor (K.shape(y)): one repeat count per axis of x
+        n = [n[i] for i in range(x.ndim)]
     reps = [1] * (x.ndim - len(n)) + n
     if len(reps) > x.ndim:
         extra = len(reps) - x.ndim
@@ -2205,23 +2215,41 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     ks = _check_kernel(kernel, n + 2, name)
     if _is_engine_tensor(output_shape):
         raise ValueError('%s: output_shape must be a tuple of ints (batch may be None)' % name)
-    output_shape = tuple(output_shape)
+    output_shape = shape_rules.sizes(output_shape, _is_engine_tensor, 'output_shape')
     if len(output_shape) != n + 2:
         raise ValueError('%s: output_shape must have %d entries, got %r'
                          % (name, n + 2, output_shape))
-    out_shape = tuple(None if d is None else int(d) for d in output_shape)
     if data_format == 'channels_first':
-        out_cl = (out_shape[0],) + out_shape[2:] + (out_shape[1],)
+        given = [output_shape[0]] + output_shape[2:] + [output_shape[1]]
     else:
-        out_cl = out_shape
+        given = list(output_shape)
+    x_cl = _to_channels_last(x, data_format)
+    in_s = int_shape(x_cl)
+    # Sizes given as tensors (Keras' Conv2DTranspose computes them from K.shape(x)):
+    # the transposed conv's length for x's static size, checked against the tensor
+    # when the function runs.
+    out_cl, run_checks = [given[0] if isinstance(given[0], int) else None], []
+    for i, d in enumerate(given[1:]):
+        if not _is_engine_tensor(d):
+            out_cl.append(d)
+            continue
+        if i == n:
+            static = ks[-2]
+        elif in_s[i + 1] is not None:
+            static = shape_rules.deconv_length(in_s[i + 1], ks[i], strides[i], padding,
+                                               dilation[i])
+        else:
+            static = None
+        out_cl.append(static)
+        if static is not None:
+            run_checks.append((T.eq(d, static), static))
+    out_cl = tuple(out_cl)
     if _bany(d is None for d in out_cl[1:]):
         raise ValueError('%s: output_shape spatial and channel sizes must be ints, got %r'
                          % (name, output_shape))
     if out_cl[-1] != ks[-2]:
         raise ValueError('%s: output_shape has %d channels, kernel (k..., out, in) has %d'
                          % (name, out_cl[-1], ks[-2]))
-    x_cl = _to_channels_last(x, data_format)
-    in_s = int_shape(x_cl)
     pads = []
     for i in range(n):
         if in_s[i + 1] is not None:
@@ -2236,6 +2264,9 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     z = T.zeros([batch] + list(out_cl[1:]), dtype=x.dtype)
     forward = _conv_core(z, _flip_kernel(kernel, n), strides, dilation, pads)
     out = T.grad(T.sum(forward * x_cl), z)
+    for condition, static in run_checks:
+        out = _engine.assert_true(out, condition, '%s: an output_shape size given as a tensor '
+                                  'differs from %d, the length for the input size' % (name, static))
     out = _with_shape(out, (in_s[0] if out_cl[0] is None else out_cl[0],) + out_cl[1:])
     return _from_channels_last(out, data_format)
 

@@ -9,9 +9,6 @@ from helpers import assert_values, randu
 def test_sparse_categorical_crossentropy_channels_first_targets(K):
     # keras/engine/test_training.py::test_model_with_crossentropy_losses_channels_first:
     # targets (batch, 1, rows, cols) against outputs (batch, classes, rows, cols), axis=1
-    if K.__name__.endswith('theano_backend'):
-        pytest.xfail('Theano adapter: targets with a unit class axis before the last '
-                     'are not supported yet (worked on separately)')
     out_v = randu(2, 4, 3, 3)
     out_v = out_v / out_v.sum(axis=1, keepdims=True)
     tgt_v = np.random.RandomState(0).randint(0, 4, (2, 1, 3, 3)).astype('float32')
@@ -49,9 +46,6 @@ def test_metric_result_under_control_dependencies_in_a_training_step(K):
 def test_update_with_a_value_of_free_size(K):
     # keras/utils/metrics_utils.py weighted_assign_add: a (thresholds,) accumulator
     # gets K.sum(label_and_pred, 1) whose size is free in the graph
-    if K.__name__.endswith('theano_backend'):
-        pytest.xfail("Theano adapter: a (1,) variable is broadcastable and refuses a "
-                     "vector update (worked on separately)")
     x = K.placeholder((None, None))
     acc = K.variable(np.zeros((1,)))
     f = K.function([x], [], updates=[K.update_add(acc, K.sum(x, 1))])

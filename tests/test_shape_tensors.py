@@ -6,13 +6,7 @@ import pytest
 
 import reference as R
 from helpers import assert_values, randn
-
-
-def theano_pending(K):
-    """The Theano adapter does not take these sizes as tensors yet (worked on
-    separately); its cases are expected failures until it does."""
-    if K.__name__.endswith('theano_backend'):
-        pytest.xfail('Theano adapter: sizes given as tensors here are not supported yet')
+from test_conv import kernel_for
 
 
 def run(K, inputs, outputs, values):
@@ -42,7 +36,6 @@ def test_reshape_keeping_batch_like_keras_reshape_layer(K):
 
 
 def test_reshape_to_a_shape_tensor(K):
-    theano_pending(K)
     z = K.placeholder((None, 6))
     r = K.reshape(z, K.shape(K.reshape(z, (-1, 3, 2))))
     zv = randn(4, 6)
@@ -50,7 +43,6 @@ def test_reshape_to_a_shape_tensor(K):
 
 
 def test_tile_by_batch_size(K):
-    theano_pending(K)
     v = randn(2, 3)
     e = K.variable(v)
     x = K.placeholder((None, 3))
@@ -63,7 +55,6 @@ def test_tile_by_batch_size(K):
 
 
 def test_tile_axis_longer_than_one_by_run_time_size(K):
-    theano_pending(K)
     x = K.placeholder((None, 3))
     xv = randn(4, 3)
     t = K.tile(x, [2, K.shape(x)[1]])
@@ -73,12 +64,11 @@ def test_tile_axis_longer_than_one_by_run_time_size(K):
 
 
 def test_conv2d_transpose_output_shape_from_shape_tensor(K):
-    theano_pending(K)
     # keras.layers.Conv2DTranspose: (K.shape(x)[0], f(K.shape(x)[1]), f(K.shape(x)[2]), filters)
     xv = randn(2, 3, 4, 2)
     kv = randn(3, 3, 5, 2, seed=1)        # (rows, cols, out, in)
     x = K.placeholder((None, 3, 4, 2))
-    k = K.variable(kv)
+    k = K.variable(kernel_for(K, kv))
     s = K.shape(x)
     y = K.conv2d_transpose(x, k, (s[0], s[1] * 2 + 1, s[2] * 2 + 1, 5), strides=(2, 2),
                            data_format='channels_last')
@@ -88,11 +78,10 @@ def test_conv2d_transpose_output_shape_from_shape_tensor(K):
 
 
 def test_conv3d_transpose_output_shape_from_shape_tensor(K):
-    theano_pending(K)
     xv = randn(2, 2, 3, 2, 2)
     kv = randn(2, 2, 2, 3, 2, seed=1)
     x = K.placeholder((None, 2, 3, 2, 2))
-    k = K.variable(kv)
+    k = K.variable(kernel_for(K, kv))
     s = K.shape(x)
     y = K.conv3d_transpose(x, k, (s[0], s[1] * 2, s[2] * 2, s[3] * 2, 3), strides=(2, 2, 2),
                            padding='same', data_format='channels_last')
@@ -128,7 +117,6 @@ def test_gather_gradient_from_a_vector(K):
 
 
 def test_repeat_by_sizes_known_at_run_time(K):
-    theano_pending(K)
     xv = randn(2, 3)
     x = K.placeholder((None, 3))
     by_batch = K.repeat(x, K.shape(x)[0])          # 2 for a batch of 2
@@ -141,7 +129,6 @@ def test_repeat_by_sizes_known_at_run_time(K):
 
 
 def test_random_binomial_rate_from_the_graph(K):
-    theano_pending(K)
     x = K.placeholder((None, 50))
     rate = K.max(x)
     draws = K.random_binomial(K.shape(x), p=rate, seed=2)
