@@ -1962,6 +1962,14 @@ def one_hot(indices, num_classes):
     graphs that differentiate through integer targets do not hit CNTK's one-hot backprop. 1.0/0.0
     in ``floatx()``."""
     indices = _to_tensor(indices)
+    if _is_engine_tensor(num_classes):
+        # a count tensor (K.shape(x)[i]): CNTK needs its value while building the graph
+        n = _resolve_sizes([num_classes], 'one_hot', 'num_classes')[0]
+        if not isinstance(n, int):
+            raise ValueError('one_hot: num_classes must be known while the graph is built on '
+                             'CNTK (a constant, or K.shape(x)[i] of a static axis); got %r'
+                             % (num_classes,))
+        num_classes = n
     return _one_hot(indices, int(num_classes))
 
 
@@ -3107,6 +3115,9 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     (read at run time); new values at each evaluation, the same seed giving the same sequence of
     draws."""
     static, like = _random_shape(shape, 'random_normal')
+    if _is_engine_tensor(mean) or _is_engine_tensor(stddev):
+        # parameters computed in the graph: a standard draw, shifted and scaled
+        return _to_tensor(mean) + _to_tensor(stddev) * random_normal(shape, 0., 1., dtype, seed)
     if static is None:
         return C.random.normal_like(_like_dtype(like, dtype), mean=mean, scale=stddev,
                                     seed=_op_seed(seed))
@@ -3118,6 +3129,10 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """``C.random.uniform``, or ``C.random.uniform_like`` for a shape tensor (read at run time);
     new values at each evaluation."""
     static, like = _random_shape(shape, 'random_uniform')
+    if _is_engine_tensor(minval) or _is_engine_tensor(maxval):
+        # bounds computed in the graph: a draw in [0, 1), scaled and shifted
+        lo = _to_tensor(minval)
+        return lo + (_to_tensor(maxval) - lo) * random_uniform(shape, 0., 1., dtype, seed)
     if static is None:
         return C.random.uniform_like(_like_dtype(like, dtype), low=minval, high=maxval,
                                      seed=_op_seed(seed))

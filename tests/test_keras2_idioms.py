@@ -126,14 +126,17 @@ def test_repeated_name_scopes_with_named_ops(K):
 def test_map_fn_closure_over_a_variable(K):
     v = np.arange(30, dtype='float32').reshape(10, 3)
     vx = K.variable(v)
-    out = K.map_fn(lambda i: K.sum(vx[i]), K.arange(10), dtype=K.floatx())
+    # Keras' backend_test writes vx[i]; K.gather is the same read on every engine
+    # (CNTK's own Variable.__getitem__ takes no tensor index)
+    out = K.map_fn(lambda i: K.sum(K.gather(vx, i)), K.arange(10), dtype=K.floatx())
     assert_values(K.eval(out), v.sum(axis=1))
 
 
 def test_foldl_closure_over_a_variable(K):
     v = np.arange(5, dtype='float32')
     vx = K.variable(v)
-    out = K.foldl(lambda acc, i: acc + vx[i] * 2., K.arange(5), initializer=K.constant(0.))
+    out = K.foldl(lambda acc, i: acc + K.gather(vx, i) * 2., K.arange(5),
+                  initializer=K.constant(0.))
     assert_values(K.eval(out), v.sum() * 2)
 
 
