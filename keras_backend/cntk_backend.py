@@ -1906,6 +1906,7 @@ def expand_dims(x, axis=-1):
     """``C.reshape`` inserting a unit axis."""
     x = _to_tensor(x)
     n = _nd(x)
+    axis = int(axis)
     a = axis + n + 1 if axis < 0 else axis
     if not 0 <= a <= n:
         raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, n))
@@ -1999,12 +2000,16 @@ def reverse(x, axes):
 def slice(x, start, size):
     """``C.slice``."""
     x = _to_tensor(x)
-    start, size = list(start), list(size)
+    start = _resolve_sizes(start, 'slice', 'start')
+    size = [-1 if d == -1 else d for d in _resolve_sizes(size, 'slice', 'size')]
     if len(start) != _nd(x) or len(size) != _nd(x):
         raise ValueError('slice: start and size need %d entries' % _nd(x))
     axes, begins, ends = [], [], []
     for a, (b, s) in enumerate(zip(start, size)):
-        b, s = int(b), int(s)
+        if not isinstance(b, int) or not isinstance(s, int):
+            raise ValueError('slice: on CNTK, start and size must be known while the graph is '
+                             'built (ints, or K.shape(x)[i] of static axes); got %r, %r'
+                             % (start, size))
         if s == -1:
             e = 0
         else:

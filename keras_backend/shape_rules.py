@@ -123,6 +123,8 @@ def normalize_axis(axis, ndim, name='axis'):
     Raises:
         ValueError: when ``axis`` is out of range for ``ndim`` dimensions.
     """
+    if is_static_size(axis) or isinstance(axis, np.integer):
+        axis = int(axis)      # a numpy integer is a Python int from here on (CNTK's C++ wants one)
     if ndim is None:
         return axis
     if not -ndim <= axis < ndim:

@@ -212,3 +212,12 @@ def test_random_draws_with_parameter_tensors(K):
     got_u, got_n = _run(K, [x], [u, n], [np.full((40, 50), 2., 'float32')])
     assert np.all((got_u >= 2.) & (got_u < 3.)) and got_u.std() > 0.1
     assert abs(got_n.mean() - 2.) < 0.01 and got_n.std() < 0.02
+
+
+def test_axes_as_numpy_integers(K):
+    x_value = np.arange(6, dtype='float32').reshape(2, 3)
+    x = K.variable(x_value)
+    assert_values(K.eval(K.expand_dims(x, np.int64(1))), x_value[:, None])
+    assert_values(K.eval(K.concatenate([x, x], axis=np.int64(-1))),
+                  np.concatenate([x_value, x_value], -1))
+    assert_values(K.eval(K.sum(x, axis=np.int32(1))), x_value.sum(1))
