@@ -1845,6 +1845,10 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     out_s[1] = int_shape(inputs)[1]
     if out_s[0] is None:
         out_s[0] = int_shape(inputs)[0]
+    # sizes the scan's shape inference loses are those of one step's output
+    step_s = int_shape(out)
+    if step_s is not None and len(step_s) == len(out_s) - 1:
+        out_s[2:] = [s if s is not None else t for s, t in zip(out_s[2:], step_s[1:])]
     outputs = _with_shape(outputs, out_s)
     last = _with_shape(last, [out_s[0]] + out_s[2:])
     for v in [last, outputs] + states:
