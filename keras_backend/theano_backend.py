@@ -217,17 +217,34 @@ def _is_engine_tensor(x):
 def _records_keras_shape(func):
     """Decorator: the engine tensor ``func`` returns gets ``_keras_shape``
     (its ``int_shape``), as Keras 2.3.1's Theano backend sets on the results
-    of its shape-changing ops."""
+    of its shape-changing ops, and ``_uses_learning_phase`` (True when a
+    tensor argument carries it): Keras' Network reads both on a tensor that
+    has ``_keras_shape`` (TimeDistributed feeds a reshaped input straight to
+    a wrapped model's ``call``)."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)
         if _is_engine_tensor(out) and not is_sparse(out):
             try:
                 out._keras_shape = int_shape(out)
+                if not hasattr(out, '_uses_learning_phase'):
+                    out._uses_learning_phase = _bany(
+                        getattr(a, '_uses_learning_phase', False) is True
+                        for a in _flat_args(args, kwargs))
             except (AttributeError, TypeError):
                 pass
         return out
     return wrapper
+
+
+def _flat_args(args, kwargs):
+    """The arguments, with those of list/tuple arguments one level down."""
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            for b in a:
+                yield b
+        else:
+            yield a
 
 
 def _with_shape(x, shape):
