@@ -217,34 +217,17 @@ def _is_engine_tensor(x):
 def _records_keras_shape(func):
     """Decorator: the engine tensor ``func`` returns gets ``_keras_shape``
     (its ``int_shape``), as Keras 2.3.1's Theano backend sets on the results
-    of its shape-changing ops, and ``_uses_learning_phase`` (True when a
-    tensor argument carries it): Keras' Network reads both on a tensor that
-    has ``_keras_shape`` (TimeDistributed feeds a reshaped input straight to
-    a wrapped model's ``call``)."""
+    of its shape-changing ops."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)
         if _is_engine_tensor(out) and not is_sparse(out):
             try:
                 out._keras_shape = int_shape(out)
-                if not hasattr(out, '_uses_learning_phase'):
-                    out._uses_learning_phase = _bany(
-                        getattr(a, '_uses_learning_phase', False) is True
-                        for a in _flat_args(args, kwargs))
             except (AttributeError, TypeError):
                 pass
         return out
     return wrapper
-
-
-def _flat_args(args, kwargs):
-    """The arguments, with those of list/tuple arguments one level down."""
-    for a in list(args) + list(kwargs.values()):
-        if isinstance(a, (list, tuple)):
-            for b in a:
-                yield b
-        else:
-            yield a
 
 
 def _with_shape(x, shape):
@@ -1175,8 +1158,13 @@ def reshape(x, shape):
             rest = int(np.prod([s for s in static if s != -1]))
             static[static.index(-1)] = total // rest if rest else 0
         static = [None if s == -1 else s for s in static]
-        return _with_shape(out, static)
-    return T.reshape(x, shape)
+        out = _with_shape(out, static)
+    else:
+        out = T.reshape(x, shape)
+    # as Keras 2.3.1's Theano backend: Keras' Network reads it beside
+    # _keras_shape (TimeDistributed calls a wrapped model on this result)
+    out._uses_learning_phase = getattr(x, '_uses_learning_phase', False)
+    return out
 
 
 @_records_keras_shape
