@@ -2038,8 +2038,11 @@ def dropout(x, level, noise_shape=None, seed=None):
         if len(noise_shape) != x.ndim:
             raise ValueError('dropout: noise_shape must have %d entries, got %r'
                              % (x.ndim, noise_shape))
-        shape_ = [x.shape[i] if d is None else int(d) for i, d in enumerate(noise_shape)]
-        bcast = [i for i, d in enumerate(noise_shape) if d == 1]
+        # Keras' Dropout fills its None entries with K.shape(x)[i] (scalar tensors)
+        shape_ = [x.shape[i] if d is None else d if _is_engine_tensor(d) else int(d)
+                  for i, d in enumerate(noise_shape)]
+        bcast = [i for i, d in enumerate(noise_shape)
+                 if not _is_engine_tensor(d) and d is not None and int(d) == 1]
     u = random_uniform(shape_, 0., 1., dtype=x.dtype, seed=seed)
     keep = T.cast(T.ge(u, _constant_like(u, level)), x.dtype)
     if bcast:
