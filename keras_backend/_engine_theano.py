@@ -380,10 +380,19 @@ def _node_shapes(node):
     return result
 
 
+# outputs of the nodes whose shapes are being inferred: an ``infer_shape``
+# may answer a dimension it cannot express by ``Shape_i`` of the node's own
+# output (Scan does, for an output whose inner shape depends on inner
+# variables); folding that must not ask for the same shape again
+_IN_PROGRESS = set()
+
+
 def static_shape(x):
     """Static shape of ``x`` (ints / None) from the engine's shape inference."""
     if _cached(x):
         return _merge(_get(x), x)
+    if id(x) in _IN_PROGRESS:
+        return _merge(_leaf_shape(x), x)
     stack = [(x, False)]
     while stack:
         v, expanded = stack.pop()
@@ -397,7 +406,13 @@ def static_shape(x):
             stack.append((v, True))
             stack.extend((i, False) for i in node.inputs if not _cached(i))
             continue
-        for o, shp in zip(node.outputs, _node_shapes(node)):
+        ids = set(id(o) for o in node.outputs) - _IN_PROGRESS
+        _IN_PROGRESS.update(ids)
+        try:
+            shapes = _node_shapes(node)
+        finally:
+            _IN_PROGRESS.difference_update(ids)
+        for o, shp in zip(node.outputs, shapes):
             if not _cached(o):
                 setattr(o.tag, _TAG, _merge(shp, o))
     return _merge(_get(x), x)

@@ -1164,12 +1164,18 @@ def reshape(x, shape):
             rest = int(np.prod([s for s in static if s != -1]))
             static[static.index(-1)] = total // rest if rest else 0
         static = [None if s == -1 else s for s in static]
-        return _with_shape(out, static)
-    length = int_shape(shape)
-    if length and length[0] is not None:
-        # a shape tensor of known length (K.shape(y)): Theano 1.0.5 needs the rank
-        return T.reshape(x, shape, ndim=length[0])
-    return T.reshape(x, shape)
+        out = _with_shape(out, static)
+    else:
+        length = int_shape(shape)
+        if length and length[0] is not None:
+            # a shape tensor of known length (K.shape(y)): Theano 1.0.5 needs the rank
+            out = T.reshape(x, shape, ndim=length[0])
+        else:
+            out = T.reshape(x, shape)
+    # as Keras 2.3.1's Theano backend: Keras' Network reads it beside
+    # _keras_shape (TimeDistributed calls a wrapped model on this result)
+    out._uses_learning_phase = getattr(x, '_uses_learning_phase', False)
+    return out
 
 
 @_records_keras_shape
@@ -1856,6 +1862,10 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     out_s[1] = int_shape(inputs)[1]
     if out_s[0] is None:
         out_s[0] = int_shape(inputs)[0]
+    # sizes the scan's shape inference loses are those of one step's output
+    step_s = int_shape(out)
+    if step_s is not None and len(step_s) == len(out_s) - 1:
+        out_s[2:] = [s if s is not None else t for s, t in zip(out_s[2:], step_s[1:])]
     outputs = _with_shape(outputs, out_s)
     last = _with_shape(last, [out_s[0]] + out_s[2:])
     for v in [last, outputs] + states:
@@ -2041,8 +2051,11 @@ def dropout(x, level, noise_shape=None, seed=None):
         if len(noise_shape) != x.ndim:
             raise ValueError('dropout: noise_shape must have %d entries, got %r'
                              % (x.ndim, noise_shape))
-        shape_ = [x.shape[i] if d is None else int(d) for i, d in enumerate(noise_shape)]
-        bcast = [i for i, d in enumerate(noise_shape) if d == 1]
+        # Keras' Dropout fills its None entries with K.shape(x)[i] (scalar tensors)
+        shape_ = [x.shape[i] if d is None else d if _is_engine_tensor(d) else int(d)
+                  for i, d in enumerate(noise_shape)]
+        bcast = [i for i, d in enumerate(noise_shape)
+                 if not _is_engine_tensor(d) and d is not None and int(d) == 1]
     u = random_uniform(shape_, 0., 1., dtype=x.dtype, seed=seed)
     keep = T.cast(T.ge(u, _constant_like(u, level)), x.dtype)
     if bcast:

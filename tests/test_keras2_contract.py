@@ -77,6 +77,25 @@ def test_uses_learning_phase_marks_phase_dependent_results(K):
     np.testing.assert_allclose(f([X, 0])[0], X * 3, atol=1e-6)
 
 
+def test_reshape_carries_learning_phase(K):
+    # Keras' Network reads _uses_learning_phase on every tensor that has
+    # _keras_shape: TimeDistributed calls a wrapped model on K.reshape's result
+    p = K.placeholder(shape=(None, 3, 2))
+    phased = K.in_train_phase(p * 2, p * 3)
+    outs = [K.reshape(p, (-1, 2)), K.reshape(phased, (-1, 2))]
+    for out, want in zip(outs, [False, True]):
+        if hasattr(out, '_keras_shape'):
+            assert out._uses_learning_phase is want
+    # ... but not on a plain op's result: TimeDistributed's step reads the
+    # attribute, when present, against a name it never binds (Keras 2.3.1)
+    w = K.variable(np.ones((2, 4), 'float32'))
+    assert not hasattr(K.dot(K.reshape(p, (-1, 2)), w), '_uses_learning_phase')
+    xs = randn(2, 3, 2, seed=43)
+    got = K.function([p, K.learning_phase()], outs)([xs, 1])
+    np.testing.assert_allclose(got[0], xs.reshape(-1, 2), atol=1e-6)
+    np.testing.assert_allclose(got[1], (xs * 2).reshape(-1, 2), atol=1e-6)
+
+
 def test_rnn_outputs_carry_learning_phase_of_step(K):
     seq = K.placeholder(shape=(None, 4, 3))
     init = K.placeholder(shape=(None, 3))

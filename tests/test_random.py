@@ -75,6 +75,16 @@ def test_dropout_noise_shape(K):
     assert 0.3 < np.mean(v[:, 0] == 0.) < 0.7
 
 
+def test_dropout_noise_shape_with_tensor_entry(K):
+    # Keras' Dropout layer fills a None entry of noise_shape with K.shape(x)[i]
+    p = K.placeholder(shape=(None, 30))
+    out = K.dropout(p, 0.5, noise_shape=[K.shape(p)[0], 1], seed=7)
+    v = K.function([p], [out])([np.ones((200, 30), np.float32)])[0]
+    assert v.shape == (200, 30)
+    assert np.all((v == 0.).all(axis=1) | (v == 2.).all(axis=1))
+    assert 0.3 < np.mean(v[:, 0] == 0.) < 0.7
+
+
 def test_dropout_level_out_of_range(K):
     x = K.variable(np.ones((3, 3), np.float32))
     for level in (1., 1.5, -0.1):

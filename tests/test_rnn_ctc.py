@@ -208,3 +208,24 @@ def test_ctc_label_dense_to_sparse(K):
                                                  dtype='int32'))
     np.testing.assert_array_equal(K.eval(K.to_dense(sp2)),
                                   R.ctc_label_dense_to_sparse(labels2, [1, 3, 0]))
+
+
+def test_rnn_gather_step_static_shape(K):
+    """A step gathering rows of a table by an int input (Keras' TimeDistributed
+    Embedding with a known batch size).  Theano's Scan answers the shape of
+    such an output by ``Shape_i`` of the scan output itself: asking for its
+    static shape recursed until the interpreter aborted."""
+    ids = rng(7).randint(5, size=(10, 3, 4)).astype('int32')
+    table = randn(5, 6, seed=8)
+    tk = K.constant(table)
+
+    def step(x_t, states):
+        return K.gather(tk, x_t), []
+    x = K.placeholder(shape=(10, 3, 4), dtype='int32')
+    last, outs, states = K.rnn(step, x, [])
+    assert K.int_shape(outs) == (10, 3, 4, 6)
+    assert K.int_shape(last) == (10, 4, 6)
+    got_last, got_outs = K.function([x], [last, outs])([ids])
+    np.testing.assert_allclose(got_outs, table[ids], atol=1e-6)
+    np.testing.assert_allclose(got_last, table[ids[:, -1]], atol=1e-6)
+    assert list(states) == []
