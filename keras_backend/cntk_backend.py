@@ -2709,11 +2709,13 @@ def tanh(x):
 
 
 def dropout(x, level, noise_shape=None, seed=None):
-    """A ``C.random.bernoulli_like`` keep mask, kept values scaled by ``1 / (1 - level)``."""
-    if level < 0. or level >= 1:
+    """A ``C.random.bernoulli_like`` keep mask, kept values scaled by ``1 / (1 - level)``; a
+    rate computed in the graph (a tensor ``level``) keeps where a uniform draw is >= it."""
+    rate_tensor = _is_engine_tensor(level)
+    if not rate_tensor and (level < 0. or level >= 1):
         raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
-    if level == 0:
+    if not rate_tensor and level == 0:
         return x
     like = x
     if noise_shape is not None:
@@ -2723,6 +2725,10 @@ def dropout(x, level, noise_shape=None, seed=None):
         axes = [i for i, d in enumerate(ns) if d == 1 and _static_shape(x)[i] != 1]
         if axes:
             like = C.reduce_mean(x, axis=axes if len(axes) > 1 else axes[0])
+    if rate_tensor:
+        level = _to_tensor(level)
+        keep = C.greater_equal(C.random.uniform_like(like, seed=_op_seed(seed)), level)
+        return x * keep / (_constant_like(x, 1.) - level)
     keep = C.random.bernoulli_like(like, mean=1. - level, seed=_op_seed(seed))
     return x * keep * _constant_like(x, 1. / (1. - level))
 

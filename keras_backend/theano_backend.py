@@ -2035,14 +2035,18 @@ def tanh(x):
 
 
 def dropout(x, level, noise_shape=None, seed=None):
-    """A seeded engine uniform draw (see ``random_uniform``) compared with ``level``;
-    always applied."""
-    if _is_engine_tensor(level) or not 0. <= float(level) < 1.:
+    """A seeded engine uniform draw (see ``random_uniform``) compared with ``level``
+    (a number, or a rate computed in the graph); always applied."""
+    rate_tensor = _is_engine_tensor(level)
+    if not rate_tensor and not 0. <= float(level) < 1.:
         raise ValueError('dropout: level must be a number in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
-    level = float(level)
-    if level == 0.:
-        return x
+    if rate_tensor:
+        level = T.cast(level, x.dtype)
+    else:
+        level = float(level)
+        if level == 0.:
+            return x
     if noise_shape is None:
         shape_ = x.shape
         bcast = []
@@ -2057,9 +2061,11 @@ def dropout(x, level, noise_shape=None, seed=None):
         bcast = [i for i, d in enumerate(noise_shape)
                  if not _is_engine_tensor(d) and d is not None and int(d) == 1]
     u = random_uniform(shape_, 0., 1., dtype=x.dtype, seed=seed)
-    keep = T.cast(T.ge(u, _constant_like(u, level)), x.dtype)
+    keep = T.cast(T.ge(u, level if rate_tensor else _constant_like(u, level)), x.dtype)
     if bcast:
         keep = _engine.broadcastable_axes(keep, bcast)
+    if rate_tensor:
+        return x * keep / (_constant_like(x, 1.) - level)
     return x * keep * _constant_like(x, 1. / (1. - level))
 
 

@@ -221,3 +221,12 @@ def test_axes_as_numpy_integers(K):
     assert_values(K.eval(K.concatenate([x, x], axis=np.int64(-1))),
                   np.concatenate([x_value, x_value], -1))
     assert_values(K.eval(K.sum(x, axis=np.int32(1))), x_value.sum(1))
+
+
+def test_dropout_with_a_rate_tensor(K):
+    x = K.placeholder((None, 200))
+    out = K.dropout(x, K.max(x) * 0.25, seed=3)       # rate 0.25 for a batch of ones
+    got, = _run(K, [x], [out], [np.ones((50, 200), 'float32')])
+    kept = got != 0
+    assert abs(kept.mean() - 0.75) < 0.02
+    assert_values(got[kept], np.full(kept.sum(), 1. / 0.75, 'float32'))
