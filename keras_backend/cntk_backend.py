@@ -291,30 +291,15 @@ def _resolve_sizes(sizes, name, arg):
         flat = C.reshape(sizes, (len(vals),)) if _nd(sizes) != 1 else sizes
         return [_RunTime(C.slice(flat, 0, j, j + 1)) if d is _RUNTIME else d
                 for j, d in enumerate(vals)]
-    if isinstance(sizes, (int, np.integer)):
-        sizes = [sizes]
-    try:
-        items = list(sizes)
-    except TypeError:
-        raise TypeError('%s: %s must be a tuple or list of sizes, got %r' % (name, arg, sizes))
     out = []
-    for j, d in enumerate(items):
-        if d is None:
-            out.append(None)
-        elif _is_engine_tensor(d):
+    for j, d in enumerate(shape_rules.sizes(sizes, _is_engine_tensor, '%s: %s' % (name, arg))):
+        if _is_engine_tensor(d):
             vals = _size_values(d)
             if vals is None or len(vals) != 1:
                 raise ValueError('%s: %s[%d] must be a scalar or one-element tensor, got '
                                  'shape %r' % (name, arg, j, _static_shape(d)))
-            out.append(_RunTime(d) if vals[0] is _RUNTIME else vals[0])
-        else:
-            a = np.asarray(d)
-            if a.size != 1 or not (np.issubdtype(a.dtype, np.integer) or
-                                   (np.issubdtype(a.dtype, np.floating) and
-                                    float(a.reshape(-1)[0]).is_integer())):
-                raise TypeError('%s: %s[%d] must be an integer or a scalar tensor, got %r'
-                                % (name, arg, j, d))
-            out.append(int(a.reshape(-1)[0]))
+            d = _RunTime(d) if vals[0] is _RUNTIME else vals[0]
+        out.append(d)
     return out
 
 
