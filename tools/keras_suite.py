@@ -92,7 +92,7 @@ def fetch(dest):
     tmp = tempfile.mkdtemp()
     try:
         subprocess.check_call([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
-                               '--no-binary=:all:', '--no-build-isolation', '-d', tmp,
+                               '--no-binary=:all:', '-d', tmp,
                                'keras==2.3.1'])
         archive = glob.glob(os.path.join(tmp, 'Keras-2.3.1.tar.gz'))[0]
         os.makedirs(dest, exist_ok=True)
