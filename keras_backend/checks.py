@@ -23,6 +23,8 @@ import numbers
 
 import numpy as np
 
+from . import shape_rules
+
 DATA_FORMATS = ('channels_first', 'channels_last')
 PADDINGS = ('valid', 'same')
 
@@ -35,9 +37,7 @@ _NO_SHAPE = object()
 
 def _is_int(v):
     """A Python or numpy integer, or a 0-d numpy integer array (Keras passes all three)."""
-    if isinstance(v, np.ndarray):
-        return v.ndim == 0 and v.dtype.kind in 'iu'
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+    return shape_rules.is_static_size(v)
 
 
 def _is_number(v):

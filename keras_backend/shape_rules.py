@@ -123,7 +123,7 @@ def normalize_axis(axis, ndim, name='axis'):
     Raises:
         ValueError: when ``axis`` is out of range for ``ndim`` dimensions.
     """
-    if is_static_size(axis) or isinstance(axis, np.integer):
+    if is_static_size(axis):
         axis = int(axis)      # a numpy integer is a Python int from here on (CNTK's C++ wants one)
     if ndim is None:
         return axis

@@ -1194,8 +1194,6 @@ def shape(x):
 
 def int_shape(x):
     """Reads the static ``tf.TensorShape``."""
-    if isinstance(x, np.ndarray):
-        return x.shape
     if hasattr(x, '_keras_shape'):
         return x._keras_shape
     return _engine_int_shape(x)
