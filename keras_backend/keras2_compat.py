@@ -10,8 +10,8 @@ Two things Keras 2.3.1 (2019) relies on have gone since:
 * NumPy 2 removed aliases that Keras 2.3.1 still reads: ``np.string_``
   (its HDF5 saving, ``keras.utils.io_utils``), ``np.unicode_``
   (``keras_preprocessing.sequence``), ``np.Inf`` (``keras.callbacks``), and
-  NumPy 1.24 ``np.int`` (its numpy reference backend, which its backend tests
-  compare with).
+  NumPy 1.24 ``np.int`` and ``np.float`` (its numpy reference backend, which its
+  backend tests compare with, and its tests), and ``np.alltrue`` (its tests).
 * h5py 3 reads string attributes back as ``str`` where h5py 2 gave ``bytes``;
   Keras 2.3.1's weight loading calls ``.decode('utf8')`` on them
   (``keras_version``, ``backend``, ``layer_names``, ``weight_names``), so
@@ -19,7 +19,8 @@ Two things Keras 2.3.1 (2019) relies on have gone since:
 
 :func:`install` adds each missing ``collections`` alias back, pointing at the
 very same ``collections.abc`` class, and each missing NumPy alias, pointing at
-what it named (``np.bytes_``, ``np.str_``, ``np.inf``, ``int``); nothing that
+what it named (``np.bytes_``, ``np.str_``, ``np.inf``, ``int``, ``float``,
+``np.all``); nothing that
 exists is replaced. With
 h5py 3, makes string attributes come back as :class:`DecodableStr`: a ``str``
 in every way that also answers ``.decode()`` with itself, so code written for
@@ -34,6 +35,7 @@ before ``import keras``::
 
 On Python < 3.10 with NumPy 1.19 and h5py 2 it does nothing.
 """
+import builtins
 import collections
 import collections.abc
 import sys
@@ -45,9 +47,10 @@ ABC_ALIASES = ('Awaitable', 'Coroutine', 'AsyncIterable', 'AsyncIterator', 'Asyn
                'MutableMapping', 'MappingView', 'KeysView', 'ItemsView', 'ValuesView',
                'Sequence', 'MutableSequence', 'ByteString')
 
-#: NumPy aliases removed by NumPy 2 (1.24 for ``int``) that Keras 2.3.1 reads,
-#: with what each named
-NUMPY_ALIASES = (('string_', 'bytes_'), ('unicode_', 'str_'), ('Inf', 'inf'), ('int', None))
+#: NumPy aliases removed by NumPy 2 (1.24 for ``int`` and ``float``) that Keras 2.3.1 and
+#: its test suite read, with the numpy name each meant (None: the Python builtin of that name)
+NUMPY_ALIASES = (('string_', 'bytes_'), ('unicode_', 'str_'), ('Inf', 'inf'), ('int', None),
+                 ('float', None), ('alltrue', 'all'))
 
 
 def _install_numpy_aliases():
@@ -56,7 +59,7 @@ def _install_numpy_aliases():
     added = []
     for name, target in NUMPY_ALIASES:
         if name not in np.__dict__:
-            setattr(np, name, int if target is None else getattr(np, target))
+            setattr(np, name, getattr(builtins, name) if target is None else getattr(np, target))
             added.append('numpy.' + name)
     return added
 

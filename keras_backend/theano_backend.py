@@ -642,11 +642,14 @@ def dtype(x):
 
 
 def eval(x):
-    """Compiles one engine function per tensor, cached until ``clear_session``."""
+    """Compiles one engine function per tensor, cached until ``clear_session``; a sparse
+    tensor comes back dense, as from Keras' Theano backend (``to_dense(x).eval()``)."""
     if not _is_engine_tensor(x):
         return np.asarray(x)
     if isinstance(x, _engine.SharedVariable):
-        return np.array(x.get_value())
+        value = x.get_value()
+        # a sparse variable comes back dense, as Keras' Theano backend's eval (to_dense) gave
+        return value.toarray() if hasattr(value, 'toarray') else np.array(value)
     if isinstance(x, _engine.Constant):
         return np.array(x.data)
     fn = _EVAL_CACHE.get(x)
@@ -666,7 +669,7 @@ def eval(x):
     except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
         raise checks.engine_error('eval', e) from e
     if hasattr(out, 'toarray'):
-        return out
+        return out.toarray()
     return np.asarray(out)
 
 

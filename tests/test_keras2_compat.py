@@ -42,5 +42,6 @@ def test_h5py_string_attributes_decode_as_keras_reads_them(tmp_path):
 def test_numpy_aliases_keras_reads():
     keras2_compat.install()
     assert np.string_ is np.bytes_ and np.unicode_ is np.str_ and np.Inf == np.inf
-    assert np.int is int
+    assert np.int is int and np.float is float
+    assert np.alltrue([[1, 1], [1, 1]]) and not np.alltrue(np.array([1, 0]))
     assert np.float32 is np.dtype('float32').type   # what existed is untouched

@@ -176,6 +176,21 @@ def test_variable_from_a_scipy_sparse_matrix(K):
     assert_values(K.eval(K.to_dense(v)) if K.is_sparse(v) else K.eval(v), x.toarray())
 
 
+def test_eval_of_a_sparse_tensor_is_dense(K):
+    """Keras 2.3.1's ``eval`` is ``to_dense(x).eval()`` (Theano) and densifies on TF too;
+    its backend_test compares ``K.eval`` of a sparse concatenation with a dense array."""
+    sparse = pytest.importorskip('scipy.sparse')
+    a = sparse.csr_matrix((np.array([1., 7., 2., 3.], 'float32'),
+                           (np.array([0, 2, 2, 3]), np.array([4, 3, 2, 3]))), shape=(4, 5))
+    b = sparse.csr_matrix((np.array([5., 6.], 'float32'),
+                           (np.array([1, 3]), np.array([0, 4]))), shape=(4, 5))
+    for got, want in ((K.eval(K.variable(a)), a.toarray()),
+                      (K.eval(K.concatenate([K.variable(a), K.variable(b)])),
+                       np.concatenate([a.toarray(), b.toarray()], axis=-1))):
+        assert isinstance(got, np.ndarray)
+        assert_values(got, want)
+
+
 def test_rnn_on_concrete_inputs_with_a_step_over_a_variable(K):
     """Keras layers called on ``K.constant`` inputs: the step reads the layer's weights."""
     x = np.random.RandomState(0).rand(2, 4, 3).astype('float32')

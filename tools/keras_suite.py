@@ -127,6 +127,8 @@ def run(args, pytest_args):
     known = read_known(KNOWN, args.config)
     files = []
     for rel in suite_files(args.tests, args.part):
+        if args.file and rel not in args.file:
+            continue
         if rel in known:
             print('keras_suite: KNOWN DIFFERENCE, not run: %s (%s)' % (rel, known[rel]))
         else:
@@ -158,6 +160,9 @@ def main(argv=None):
     p_run = sub.add_parser('run')
     p_run.add_argument('--tests', required=True, help='folder holding Keras\' tests/')
     p_run.add_argument('--python', default=sys.executable)
+    p_run.add_argument('--file', action='append', default=[],
+                       help='run only this file of the part (repeatable), e.g. '
+                            'tests/keras/backend/backend_test.py')
     p_run.add_argument('--backend', required=True)
     p_run.add_argument('--config', required=True,
                        help='configuration name in the known-differences file')
