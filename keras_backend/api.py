@@ -192,7 +192,7 @@ def documented(fn, name, engine=None):
 
 #: engine (the adapters' ``ENGINE``) -> the name shown to users
 ENGINE_TITLES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'pytensor': 'PyTensor',
-                  'cntk': 'CNTK'}
+                  'cntk': 'CNTK', 'jax': 'JAX'}
 
 
 def install(namespace, engine):

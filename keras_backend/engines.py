@@ -8,7 +8,7 @@ the install command that works for the running interpreter.
 import sys
 
 #: the engine names, and the import paths of our own adapters that mean them
-BUILTIN_BACKEND_NAMES = ('tensorflow', 'theano', 'cntk')
+BUILTIN_BACKEND_NAMES = ('tensorflow', 'theano', 'cntk', 'jax')
 
 
 def canonical_backend(name):

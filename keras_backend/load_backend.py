@@ -29,6 +29,7 @@ BUILTIN_BACKENDS = {
     'tensorflow': ('keras_backend.tensorflow_backend', 'TensorFlow'),
     'theano': ('keras_backend.theano_backend', 'Theano'),
     'cntk': ('keras_backend.cntk_backend', 'CNTK'),
+    'jax': ('keras_backend.jax_backend', 'JAX'),
 }
 
 

@@ -28,7 +28,7 @@ def _compile_test_graphs_without_gxx_optimisation():
 
 _compile_test_graphs_without_gxx_optimisation()
 
-ALL_BACKENDS = ('tensorflow', 'theano', 'cntk')
+ALL_BACKENDS = ('tensorflow', 'theano', 'cntk', 'jax')
 
 
 def requested_backends():
