@@ -35,6 +35,9 @@ setup(
         ],
         # CNTK 2.7 ships wheels for CPython 3.5/3.6 only (see README).
         'cntk': ['cntk==2.7.post2; python_version<"3.7"'],
+        # JAX's CPU wheel (Python 3.11+); for a GPU, install JAX's CUDA wheel instead
+        # (pip install "jax[cuda12]"), see README.
+        'jax': ['jax>=0.4.30; python_version>="3.11"'],
         'test': ['pytest>=7', 'hypothesis'],
         # Keras 2.3.1 as a client of keras_backend (tests/test_keras2_client.py).
         # Before Python 3.8 Keras itself installs here; on later Pythons only its

@@ -27,7 +27,7 @@ Returns:
     Theano adapter) or ``'cntk'``.
 
 Example:
-    >>> K.backend() in ('tensorflow', 'theano', 'cntk')
+    >>> K.backend() in ('tensorflow', 'theano', 'cntk', 'jax')
     True
 """
 

@@ -108,9 +108,6 @@ class Tensor(object):
         self.pvals = pvals
         self.id = next(_IDS)
         self.name = name or 'tensor_%d' % self.id
-        # nodes evaluated in a child context (a gradient, a loop body) when they
-        # depend on that context's own inputs: filled by _dependents
-        self._uses_learning_phase = False
 
     # static facts -----------------------------------------------------
     @property
@@ -311,8 +308,9 @@ def _apply(fn, *args, **kwargs):
 def _node(fn, leaves, treedef, name=None, cls=Tensor):
     avals, pvals = _infer(fn, leaves, treedef)
     t = cls(fn, leaves, treedef, avals, pvals, name=name)
-    t._uses_learning_phase = _builtin_any(getattr(v, '_uses_learning_phase', False)
-                                          for v in leaves if isinstance(v, Tensor))
+    if _builtin_any(getattr(v, '_uses_learning_phase', False)
+                    for v in leaves if isinstance(v, Tensor)):
+        t._uses_learning_phase = True
     return t
 
 
@@ -353,9 +351,60 @@ def _infer(fn, leaves, treedef):
             for i, a in zip(abstract, abstract_vals):
                 v[i] = a
             return fn(*jax.tree_util.tree_unflatten(treedef, v))
-        out = jax.eval_shape(g, *[leaves[i].avals[p] for i in abstract])
+        specs = [leaves[i].avals[p] for i in abstract]
+        try:
+            out = jax.eval_shape(g, *specs)
+        except Exception as first:
+            out = _infer_broadcasting_unknowns(g, [leaves[i] for i in abstract], p, first)
         avals.append(out)
     return tuple(avals), (tuple(pvals) if len(pvals) == 2 else None)
+
+
+def _collapsed(t, p):
+    """``t``'s aval at probe ``p`` with its unknown sizes set to 1."""
+    a, b = t.avals
+    shape = tuple(1 if x != y else x for x, y in zip(a.shape, b.shape))
+    return jax.ShapeDtypeStruct(shape, t.avals[p].dtype)
+
+
+def _infer_broadcasting_unknowns(g, tensors, p, error):
+    """An op refused at the probe sizes because an unknown size meets a known one
+    (``(None, 4) * (3, 4)``): as TensorFlow's shape inference, the unknown size is taken
+    to broadcast. Tries each input's unknown sizes as 1, then all of them."""
+    unknown = [i for i, t in enumerate(tensors) if t.avals[0].shape != t.avals[1].shape]
+    candidates = []
+    for align in ('left', 'right'):
+        candidates.append([_filled(t, tensors, p, align) for t in tensors])
+    for which in [[i] for i in unknown] + ([unknown] if len(unknown) > 1 else []):
+        candidates.append([_collapsed(t, p) if i in which else t.avals[p]
+                           for i, t in enumerate(tensors)])
+    for specs in candidates:
+        try:
+            return jax.eval_shape(g, *specs)
+        except Exception:
+            continue
+    raise error
+
+
+def _filled(t, tensors, p, align):
+    """``t``'s aval at probe ``p``, each unknown size taken from another input's known size
+    at the same axis (counted from the ``align`` end): an unknown size meeting a known one
+    in a batched product or a mapped axis must equal it."""
+    a, b = t.avals
+    shape = list(a.shape if p == 0 else b.shape)
+    n = len(shape)
+    for i in range(n):
+        if a.shape[i] == b.shape[i]:
+            continue
+        for o in tensors:
+            if o is t:
+                continue
+            m = len(o.avals[0].shape)
+            j = i if align == 'left' else m - n + i
+            if 0 <= j < m and o.avals[0].shape[j] == o.avals[1].shape[j]:
+                shape[i] = o.avals[0].shape[j]
+                break
+    return jax.ShapeDtypeStruct(tuple(shape), t.avals[p].dtype)
 
 
 class _Multi(Tensor):
@@ -395,8 +444,9 @@ def _apply_multi(fn, n, *args):
 def _multi_node(fn, leaves, treedef, avals):
     """A :class:`_Multi` whose probe shapes ``avals`` are given (a tuple per probe)."""
     node = _Multi(fn, leaves, treedef, avals)
-    node._uses_learning_phase = _builtin_any(getattr(v, '_uses_learning_phase', False)
-                                             for v in leaves if isinstance(v, Tensor))
+    if _builtin_any(getattr(v, '_uses_learning_phase', False)
+                    for v in leaves if isinstance(v, Tensor)):
+        node._uses_learning_phase = True
     return node
 
 
@@ -499,9 +549,6 @@ def _walk(roots):
         for v in n.leaves:
             if isinstance(v, Tensor) and v.id not in seen:
                 stack.append((v, False))
-        for v in getattr(n, 'hidden', ()):
-            if isinstance(v, Tensor) and v.id not in seen:
-                stack.append((v, False))
     return order
 
 
@@ -511,7 +558,7 @@ def _dependents(roots, sources):
     dep = set()
     for n in _walk(roots):
         if n.id in src or _builtin_any(isinstance(v, Tensor) and v.id in dep
-                                       for v in list(n.leaves) + list(getattr(n, 'hidden', ()))):
+                                       for v in n.leaves):
             dep.add(n.id)
     return dep
 

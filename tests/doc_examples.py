@@ -114,7 +114,7 @@ def run_examples(K, name, doc):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--engine', required=True, choices=('tensorflow', 'theano', 'cntk'))
+    parser.add_argument('--engine', required=True, choices=('tensorflow', 'theano', 'cntk', 'jax'))
     parser.add_argument('--docs-file', help='a file defining DOCS (default: keras_backend._api_docs)')
     parser.add_argument('names', nargs='*', help='API names (default: all documented)')
     args = parser.parse_args(argv)

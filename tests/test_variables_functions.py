@@ -438,7 +438,7 @@ def test_manual_variable_initialization(K):
 
 
 def test_backend_name(K):
-    assert K.backend() in ('tensorflow', 'theano', 'cntk')
+    assert K.backend() in ('tensorflow', 'theano', 'cntk', 'jax')
     assert K.__name__.endswith(K.backend() + '_backend')
 
 
