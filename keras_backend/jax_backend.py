@@ -77,10 +77,6 @@ _IDS = itertools.count(1)
 _ONE = jax.tree_util.tree_structure((0,))
 
 
-def backend():
-    return 'jax'
-
-
 # ---------------------------------------------------------------------------
 # The graph
 # ---------------------------------------------------------------------------
@@ -641,6 +637,69 @@ def _floatx_like(x):
 
 
 # ---------------------------------------------------------------------------
+# Random keys
+# ---------------------------------------------------------------------------
+
+class _KeyVariable(Variable):
+    """A random key held as a variable; every ``function`` that draws from it splits it
+    on each call."""
+
+
+_GLOBAL_KEY = []
+_SEEDED_KEYS = {}
+
+
+def _global_key():
+    if not _GLOBAL_KEY:
+        seed = int(np.random.randint(0, 2 ** 31 - 1))
+        _GLOBAL_KEY.append(_KeyVariable(jax.random.PRNGKey(seed), name='rng_key'))
+    return _GLOBAL_KEY[0]
+
+
+def _key_variable(seed):
+    """The key variable for ``seed`` (None: the shared unseeded key); a seed gives a key of
+    its own for each op made with it, so that the op's draws repeat run after run."""
+    if seed is None:
+        return _global_key()
+    seed = int(np.asarray(seed))
+    return _KeyVariable(jax.random.PRNGKey(seed), name='rng_key_seed_%d' % seed)
+
+
+def _seed_key(seed):
+    if seed is None:
+        seed = np.random.randint(0, 2 ** 31 - 1)
+    return jax.random.PRNGKey(int(np.asarray(seed)))
+
+
+def _next_key(key):
+    return jax.random.split(key)[0]
+
+
+def _draw_key(key, rid):
+    return jax.random.fold_in(jax.random.split(key)[1], rid)
+
+
+def _random(draw, seed, *args):
+    """A random node: ``draw(key, *args)`` with a key from ``seed``'s key variable."""
+    rid = next(_IDS)
+    keyvar = _key_variable(seed)
+
+    def op(key, *a):
+        return draw(_draw_key(key, rid), *a)
+    leaves, treedef = _flatten((keyvar,) + args)
+    return _node(op, leaves, treedef)
+
+
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
+
+def backend():
+    """The engine's name, 'jax'."""
+    return 'jax'
+
+
+# ---------------------------------------------------------------------------
 # Session and learning phase
 # ---------------------------------------------------------------------------
 
@@ -1024,295 +1083,6 @@ def moving_average_update(x, value, momentum):
     """``x <- x * momentum + value * (1 - momentum)``."""
     value = _to_tensor(value)
     return _make_update(x, x * momentum + value * (1. - momentum))
-
-
-# ---------------------------------------------------------------------------
-# Random keys
-# ---------------------------------------------------------------------------
-
-class _KeyVariable(Variable):
-    """A random key held as a variable; every ``function`` that draws from it splits it
-    on each call."""
-
-
-_GLOBAL_KEY = []
-_SEEDED_KEYS = {}
-
-
-def _global_key():
-    if not _GLOBAL_KEY:
-        seed = int(np.random.randint(0, 2 ** 31 - 1))
-        _GLOBAL_KEY.append(_KeyVariable(jax.random.PRNGKey(seed), name='rng_key'))
-    return _GLOBAL_KEY[0]
-
-
-def _key_variable(seed):
-    """The key variable for ``seed`` (None: the shared unseeded key); a seed gives a key of
-    its own for each op made with it, so that the op's draws repeat run after run."""
-    if seed is None:
-        return _global_key()
-    seed = int(np.asarray(seed))
-    return _KeyVariable(jax.random.PRNGKey(seed), name='rng_key_seed_%d' % seed)
-
-
-def _seed_key(seed):
-    if seed is None:
-        seed = np.random.randint(0, 2 ** 31 - 1)
-    return jax.random.PRNGKey(int(np.asarray(seed)))
-
-
-def _next_key(key):
-    return jax.random.split(key)[0]
-
-
-def _draw_key(key, rid):
-    return jax.random.fold_in(jax.random.split(key)[1], rid)
-
-
-def _random(draw, seed, *args):
-    """A random node: ``draw(key, *args)`` with a key from ``seed``'s key variable."""
-    rid = next(_IDS)
-    keyvar = _key_variable(seed)
-
-    def op(key, *a):
-        return draw(_draw_key(key, rid), *a)
-    leaves, treedef = _flatten((keyvar,) + args)
-    return _node(op, leaves, treedef)
-
-
-# ---------------------------------------------------------------------------
-# Functions
-# ---------------------------------------------------------------------------
-
-class Function(object):
-    """A compiled function of the graph: one ``jax.jit`` program per input signature
-    and learning phase, the updated variables' buffers donated.
-
-    Example:
-        >>> f = K.function([x], [x * 2])
-        >>> f([np.ones((2, 3), 'float32')])[0].shape
-        (2, 3)
-    """
-
-    def __init__(self, inputs, outputs, updates=None, name=None, **kwargs):
-        if not isinstance(inputs, (list, tuple)):
-            raise ValueError('function: inputs must be a list or tuple of tensors')
-        self.inputs = list(inputs)
-        self._single = not isinstance(outputs, (list, tuple))
-        self.outputs = [outputs] if self._single else list(outputs)
-        self.name = name
-        self.api_name = 'function'
-        self._feed_specs = None
-        pairs = []
-        for u in _flat_updates(updates):
-            if isinstance(u, _Update):
-                pairs.append(u)
-            elif isinstance(u, (list, tuple)) and len(u) == 2:
-                pairs.append(_make_update(u[0], u[1]))
-            else:
-                raise ValueError('function: each update must be a (variable, new_value) '
-                                 'pair, got %r' % (u,))
-        # later updates of the same variable win
-        by_var = {}
-        for p in pairs:
-            by_var[p.variable.id] = p
-        self.updates = list(by_var.values())
-        roots = [o for o in self.outputs if isinstance(o, Tensor)] + \
-            [p.new_value for p in self.updates if isinstance(p.new_value, Tensor)]
-        nodes = _walk(roots)
-        variables = [n for n in nodes if n._is_variable]
-        updated = set(p.variable.id for p in self.updates)
-        keys = [v for v in variables if isinstance(v, _KeyVariable) and v.id not in updated]
-        self._updated = [p.variable for p in self.updates] + keys
-        self._update_values = [p.new_value for p in self.updates]
-        self._n_keys = len(keys)
-        upd_ids = set(v.id for v in self._updated)
-        self._read = [v for v in variables if v.id not in upd_ids]
-        self._lp_fed = _LEARNING_PHASE in [i for i in self.inputs if isinstance(i, Tensor)]
-        self._lp_index = None
-        for i, t in enumerate(self.inputs):
-            if t is _LEARNING_PHASE:
-                self._lp_index = i
-        self._fed = [t for t in self.inputs if t is not _LEARNING_PHASE]
-        self._jitted = jax.jit(self._pure, static_argnums=(3,), donate_argnums=(0,))
-
-    def _pure(self, updated_vals, read_vals, fed_vals, phase):
-        variables = dict(zip(self._updated, updated_vals))
-        variables.update(zip(self._read, read_vals))
-        feeds = dict(zip(self._fed, fed_vals))
-        ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
-        outs = [ctx.value(o) for o in self.outputs]
-        news = [ctx.value(v) for v in self._update_values]
-        news = [jnp.asarray(n, dtype=v.avals[0].dtype).reshape(v.avals[0].shape)
-                if tuple(np.shape(n)) != tuple(v.avals[0].shape) and
-                np.size(n) == _math.prod(v.avals[0].shape) else
-                jnp.asarray(n, dtype=v.avals[0].dtype)
-                for n, v in zip(news, self._updated)]
-        news += [_next_key(variables[k]) for k in self._updated[len(news):]]
-        return outs, news
-
-    def __call__(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[i] for i in self.inputs]
-        if self._feed_specs is None:
-            import sys
-            self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
-        checks.check_feeds(self._feed_specs, inputs)
-        phase = None
-        fed = []
-        for i, (t, v) in enumerate(zip(self.inputs, inputs)):
-            if i == self._lp_index:
-                phase = int(np.asarray(v))
-                continue
-            fed.append(_feed_value(t, v))
-        fixed = common._fixed_learning_phase()
-        if phase is None and fixed is not None:
-            phase = fixed
-        try:
-            outs, news = self._jitted([v._value for v in self._updated],
-                                      [v._value for v in self._read], fed, phase)
-        except (TypeError, ValueError) as e:
-            if isinstance(e, ValueError) and 'placeholder' in str(e):
-                raise
-            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
-        for v, n in zip(self._updated, news):
-            v._value = n
-            if v.constraint is not None and not isinstance(v, _KeyVariable):
-                pass
-        outs = [np.asarray(o) for o in outs]
-        return outs[0] if self._single else outs
-
-
-def _flat_updates(updates):
-    if not updates:
-        return []
-    if isinstance(updates, dict):
-        return list(updates.items())
-    out = []
-    for u in updates:
-        if isinstance(u, list) and u and isinstance(u[0], (list, tuple, _Update)):
-            out.extend(_flat_updates(u))
-        else:
-            out.append(u)
-    return out
-
-
-def _feed_value(t, v):
-    if hasattr(v, 'toarray'):
-        v = v.toarray()
-    dt = t.dtype if isinstance(t, Tensor) else None
-    return jnp.asarray(np.asarray(v, dtype=dt))
-
-
-def function(inputs, outputs, updates=None, **kwargs):
-    """One ``jax.jit`` program per input signature (see the module's design); ``name``
-    is kept, other keywords are refused."""
-    name = kwargs.pop('name', None)
-    if kwargs:
-        raise ValueError('function: invalid keyword argument(s) %s; accepted: name'
-                         % ', '.join(sorted(kwargs)))
-    return Function(inputs, outputs, updates=updates, name=name)
-
-
-def gradients(loss, variables):
-    """``jax.vjp`` of the graph between ``loss`` (summed when not a scalar) and
-    ``variables`` (any tensors); a tensor the loss does not depend on gets zeros."""
-    many = isinstance(variables, (list, tuple))
-    wrt = list(variables) if many else [variables]
-    loss = _to_tensor(loss)
-    wrt = [_to_tensor(w) for w in wrt]
-    sym = [w for w in wrt if isinstance(w, Tensor)]
-    if not isinstance(loss, Tensor) or not sym:
-        return [zeros_like(w) for w in wrt]
-    local = _dependents([loss], sym)
-    for w in sym:
-        local.discard(w.id)
-
-    @_context_op
-    def op(ctx, loss_leaf, *wrt_vals):
-        def f(*vals):
-            child = ctx.child(local, dict((w.id, v) for w, v in zip(sym, vals)))
-            return jnp.sum(child.value(loss))
-        out, pullback = jax.vjp(f, *wrt_vals)
-        return tuple(pullback(jnp.ones_like(out)))
-
-    # the loss is a leaf so that graph walks see it; the op evaluates it itself
-    leaves, treedef = _flatten((loss,) + tuple(sym))
-    avals = tuple(tuple(jax.ShapeDtypeStruct(w.avals[p].shape, w.avals[p].dtype) for w in sym)
-                  for p in range(2))
-    node = _multi_node(op, leaves, treedef, avals)
-    grads = _outputs(node, len(sym))
-    it = iter(grads)
-    return [next(it) if isinstance(w, Tensor) else jnp.zeros_like(w) for w in wrt]
-
-
-def stop_gradient(variables):
-    """``lax.stop_gradient``."""
-    many = isinstance(variables, (list, tuple))
-    cut = [_apply(lax.stop_gradient, _to_tensor(v)) for v in (variables if many else [variables])]
-    return type(variables)(cut) if many else cut[0]
-
-
-@contextlib.contextmanager
-def control_dependencies(control_inputs):
-    """A ``function`` runs its outputs and updates in one program, so this block only
-    orders nothing: ops inside read the values before the updates, as in Keras'
-    optimizers (which never rely on the order)."""
-    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
-        raise ValueError('control_dependencies: expected None or a list, got %r'
-                         % (control_inputs,))
-    yield
-
-
-def symbolic(func):
-    """Returns ``func`` unchanged."""
-    return func
-
-
-def eager(func):
-    """Returns ``func`` unchanged."""
-    return func
-
-
-def get_value(x):
-    if isinstance(x, Variable):
-        return np.asarray(x._value)
-    return eval(x)
-
-
-def batch_get_value(ops):
-    return [get_value(x) for x in ops]
-
-
-def set_value(x, value):
-    if not isinstance(x, Variable):
-        raise TypeError("set_value: argument 'x' must be a variable, got %s"
-                        % type(x).__name__)
-    if hasattr(value, 'toarray'):
-        value = value.toarray()
-    value = np.asarray(value, dtype=x.dtype)
-    if value.shape != tuple(x.avals[0].shape) and value.size == _math.prod(x.avals[0].shape):
-        value = value.reshape(x.avals[0].shape)
-    x._assign(value)
-
-
-def batch_set_value(tuples):
-    for x, value in tuples:
-        set_value(x, value)
-
-
-def get_variable_shape(x):
-    return int_shape(x)
-
-
-def print_tensor(x, message=''):
-    """``jax.debug.print`` of ``message`` and the value when it is computed."""
-    x = _to_tensor(x)
-
-    def op(v):
-        jax.debug.print(message + '{v}', v=v)
-        return v
-    return _apply(op, x)
 
 
 # ---------------------------------------------------------------------------
@@ -1801,6 +1571,241 @@ def pattern_broadcast(x, broadcastable):
 
 
 # ---------------------------------------------------------------------------
+# Values, functions and gradients
+# ---------------------------------------------------------------------------
+
+class Function(object):
+    """A compiled function of the graph: one ``jax.jit`` program per input signature
+    and learning phase, the updated variables' buffers donated.
+
+    Example:
+        >>> f = K.function([x], [x * 2])
+        >>> f([np.ones((2, 3), 'float32')])[0].shape
+        (2, 3)
+    """
+
+    def __init__(self, inputs, outputs, updates=None, name=None, **kwargs):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError('function: inputs must be a list or tuple of tensors')
+        self.inputs = list(inputs)
+        self._single = not isinstance(outputs, (list, tuple))
+        self.outputs = [outputs] if self._single else list(outputs)
+        self.name = name
+        self.api_name = 'function'
+        self._feed_specs = None
+        pairs = []
+        for u in _flat_updates(updates):
+            if isinstance(u, _Update):
+                pairs.append(u)
+            elif isinstance(u, (list, tuple)) and len(u) == 2:
+                pairs.append(_make_update(u[0], u[1]))
+            else:
+                raise ValueError('function: each update must be a (variable, new_value) '
+                                 'pair, got %r' % (u,))
+        # later updates of the same variable win
+        by_var = {}
+        for p in pairs:
+            by_var[p.variable.id] = p
+        self.updates = list(by_var.values())
+        roots = [o for o in self.outputs if isinstance(o, Tensor)] + \
+            [p.new_value for p in self.updates if isinstance(p.new_value, Tensor)]
+        nodes = _walk(roots)
+        variables = [n for n in nodes if n._is_variable]
+        updated = set(p.variable.id for p in self.updates)
+        keys = [v for v in variables if isinstance(v, _KeyVariable) and v.id not in updated]
+        self._updated = [p.variable for p in self.updates] + keys
+        self._update_values = [p.new_value for p in self.updates]
+        self._n_keys = len(keys)
+        upd_ids = set(v.id for v in self._updated)
+        self._read = [v for v in variables if v.id not in upd_ids]
+        self._lp_fed = _LEARNING_PHASE in [i for i in self.inputs if isinstance(i, Tensor)]
+        self._lp_index = None
+        for i, t in enumerate(self.inputs):
+            if t is _LEARNING_PHASE:
+                self._lp_index = i
+        self._fed = [t for t in self.inputs if t is not _LEARNING_PHASE]
+        self._jitted = jax.jit(self._pure, static_argnums=(3,), donate_argnums=(0,))
+
+    def _pure(self, updated_vals, read_vals, fed_vals, phase):
+        variables = dict(zip(self._updated, updated_vals))
+        variables.update(zip(self._read, read_vals))
+        feeds = dict(zip(self._fed, fed_vals))
+        ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
+        outs = [ctx.value(o) for o in self.outputs]
+        news = [ctx.value(v) for v in self._update_values]
+        news = [jnp.asarray(n, dtype=v.avals[0].dtype).reshape(v.avals[0].shape)
+                if tuple(np.shape(n)) != tuple(v.avals[0].shape) and
+                np.size(n) == _math.prod(v.avals[0].shape) else
+                jnp.asarray(n, dtype=v.avals[0].dtype)
+                for n, v in zip(news, self._updated)]
+        news += [_next_key(variables[k]) for k in self._updated[len(news):]]
+        return outs, news
+
+    def __call__(self, inputs):
+        if isinstance(inputs, dict):
+            inputs = [inputs[i] for i in self.inputs]
+        if self._feed_specs is None:
+            import sys
+            self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
+        checks.check_feeds(self._feed_specs, inputs)
+        phase = None
+        fed = []
+        for i, (t, v) in enumerate(zip(self.inputs, inputs)):
+            if i == self._lp_index:
+                phase = int(np.asarray(v))
+                continue
+            fed.append(_feed_value(t, v))
+        fixed = common._fixed_learning_phase()
+        if phase is None and fixed is not None:
+            phase = fixed
+        try:
+            outs, news = self._jitted([v._value for v in self._updated],
+                                      [v._value for v in self._read], fed, phase)
+        except (TypeError, ValueError) as e:
+            if isinstance(e, ValueError) and 'placeholder' in str(e):
+                raise
+            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
+        for v, n in zip(self._updated, news):
+            v._value = n
+            if v.constraint is not None and not isinstance(v, _KeyVariable):
+                pass
+        outs = [np.asarray(o) for o in outs]
+        return outs[0] if self._single else outs
+
+
+def _flat_updates(updates):
+    if not updates:
+        return []
+    if isinstance(updates, dict):
+        return list(updates.items())
+    out = []
+    for u in updates:
+        if isinstance(u, list) and u and isinstance(u[0], (list, tuple, _Update)):
+            out.extend(_flat_updates(u))
+        else:
+            out.append(u)
+    return out
+
+
+def _feed_value(t, v):
+    if hasattr(v, 'toarray'):
+        v = v.toarray()
+    dt = t.dtype if isinstance(t, Tensor) else None
+    return jnp.asarray(np.asarray(v, dtype=dt))
+
+
+def get_value(x):
+    if isinstance(x, Variable):
+        return np.asarray(x._value)
+    return eval(x)
+
+
+def batch_get_value(ops):
+    return [get_value(x) for x in ops]
+
+
+def set_value(x, value):
+    if not isinstance(x, Variable):
+        raise TypeError("set_value: argument 'x' must be a variable, got %s"
+                        % type(x).__name__)
+    if hasattr(value, 'toarray'):
+        value = value.toarray()
+    value = np.asarray(value, dtype=x.dtype)
+    if value.shape != tuple(x.avals[0].shape) and value.size == _math.prod(x.avals[0].shape):
+        value = value.reshape(x.avals[0].shape)
+    x._assign(value)
+
+
+def batch_set_value(tuples):
+    for x, value in tuples:
+        set_value(x, value)
+
+
+def get_variable_shape(x):
+    return int_shape(x)
+
+
+def print_tensor(x, message=''):
+    """``jax.debug.print`` of ``message`` and the value when it is computed."""
+    x = _to_tensor(x)
+
+    def op(v):
+        jax.debug.print(message + '{v}', v=v)
+        return v
+    return _apply(op, x)
+
+
+def function(inputs, outputs, updates=None, **kwargs):
+    """One ``jax.jit`` program per input signature (see the module's design); ``name``
+    is kept, other keywords are refused."""
+    name = kwargs.pop('name', None)
+    if kwargs:
+        raise ValueError('function: invalid keyword argument(s) %s; accepted: name'
+                         % ', '.join(sorted(kwargs)))
+    return Function(inputs, outputs, updates=updates, name=name)
+
+
+def gradients(loss, variables):
+    """``jax.vjp`` of the graph between ``loss`` (summed when not a scalar) and
+    ``variables`` (any tensors); a tensor the loss does not depend on gets zeros."""
+    many = isinstance(variables, (list, tuple))
+    wrt = list(variables) if many else [variables]
+    loss = _to_tensor(loss)
+    wrt = [_to_tensor(w) for w in wrt]
+    sym = [w for w in wrt if isinstance(w, Tensor)]
+    if not isinstance(loss, Tensor) or not sym:
+        return [zeros_like(w) for w in wrt]
+    local = _dependents([loss], sym)
+    for w in sym:
+        local.discard(w.id)
+
+    @_context_op
+    def op(ctx, loss_leaf, *wrt_vals):
+        def f(*vals):
+            child = ctx.child(local, dict((w.id, v) for w, v in zip(sym, vals)))
+            return jnp.sum(child.value(loss))
+        out, pullback = jax.vjp(f, *wrt_vals)
+        return tuple(pullback(jnp.ones_like(out)))
+
+    # the loss is a leaf so that graph walks see it; the op evaluates it itself
+    leaves, treedef = _flatten((loss,) + tuple(sym))
+    avals = tuple(tuple(jax.ShapeDtypeStruct(w.avals[p].shape, w.avals[p].dtype) for w in sym)
+                  for p in range(2))
+    node = _multi_node(op, leaves, treedef, avals)
+    grads = _outputs(node, len(sym))
+    it = iter(grads)
+    return [next(it) if isinstance(w, Tensor) else jnp.zeros_like(w) for w in wrt]
+
+
+def stop_gradient(variables):
+    """``lax.stop_gradient``."""
+    many = isinstance(variables, (list, tuple))
+    cut = [_apply(lax.stop_gradient, _to_tensor(v)) for v in (variables if many else [variables])]
+    return type(variables)(cut) if many else cut[0]
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """A ``function`` runs its outputs and updates in one program, so this block only
+    orders nothing: ops inside read the values before the updates, as in Keras'
+    optimizers (which never rely on the order)."""
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        raise ValueError('control_dependencies: expected None or a list, got %r'
+                         % (control_inputs,))
+    yield
+
+
+def symbolic(func):
+    """Returns ``func`` unchanged."""
+    return func
+
+
+def eager(func):
+    """Returns ``func`` unchanged."""
+    return func
+
+
+# ---------------------------------------------------------------------------
 # Control flow
 # ---------------------------------------------------------------------------
 
@@ -2173,46 +2178,6 @@ def in_top_k(predictions, targets, k):
 
 
 # ---------------------------------------------------------------------------
-# Random
-# ---------------------------------------------------------------------------
-
-def _random_op(sample, shape, a, b, dtype, seed):
-    dtype = _normalize_dtype(dtype)
-    if isinstance(shape, (list, tuple)):
-        shape = list(shape)
-
-    def draw(key, shp, lo, hi):
-        return sample(key, _size_tuple(shp), jnp.asarray(lo, dtype), jnp.asarray(hi, dtype),
-                      dtype)
-    return _random(draw, seed, shape, _to_tensor(a) if isinstance(a, Tensor) else a,
-                   _to_tensor(b) if isinstance(b, Tensor) else b)
-
-
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """``jax.random.normal`` scaled and shifted."""
-    return _random_op(lambda k, s, m, sd, dt: m + sd * jax.random.normal(k, s, dt),
-                      shape, mean, stddev, dtype, seed)
-
-
-def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """``jax.random.uniform``."""
-    return _random_op(lambda k, s, lo, hi, dt: jax.random.uniform(k, s, dt, lo, hi),
-                      shape, minval, maxval, dtype, seed)
-
-
-def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """1 where a uniform draw is below ``p``, else 0."""
-    return _random_op(lambda k, s, pp, _, dt: (jax.random.uniform(k, s, dt) < pp).astype(dt),
-                      shape, p, 0., dtype, seed)
-
-
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """``jax.random.truncated_normal`` within two standard deviations."""
-    return _random_op(lambda k, s, m, sd, dt: m + sd * jax.random.truncated_normal(
-        k, -2., 2., s, dt), shape, mean, stddev, dtype, seed)
-
-
-# ---------------------------------------------------------------------------
 # Convolution and pooling
 # ---------------------------------------------------------------------------
 
@@ -2273,12 +2238,6 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
     return _conv(x, kernel, 2, strides, padding, data_format, dilation_rate)
 
 
-def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
-           dilation_rate=(1, 1, 1)):
-    """``lax.conv_general_dilated``."""
-    return _conv(x, kernel, 3, strides, padding, data_format, dilation_rate)
-
-
 def _conv_transpose(x, kernel, output_shape, rank, strides, padding, data_format,
                     dilation_rate):
     data_format = common.normalize_data_format(data_format)
@@ -2330,13 +2289,6 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                            dilation_rate)
 
 
-def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
-                     data_format=None):
-    """The transpose of ``conv3d`` (see ``conv2d_transpose``)."""
-    return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
-                           (1, 1, 1))
-
-
 def _depthwise_cl(v, dk, strides, padding, dilations):
     rank = v.ndim - 2
     cin, mult = dk.shape[rank], dk.shape[rank + 1]
@@ -2378,6 +2330,19 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_
     """``lax.conv_general_dilated`` with ``feature_group_count`` = channels."""
     return _separable(x, depthwise_kernel, None, 2, strides, padding, data_format,
                       dilation_rate)
+
+
+def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
+           dilation_rate=(1, 1, 1)):
+    """``lax.conv_general_dilated``."""
+    return _conv(x, kernel, 3, strides, padding, data_format, dilation_rate)
+
+
+def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
+                     data_format=None):
+    """The transpose of ``conv3d`` (see ``conv2d_transpose``)."""
+    return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
+                           (1, 1, 1))
 
 
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
@@ -2435,6 +2400,46 @@ def bias_add(x, bias, data_format=None):
             return v + b.reshape((1, b.shape[-1]) + b.shape[:-1])
         return v + b[None]
     return _apply(op, x, bias)
+
+
+# ---------------------------------------------------------------------------
+# Random
+# ---------------------------------------------------------------------------
+
+def _random_op(sample, shape, a, b, dtype, seed):
+    dtype = _normalize_dtype(dtype)
+    if isinstance(shape, (list, tuple)):
+        shape = list(shape)
+
+    def draw(key, shp, lo, hi):
+        return sample(key, _size_tuple(shp), jnp.asarray(lo, dtype), jnp.asarray(hi, dtype),
+                      dtype)
+    return _random(draw, seed, shape, _to_tensor(a) if isinstance(a, Tensor) else a,
+                   _to_tensor(b) if isinstance(b, Tensor) else b)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """``jax.random.normal`` scaled and shifted."""
+    return _random_op(lambda k, s, m, sd, dt: m + sd * jax.random.normal(k, s, dt),
+                      shape, mean, stddev, dtype, seed)
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """``jax.random.uniform``."""
+    return _random_op(lambda k, s, lo, hi, dt: jax.random.uniform(k, s, dt, lo, hi),
+                      shape, minval, maxval, dtype, seed)
+
+
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    """1 where a uniform draw is below ``p``, else 0."""
+    return _random_op(lambda k, s, pp, _, dt: (jax.random.uniform(k, s, dt) < pp).astype(dt),
+                      shape, p, 0., dtype, seed)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """``jax.random.truncated_normal`` within two standard deviations."""
+    return _random_op(lambda k, s, m, sd, dt: m + sd * jax.random.truncated_normal(
+        k, -2., 2., s, dt), shape, mean, stddev, dtype, seed)
 
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from keras_backend import api
 
-ADAPTERS = ('tensorflow_backend', 'theano_backend', 'cntk_backend')
+ADAPTERS = ('tensorflow_backend', 'theano_backend', 'cntk_backend', 'jax_backend')
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'keras_backend')
 
 
