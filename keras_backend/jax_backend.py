@@ -45,7 +45,6 @@ import contextlib
 import functools
 import itertools
 import math as _math
-import threading
 
 import numpy as np
 
@@ -64,8 +63,7 @@ jax.config.update('jax_enable_x64', True)
 ENGINE = 'jax'
 ENGINE_VERSION = jax.__version__
 
-_builtin_max, _builtin_min, _builtin_sum, _builtin_abs = max, min, sum, abs
-_builtin_round, _builtin_pow, _builtin_any, _builtin_all = round, pow, any, all
+_builtin_max, _builtin_min, _builtin_any, _builtin_all = max, min, any, all
 _builtin_slice = slice
 
 #: the two sizes an unknown axis takes while a node's static shape is worked out
@@ -282,22 +280,15 @@ def _merge_shapes(avals):
     return tuple(int(x) if x == y else None for x, y in zip(a, b))
 
 
-def _is_sym(x):
-    return isinstance(x, Tensor)
-
-
 def _flatten(args):
     return jax.tree_util.tree_flatten(args, is_leaf=lambda v: isinstance(v, Tensor) or v is None)
 
 
-def _apply(fn, *args, **kwargs):
+def _apply(fn, *args):
     """``fn(*args)`` at once on concrete values, else a new graph node."""
     leaves, treedef = _flatten(args)
     if not _builtin_any(isinstance(v, Tensor) for v in leaves):
         return fn(*args)
-    f = functools.partial(fn, **kwargs) if kwargs else fn
-    if kwargs:
-        return _node(lambda *a: f(*a), leaves, treedef)
     return _node(fn, leaves, treedef)
 
 
@@ -559,19 +550,9 @@ def _dependents(roots, sources):
     return dep
 
 
-def _eval_now(tensors, feeds=None):
-    """Values of ``tensors`` with the variables' current values (no compilation)."""
-    ctx = _Context(feeds=feeds)
-    return [ctx.value(t) for t in tensors]
-
-
 # ---------------------------------------------------------------------------
 # Helpers shared by the ops
 # ---------------------------------------------------------------------------
-
-def _is_array(x):
-    return isinstance(x, (jax.Array, np.ndarray, np.generic))
-
 
 def _to_tensor(x, dtype=None):
     """A Tensor or ``jax.Array``; Python and numpy values become arrays of
@@ -630,10 +611,6 @@ def _size_tuple(shape):
         return (int(shape),)
     return tuple(int(np.asarray(s)) if s is not None and not isinstance(s, int) else s
                  for s in shape)
-
-
-def _floatx_like(x):
-    return floatx() if not jnp.issubdtype(x.dtype, jnp.floating) else x.dtype
 
 
 # ---------------------------------------------------------------------------
@@ -789,7 +766,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         dtype = value.dtype
     dtype = _normalize_dtype(dtype)
     if isinstance(value, Tensor):
-        value = _eval_for_value(value)
+        value = eval(value)
     if hasattr(value, 'toarray'):
         value = value.toarray()
     value = jnp.asarray(np.asarray(value) if not isinstance(value, jax.Array) else value,
@@ -798,10 +775,6 @@ def variable(value, dtype=None, name=None, constraint=None):
     v = Variable(value, name=name, constraint=constraint)
     v._uses_learning_phase = False
     return v
-
-
-def _eval_for_value(t):
-    return eval(t)
 
 
 def is_variable(x):
@@ -1332,21 +1305,10 @@ def cos(x):
     return _unary(jnp.cos, to_float=True)(x)
 
 
-def _bn_axes(reduction_axes, x_ndim):
-    if isinstance(reduction_axes, str):
-        if reduction_axes == 'per-activation':
-            return (0,)
-        if reduction_axes == 'spatial':
-            return (0,) + tuple(range(2, x_ndim))
-        raise ValueError("normalize_batch_in_training: reduction_axes must be 'per-activation', "
-                         "'spatial' or a list of ints, got %r" % (reduction_axes,))
-    return tuple(shape_rules.normalize_axes(reduction_axes, x_ndim))
-
-
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """Mean and variance over ``reduction_axes``, then ``batch_normalization``."""
     x = _to_tensor(x)
-    axes = _bn_axes(reduction_axes, _ndim(x))
+    axes = shape_rules.batch_norm_axes(reduction_axes, _ndim(x))
 
     def op(v, g, b):
         m = jnp.mean(v, axis=axes, keepdims=True)
@@ -1502,10 +1464,6 @@ def squeeze(x, axis):
     return _apply(lambda v: jnp.squeeze(v, axis % v.ndim), x)
 
 
-def _pad(v, pads):
-    return jnp.pad(v, pads)
-
-
 def temporal_padding(x, padding=(1, 1)):
     x = _to_tensor(x)
     a, b = (int(p) for p in padding)
@@ -1618,7 +1576,6 @@ class Function(object):
         self._n_keys = len(keys)
         upd_ids = set(v.id for v in self._updated)
         self._read = [v for v in variables if v.id not in upd_ids]
-        self._lp_fed = _LEARNING_PHASE in [i for i in self.inputs if isinstance(i, Tensor)]
         self._lp_index = None
         for i, t in enumerate(self.inputs):
             if t is _LEARNING_PHASE:
@@ -1633,10 +1590,8 @@ class Function(object):
         ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
         outs = [ctx.value(o) for o in self.outputs]
         news = [ctx.value(v) for v in self._update_values]
-        news = [jnp.asarray(n, dtype=v.avals[0].dtype).reshape(v.avals[0].shape)
-                if tuple(np.shape(n)) != tuple(v.avals[0].shape) and
-                np.size(n) == _math.prod(v.avals[0].shape) else
-                jnp.asarray(n, dtype=v.avals[0].dtype)
+        # an update keeps its variable's dtype and shape (a (n,) value for an (n, 1) one)
+        news = [jnp.reshape(jnp.asarray(n, dtype=v.avals[0].dtype), v.avals[0].shape)
                 for n, v in zip(news, self._updated)]
         news += [_next_key(variables[k]) for k in self._updated[len(news):]]
         return outs, news
@@ -1667,8 +1622,6 @@ class Function(object):
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         for v, n in zip(self._updated, news):
             v._value = n
-            if v.constraint is not None and not isinstance(v, _KeyVariable):
-                pass
         outs = [np.asarray(o) for o in outs]
         return outs[0] if self._single else outs
 
@@ -1976,30 +1929,20 @@ def switch(condition, then_expression, else_expression):
 
 
 def in_train_phase(x, alt, training=None):
-    """Picks ``x`` or ``alt`` by the learning phase (static in each compiled program);
-    the result carries ``_uses_learning_phase``."""
+    """``switch`` on the learning phase, which is static in each compiled program (one
+    branch is traced); a Python 0/1 picks the branch at once. The result carries
+    ``_uses_learning_phase`` when the phase is the symbolic one."""
+    uses_lp = training is None
     if training is None:
         training = learning_phase()
-        uses_lp = True
-    else:
-        uses_lp = False
     if not isinstance(training, Tensor):
         if isinstance(training, (jax.Array, np.ndarray)):
             training = bool(np.asarray(training))
-        if training in (1, True):
-            return _call_if(x)
-        if training in (0, False):
-            return _call_if(alt)
+        if training in (0, 1):
+            return _call_if(x) if training else _call_if(alt)
         raise ValueError('in_train_phase: training must be None, 0, 1 or a tensor, got %r'
                          % (training,))
-    x = _to_tensor(_call_if(x))
-    alt = _to_tensor(_call_if(alt))
-
-    def op(t, a, b):
-        if not isinstance(t, jax.core.Tracer):
-            return a if bool(np.asarray(t)) else b
-        return jnp.where(t != 0, a, b)
-    out = _apply(op, training, x, alt)
+    out = switch(training, x, alt)
     if uses_lp and isinstance(out, Tensor):
         out._uses_learning_phase = True
     return out

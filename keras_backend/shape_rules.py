@@ -142,6 +142,29 @@ def normalize_axes(axis, ndim):
     return tuple(sorted(set(normalize_axis(int(a), ndim) for a in axis)))
 
 
+def batch_norm_axes(reduction_axes, x_ndim):
+    """Reduction axes of ``normalize_batch_in_training`` as a sorted tuple: Theano's
+    names 'per-activation' (axis 0) and 'spatial' (0 and every axis past the second),
+    or an int / iterable of ints.
+
+    Example:
+        >>> batch_norm_axes('spatial', 4), batch_norm_axes([0, -1], 3)
+        ((0, 2, 3), (0, 2))
+    """
+    if isinstance(reduction_axes, str):
+        if reduction_axes == 'per-activation':
+            return (0,)
+        if reduction_axes == 'spatial':
+            return (0,) + tuple(range(2, x_ndim))
+        raise ValueError("normalize_batch_in_training: reduction_axes must be 'per-activation', "
+                         "'spatial' or a list of ints, got %r" % (reduction_axes,))
+    try:
+        return normalize_axes(reduction_axes, x_ndim)
+    except (TypeError, ValueError) as err:
+        raise ValueError('normalize_batch_in_training: bad reduction_axes %r (%s)'
+                         % (reduction_axes, err))
+
+
 def normalize_spatial_padding(padding, n, name='padding'):
     """Normalise spatial padding to ``n`` (before, after) pairs of non-negative ints.
 

@@ -623,6 +623,15 @@ def int_shape(x):
     return _engine.static_shape(x)
 
 
+def _engine_int_shape(x):
+    """The engine's own static shape, ignoring a ``_keras_shape`` that Keras recorded (the
+    argument checks read this: Keras 2.3.1 records a wrong one on ConvLSTM2D's channels_first
+    initial state)."""
+    if not _is_engine_tensor(x) or is_sparse(x) or isinstance(x, _engine.SharedVariable):
+        return int_shape(x)
+    return _engine.static_shape(x)
+
+
 def ndim(x):
     if not _is_engine_tensor(x):
         return np.ndim(x)
@@ -1062,24 +1071,6 @@ sin = _elementwise_unary('sin', T.sin, '``T.sin``.')
 cos = _elementwise_unary('cos', T.cos, '``T.cos``.')
 
 
-def _bn_axes(reduction_axes, x_ndim):
-    """Reduction axes of ``normalize_batch_in_training`` as a sorted tuple:
-    Theano's names 'per-activation' (axis 0) and 'spatial' (0 and every axis
-    past the second) or an int / iterable of ints."""
-    if isinstance(reduction_axes, str):
-        if reduction_axes == 'per-activation':
-            return (0,)
-        if reduction_axes == 'spatial':
-            return (0,) + tuple(range(2, x_ndim))
-        raise ValueError("normalize_batch_in_training: reduction_axes must be 'per-activation', "
-                         "'spatial' or a list of ints, got %r" % (reduction_axes,))
-    try:
-        return shape_rules.normalize_axes(reduction_axes, x_ndim)
-    except (TypeError, ValueError) as err:
-        raise ValueError('normalize_batch_in_training: bad reduction_axes %r (%s)'
-                         % (reduction_axes, err))
-
-
 def _reshape_to_kept(p, x, axes):
     if p.ndim == x.ndim:
         return p
@@ -1101,7 +1092,7 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """``reduction_axes`` also takes Theano's names, as Keras' Theano backend
     does: ``'per-activation'`` (= ``[0]``) and ``'spatial'`` (= ``[0, 2, 3, ...]``)."""
     x = _to_tensor(x)
-    axes = _bn_axes(reduction_axes, x.ndim)
+    axes = shape_rules.batch_norm_axes(reduction_axes, x.ndim)
     m = T.mean(x, axis=axes, keepdims=True)
     v = T.mean(T.sqr(x - m), axis=axes, keepdims=True)
     kept = [i for i in range(x.ndim) if i not in axes]
@@ -2250,10 +2241,17 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     # Sizes given as tensors (Keras' Conv2DTranspose computes them from K.shape(x)):
     # the transposed conv's length for x's static size, checked against the tensor
     # when the function runs.
+    # With 'valid' padding a spatial size given as a tensor is used as it is (the forward
+    # convolution's padding does not depend on it), so Keras' output_padding works.
     out_cl, run_checks = [given[0] if isinstance(given[0], int) else None], []
+    z_sizes = {}
     for i, d in enumerate(given[1:]):
         if not _is_engine_tensor(d):
             out_cl.append(d)
+            continue
+        if i < n and padding == 'valid':
+            out_cl.append(None)
+            z_sizes[i] = d
             continue
         if i == n:
             static = ks[-2]
@@ -2266,7 +2264,7 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
         if static is not None:
             run_checks.append((T.eq(d, static), static))
     out_cl = tuple(out_cl)
-    if _bany(d is None for d in out_cl[1:]):
+    if _bany(d is None for i, d in enumerate(out_cl[1:]) if i not in z_sizes):
         raise ValueError('%s: output_shape spatial and channel sizes must be ints, got %r'
                          % (name, output_shape))
     if out_cl[-1] != ks[-2]:
@@ -2274,7 +2272,9 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
                          % (name, out_cl[-1], ks[-2]))
     pads = []
     for i in range(n):
-        if in_s[i + 1] is not None:
+        if i in z_sizes:
+            pads.append((0, 0))
+        elif in_s[i + 1] is not None:
             pads.append(shape_rules.deconv_crop(out_cl[i + 1], in_s[i + 1], ks[i], strides[i],
                                                 padding, dilation[i]))
         else:
@@ -2283,7 +2283,8 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     batch = x_cl.shape[0]
     # The transposed convolution is the gradient (adjoint) of the forward
     # convolution taking an ``output_shape`` image to ``x``'s shape.
-    z = T.zeros([batch] + list(out_cl[1:]), dtype=x.dtype)
+    z = T.zeros([batch] + [z_sizes.get(i, d) for i, d in enumerate(out_cl[1:])],
+                dtype=x.dtype)
     forward = _conv_core(z, _flip_kernel(kernel, n), strides, dilation, pads)
     out = T.grad(T.sum(forward * x_cl), z)
     for condition, static in run_checks:

@@ -77,6 +77,21 @@ def test_conv2d_transpose_output_shape_from_shape_tensor(K):
     assert_values(run(K, [x], [y], [xv])[0], want)
 
 
+def test_conv2d_transpose_output_padding_from_shape_tensor(K):
+    # keras.layers.Conv2DTranspose(output_padding=1), 'valid': (in - 1) * stride + k + 1,
+    # one more than the default length, computed from K.shape(x)
+    xv = randn(2, 3, 4, 2)
+    kv = randn(3, 3, 5, 2, seed=1)        # (rows, cols, out, in)
+    x = K.placeholder((None, 3, 4, 2))
+    k = K.variable(kernel_for(K, kv))
+    s = K.shape(x)
+    y = K.conv2d_transpose(x, k, (s[0], (s[1] - 1) * 2 + 3 + 1, (s[2] - 1) * 2 + 3 + 1, 5),
+                           strides=(2, 2), data_format='channels_last')
+    want = R.conv2d_transpose(xv, kv, (2, 8, 10, 5), strides=(2, 2),
+                              data_format='channels_last')
+    assert_values(run(K, [x], [y], [xv])[0], want)
+
+
 def test_conv3d_transpose_output_shape_from_shape_tensor(K):
     xv = randn(2, 2, 3, 2, 2)
     kv = randn(2, 2, 2, 3, 2, seed=1)
