@@ -1571,6 +1571,10 @@ class Function(object):
                     raise ValueError('function: each update must be a (variable, new_value) '
                                      'pair, got %r' % (u,))
                 pairs.append(update(u[0], u[1]))
+        # one update per variable, the last one given winning (as Keras' Theano backend:
+        # a layer shared between two inputs, e.g. BatchNormalization, updates twice)
+        last = dict((id(p[0]), i) for i, p in enumerate(pairs))
+        pairs = [p for i, p in enumerate(pairs) if last[id(p[0])] == i]
         n_out = len(self.outputs)
         fixed = _engine.fix_broadcast(_after_control_updates(self.outputs + [p[1] for p in pairs]))
         outputs = fixed[:n_out]

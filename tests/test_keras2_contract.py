@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import reference as R
-from helpers import randn
+from helpers import assert_values, randn
 
 X = randn(4, 3, seed=40)
 
@@ -227,3 +227,16 @@ def test_normalize_batch_in_training_keras_axes(K, axes):
     want = R.normalize_batch_in_training(x, gamma, beta, axes, 1e-3)
     for got, exp in zip(outs, want):
         np.testing.assert_allclose(K.eval(got), exp, atol=1e-4, rtol=1e-4)
+
+
+def test_function_with_two_updates_of_one_variable(K):
+    """A layer shared between two inputs (Keras' shared BatchNormalization) gives
+    ``function`` two updates of the same variable: Keras' Theano backend kept the last
+    one, and the function must build and run on every engine, leaving the last value."""
+    v = K.variable(np.zeros((2,), 'float32'))
+    x = K.placeholder((None, 2))
+    last = K.mean(x, axis=0) * 5.
+    f = K.function([x], [K.sum(x)], updates=[K.update(v, v + 1.), K.update(v, last)])
+    out = f([np.ones((3, 2), 'float32')])
+    assert_values(out[0], 6.)
+    assert_values(K.get_value(v), np.full((2,), 5., 'float32'))
