@@ -2246,14 +2246,15 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     # the transposed conv's length for x's static size, checked against the tensor
     # when the function runs.
     # With 'valid' padding a spatial size given as a tensor is used as it is (the forward
-    # convolution's padding does not depend on it), so Keras' output_padding works.
+    # convolution's padding does not depend on it), so Keras' output_padding works. PyTensor
+    # only: Theano 1.0.5 (no static sizes in its types) did not finish compiling that graph.
     out_cl, run_checks = [given[0] if isinstance(given[0], int) else None], []
     z_sizes = {}
     for i, d in enumerate(given[1:]):
         if not _is_engine_tensor(d):
             out_cl.append(d)
             continue
-        if i < n and padding == 'valid':
+        if i < n and padding == 'valid' and _engine.HAS_STATIC_SHAPES:
             out_cl.append(None)
             z_sizes[i] = d
             continue

@@ -80,6 +80,9 @@ def test_conv2d_transpose_output_shape_from_shape_tensor(K):
 def test_conv2d_transpose_output_padding_from_shape_tensor(K):
     # keras.layers.Conv2DTranspose(output_padding=1), 'valid': (in - 1) * stride + k + 1,
     # one more than the default length, computed from K.shape(x)
+    if getattr(K, 'ENGINE', None) == 'theano':
+        pytest.skip('Theano 1.0.5: a transposed-conv output size given as a tensor must be the '
+                    'default length (docs/semantics.md)')
     xv = randn(2, 3, 4, 2)
     kv = randn(3, 3, 5, 2, seed=1)        # (rows, cols, out, in)
     x = K.placeholder((None, 3, 4, 2))
