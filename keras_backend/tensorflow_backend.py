@@ -683,16 +683,33 @@ class _Update(object):
 
 
 def _update_ops(updates):
-    """Turn ``updates`` into graph ops (called inside the graph)."""
+    """Turn ``updates`` into graph ops (called inside the graph).
+
+    Two updates of one variable (a layer shared between two inputs updates its state
+    twice) run in the order given, so an assignment given last leaves its value, as
+    Keras' Theano backend keeps the last one.
+    """
     ops = []
+    last_op = {}    # id(variable) -> the op of its latest update so far
+
+    def chained(upd):
+        prev = last_op.get(id(upd.variable))
+        if prev is None:
+            op = upd.build()
+        else:
+            with tf.control_dependencies([prev]):
+                op = upd._make_op()
+        last_op[id(upd.variable)] = op
+        return op
+
     for u in updates:
         if isinstance(u, _Update):
-            ops.append(u.build())
+            ops.append(chained(u))
         elif isinstance(u, (list, tuple)) and len(u) == 2:
             v, new = u
             if not isinstance(v, tf.Variable):
                 raise ValueError('updates: the first item of %r must be a variable' % (u,))
-            ops.append(_Update(v, new, 'assign').build())
+            ops.append(chained(_Update(v, new, 'assign')))
         elif isinstance(u, tf.Operation):
             ops.append(u)
         elif isinstance(u, tf.Tensor) and _is_symbolic(u):
