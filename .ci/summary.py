@@ -8,7 +8,7 @@ A run of Keras 2.3.1's own suite on Keras' own backend (the anchor) is labelled
 ``anchor=...`` and shown on the line of the run whose label names it with
 ``beside=<config>``; its failures do not fail CI. Expected failures (the
 known-differences file) are counted apart.
-A run that served several engines (``py3.xml``: TensorFlow and PyTensor) is
+A run that served several engines (``py3.xml``: TensorFlow, PyTensor, JAX) is
 split by the engine named in each test's parameters; tests that take no engine
 are counted on an ``engine-neutral`` line. Exit status 1 when a run has
 failures or errors or when an expected report is missing.
@@ -17,7 +17,7 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-ENGINES = ('tensorflow', 'theano', 'cntk')
+ENGINES = ('tensorflow', 'theano', 'cntk', 'jax')
 
 
 def engine_of(name):

@@ -292,13 +292,33 @@ def _apply(fn, *args):
     return _node(fn, leaves, treedef)
 
 
-def _node(fn, leaves, treedef, name=None, cls=Tensor):
-    avals, pvals = _infer(fn, leaves, treedef)
+def _node(fn, leaves, treedef, name=None, cls=Tensor, avals=None):
+    controls = _active_controls()
+    if controls:
+        # made inside ``control_dependencies(updates)``: read those variables' new values
+        new = dict((u.variable.id, u.new_value) for u in controls)
+        leaves = [new[v.id] if isinstance(v, Variable) and v.id in new else v
+                  for v in leaves]
+    pvals = None
+    if avals is None:
+        avals, pvals = _infer(fn, leaves, treedef)
     t = cls(fn, leaves, treedef, avals, pvals, name=name)
+    if controls:
+        t._control_updates = controls
     if _builtin_any(getattr(v, '_uses_learning_phase', False)
                     for v in leaves if isinstance(v, Tensor)):
         t._uses_learning_phase = True
     return t
+
+
+def _shaped_node(fn, args, shape, dtype):
+    """A node of ``fn(*args)`` whose static ``shape`` (None where unknown) and ``dtype``
+    the caller knows, for ops whose sizes the probes cannot give (a size read from a
+    fed value)."""
+    leaves, treedef = _flatten(args)
+    avals = tuple(jax.ShapeDtypeStruct(tuple(p if d is None else int(d) for d in shape),
+                                       np.dtype(dtype)) for p in _PROBES)
+    return _node(fn, leaves, treedef, avals=avals)
 
 
 def _infer(fn, leaves, treedef):
@@ -563,6 +583,9 @@ def _to_tensor(x, dtype=None):
         return x
     if isinstance(x, jax.Array):
         return x if dtype is None else x.astype(dtype)
+    if isinstance(x, (list, tuple)) and _holds_graph_values(x):
+        # e.g. ``K.prod([K.shape(x)[a] for a in axes])``: stack the parts in the graph
+        return stack([_to_tensor(e, dtype) for e in x])
     if hasattr(x, 'toarray'):
         x = x.toarray()
     arr = np.asarray(x)
@@ -574,6 +597,12 @@ def _to_tensor(x, dtype=None):
         elif arr.dtype.kind in 'iu' and not isinstance(x, (np.ndarray, np.generic)):
             dtype = 'int32'
     return jnp.asarray(arr, dtype=dtype)
+
+
+def _holds_graph_values(x):
+    """Whether a (nested) list or tuple holds a Tensor or ``jax.Array``."""
+    return _builtin_any(isinstance(e, (Tensor, jax.Array)) or
+                        (isinstance(e, (list, tuple)) and _holds_graph_values(e)) for e in x)
 
 
 def _static_shape(x):
@@ -1003,6 +1032,8 @@ class _Update(object):
         self.variable = variable
         self.new_value = new_value
         self._uses_learning_phase = getattr(new_value, '_uses_learning_phase', False)
+        # the updates it comes after (made inside their ``control_dependencies``)
+        self._controls = _active_controls()
 
     # Keras 2 code passes updates around as (variable, value) pairs sometimes
     def __iter__(self):
@@ -1028,6 +1059,16 @@ class _Update(object):
     @property
     def dtype(self):
         return self.variable.dtype
+
+
+_CONTROLS = []    # the update groups of the open ``control_dependencies`` blocks
+
+
+def _active_controls():
+    out = []
+    for group in _CONTROLS:
+        out.extend(u for u in group if u not in out)
+    return out
 
 
 def _make_update(x, new_x):
@@ -1374,7 +1415,46 @@ def reshape(x, shape):
         return jnp.reshape(v, _size_tuple(s))
     if isinstance(shape, (list, tuple)):
         shape = list(shape)
-    return _apply(op, x, shape)
+    if not isinstance(x, Tensor) and not _holds_graph_values(shape if isinstance(
+            shape, list) else [shape]):
+        return op(x, shape)
+    try:
+        return _apply(op, x, shape)
+    except (TypeError, ValueError):
+        # the probe sizes cannot give the result (a fixed target for an input of unknown
+        # batch, sizes read from another tensor): the static shape comes from the target
+        target = _static_reshape_target(x, shape)
+        if target is None:
+            raise
+        return _shaped_node(op, (x, shape), target, x.dtype)
+
+
+def _static_reshape_target(x, shape):
+    """The static shape of ``reshape(x, shape)`` (None where unknown), or None when
+    ``shape``'s length is not known."""
+    if isinstance(shape, Tensor):
+        if shape.ndim != 1 or shape.shape[0] is None:
+            return None
+        if shape.pvals is not None:
+            sizes = [int(a) if a == b else None for a, b in zip(*shape.pvals)]
+        else:
+            sizes = [None] * shape.shape[0]
+    else:
+        sizes = []
+        for s in shape:
+            if isinstance(s, Tensor):
+                p = s.pvals
+                sizes.append(int(p[0]) if p is not None and int(p[0]) == int(p[1]) else None)
+            else:
+                sizes.append(int(np.asarray(s)))
+    if -1 in sizes:
+        known = [d for d in sizes if d is not None and d != -1]
+        xs = _engine_int_shape(x)
+        if None in xs or None in sizes:
+            sizes[sizes.index(-1)] = None
+        else:
+            sizes[sizes.index(-1)] = int(_math.prod(xs)) // max(1, int(_math.prod(known)))
+    return tuple(sizes)
 
 
 def permute_dimensions(x, pattern):
@@ -1432,7 +1512,13 @@ def arange(start, stop=None, step=1, dtype='int32'):
 
     def op(a, b, s):
         a, b, s = [None if v is None else np.asarray(v).item() for v in (a, b, s)]
+        if b is None and a < 0:
+            a = 0
         return jnp.arange(a, b, s, dtype=dt)
+    if _builtin_any(isinstance(v, Tensor) and v.pvals is None for v in (start, stop, step)):
+        # a bound read from a fed value: the length is known when the function runs
+        # (``function`` then compiles once per value of that input)
+        return _shaped_node(op, (start, stop, step), (None,), dt)
     return _apply(op, start, stop, step)
 
 
@@ -1560,6 +1646,7 @@ class Function(object):
             else:
                 raise ValueError('function: each update must be a (variable, new_value) '
                                  'pair, got %r' % (u,))
+        pairs = _with_control_updates(self.outputs, pairs)
         # later updates of the same variable win
         by_var = {}
         for p in pairs:
@@ -1581,11 +1668,18 @@ class Function(object):
             if t is _LEARNING_PHASE:
                 self._lp_index = i
         self._fed = [t for t in self.inputs if t is not _LEARNING_PHASE]
-        self._jitted = jax.jit(self._pure, static_argnums=(3,), donate_argnums=(0,))
+        # indices (in ``_fed``) of scalar inputs passed as static values: set when a
+        # traced program needed a fed value as a size (``K.arange(n)`` of a fed ``n``);
+        # the program is then compiled once per value of those inputs
+        self._static_fed = ()
+        self._jitted = jax.jit(self._pure, static_argnums=(3, 4), donate_argnums=(0,))
 
-    def _pure(self, updated_vals, read_vals, fed_vals, phase):
+    def _pure(self, updated_vals, read_vals, fed_vals, phase, static_vals=()):
         variables = dict(zip(self._updated, updated_vals))
         variables.update(zip(self._read, read_vals))
+        fed_vals = list(fed_vals)
+        for i, v in zip(self._static_fed, static_vals):
+            fed_vals.insert(i, np.asarray(v, dtype=self._fed[i].dtype))
         feeds = dict(zip(self._fed, fed_vals))
         ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
         outs = [ctx.value(o) for o in self.outputs]
@@ -1614,16 +1708,51 @@ class Function(object):
         if phase is None and fixed is not None:
             phase = fixed
         try:
-            outs, news = self._jitted([v._value for v in self._updated],
-                                      [v._value for v in self._read], fed, phase)
+            try:
+                outs, news = self._call_jitted(fed, phase)
+            except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                    jax.errors.TracerIntegerConversionError):
+                scalars = tuple(i for i, t in enumerate(self._fed) if t.ndim == 0)
+                if self._static_fed or not scalars:
+                    raise
+                self._static_fed = scalars
+                outs, news = self._call_jitted(fed, phase)
         except (TypeError, ValueError) as e:
             if isinstance(e, ValueError) and 'placeholder' in str(e):
                 raise
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         for v, n in zip(self._updated, news):
             v._value = n
-        outs = [np.asarray(o) for o in outs]
+        outs = [_trim_decoded(o) if getattr(t, '_trim_decoded', False) else np.asarray(o)
+                for t, o in zip(self.outputs, outs)]
         return outs[0] if self._single else outs
+
+
+    def _call_jitted(self, fed, phase):
+        static = tuple(np.asarray(fed[i]).item() for i in self._static_fed)
+        dynamic = [v for i, v in enumerate(fed) if i not in self._static_fed]
+        return self._jitted([v._value for v in self._updated],
+                            [v._value for v in self._read], dynamic, phase, static)
+
+
+def _with_control_updates(outputs, pairs):
+    """``pairs`` preceded by the updates that the graph of ``outputs`` and ``pairs`` was
+    made after (``control_dependencies``): computing those nodes applies them."""
+    extra = []
+    while True:
+        roots = [o for o in outputs if isinstance(o, Tensor)] + \
+            [p.new_value for p in extra + pairs if isinstance(p.new_value, Tensor)]
+        found = []
+        for u in pairs + extra:
+            found.extend(u._controls)
+        for n in _walk(roots):
+            found.extend(getattr(n, '_control_updates', ()))
+        new = [u for u in found if u not in pairs and u not in extra]
+        if not new:
+            return extra + pairs
+        for u in new:
+            if u not in extra:
+                extra.append(u)
 
 
 def _flat_updates(updates):
@@ -1739,13 +1868,24 @@ def stop_gradient(variables):
 
 @contextlib.contextmanager
 def control_dependencies(control_inputs):
-    """A ``function`` runs its outputs and updates in one program, so this block only
-    orders nothing: ops inside read the values before the updates, as in Keras'
-    optimizers (which never rely on the order)."""
+    """Ops made inside the block come after the updates among ``control_inputs``: they
+    read those variables' new values, and a ``function`` computing them applies the
+    updates (once per call, also when they are among its ``updates``). Tensors among
+    ``control_inputs`` order nothing: a function is one pure program."""
     if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
         raise ValueError('control_dependencies: expected None or a list, got %r'
                          % (control_inputs,))
-    yield
+    group = []
+    for c in control_inputs or []:
+        if isinstance(c, _Update):
+            group.extend(u for u in c._controls if u not in group)
+            if c not in group:
+                group.append(c)
+    _CONTROLS.append(group)
+    try:
+        yield
+    finally:
+        _CONTROLS.pop()
 
 
 def symbolic(func):
@@ -2034,7 +2174,13 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
             t = jnp.round(t)
         t = t.astype('int32')
         return -jnp.take_along_axis(lsm, t[..., None], axis=-1)[..., 0]
-    return _apply(op, target, output)
+    if not isinstance(output, Tensor) and not isinstance(target, Tensor):
+        return op(target, output)
+    # the result has the output's shape less the class axis (the target may be flattened
+    # to it, which the probe sizes of a target of unknown sizes cannot show)
+    out_shape = list(_engine_int_shape(output))
+    del out_shape[axis % len(out_shape)]
+    return _shaped_node(op, (target, output), out_shape, dtype(output))
 
 
 def binary_crossentropy(target, output, from_logits=False):
@@ -2301,14 +2447,16 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
         v = _cl(v, data_format)
         pad = padding.upper()
         if pool_mode == 'max':
-            init = -jnp.inf if jnp.issubdtype(v.dtype, jnp.floating) else \
-                jnp.iinfo(v.dtype).min
-            y = lax.reduce_window(v, jnp.asarray(init, v.dtype), lax.max, window, step, pad)
+            # numpy identities: JAX then lowers to its differentiable max/sum windows
+            init = -np.inf if jnp.issubdtype(v.dtype, jnp.floating) else \
+                np.iinfo(v.dtype).min
+            y = lax.reduce_window(v, np.array(init, v.dtype), lax.max, window, step, pad)
         else:
-            total = lax.reduce_window(v, jnp.zeros((), v.dtype), lax.add, window, step, pad)
+            zero = np.array(0, v.dtype)
+            total = lax.reduce_window(v, zero, lax.add, window, step, pad)
             # 'same' windows average over the entries inside x only, as Keras' engines
             count = lax.reduce_window(jnp.ones(v.shape[1:-1], v.dtype)[None, ..., None],
-                                      jnp.zeros((), v.dtype), lax.add, window, step, pad)
+                                      zero, lax.add, window, step, pad)
             y = total / count
         return _cf(y, data_format)
     return _apply(op, _to_tensor(x))
@@ -2479,7 +2627,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
             score = -jnp.sum(jnp.where(inside, jnp.max(lp, axis=-1), 0.), axis=1)
             return dec, score[:, None].astype(yp.dtype)
         dec, score = _apply_multi(op, 2, y_pred, input_length)
-        return [dec], score
+        return [_decoded_width(dec, y_pred)], score
 
     def op(yp, il):
         lp = jnp.log(yp + eps)
@@ -2502,8 +2650,27 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
             return dec, np.asarray(-scores, dtype=yp.dtype) * -1
         return jax.pure_callback(host, out_shapes, lp, il)
     dec, score = _apply_multi(op, 2, y_pred, input_length)
-    paths = [dec[k] for k in range(top_paths)]
+    paths = [_decoded_width(dec[k], y_pred) for k in range(top_paths)]
     return paths, score
+
+
+def _trim_decoded(dec):
+    """A concrete ``(samples, steps)`` decoding cut to its longest path (the columns
+    holding a label), as TensorFlow's dense decodings are as wide as that path."""
+    dec = np.asarray(dec)
+    width = int(np.max(np.sum(dec >= 0, axis=1))) if dec.size else 0
+    return dec[:, :width]
+
+
+def _decoded_width(dec, y_pred):
+    """A decoding padded with -1 to the input's steps: cut to its longest path at once
+    when concrete, else when the ``function`` computing it returns (its width depends
+    on the values, so the graph holds it at full width and declares it unknown)."""
+    if not isinstance(dec, Tensor):
+        return jnp.asarray(_trim_decoded(dec))
+    out = _shaped_node(lambda d: d, (dec,), (_engine_int_shape(y_pred)[0], None), 'int64')
+    out._trim_decoded = True
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -2633,3 +2800,33 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 
 
 api.install(globals(), ENGINE)
+
+
+# As Keras 2.3.1's Theano backend (and our Theano adapter), the graph results of the
+# shape-changing ops carry ``_keras_shape``; Keras' engine reads it beside
+# ``_uses_learning_phase``, which ``reshape`` passes on from its input.
+_KERAS_SHAPE_OPS = (
+    'identity', 'cast', 'dot', 'batch_dot', 'transpose', 'gather', 'max', 'min', 'sum',
+    'prod', 'var', 'std', 'mean', 'any', 'all', 'concatenate', 'reshape',
+    'permute_dimensions', 'resize_images', 'repeat_elements', 'repeat', 'tile', 'flatten',
+    'batch_flatten', 'expand_dims', 'squeeze', 'temporal_padding', 'spatial_2d_padding',
+    'spatial_3d_padding', 'stack', 'one_hot', 'reverse', 'slice', 'pattern_broadcast',
+    'conv1d', 'conv2d', 'conv3d', 'pool2d', 'pool3d', 'bias_add')
+
+
+def _records_keras_shape(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        out = func(*args, **kwargs)
+        if isinstance(out, Tensor):
+            out._keras_shape = out.shape
+            if func.__name__ == 'reshape':
+                out._uses_learning_phase = getattr(args[0] if args else kwargs.get('x'),
+                                                   '_uses_learning_phase', False)
+        return out
+    return wrapper
+
+
+for _name in _KERAS_SHAPE_OPS:
+    globals()[_name] = _records_keras_shape(globals()[_name])
+del _name

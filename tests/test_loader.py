@@ -17,7 +17,7 @@ from keras_backend import common, config_file, engines
 from conftest import load_adapter, requested_backends
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE_NAMES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'cntk': 'CNTK'}
+ENGINE_NAMES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'cntk': 'CNTK', 'jax': 'JAX'}
 
 
 def _available_backend():
