@@ -28,6 +28,13 @@ Sides, per engine (``--engine``):
   ``KERAS_BACKEND=keras_backend.theano_backend`` on PyTensor. Keras 2.3.1 has
   no backend of its own for PyTensor, so the only other side is ours without
   the BLAS that keras_backend links (``ours_noblas``, ``KERAS_BACKEND_BLAS=0``).
+* ``jax`` (Python 3.11+): ours = Keras 2.3.1 with
+  ``KERAS_BACKEND=keras_backend.jax_backend``; anchors = Keras 3 on JAX
+  (``KERAS_BACKEND=jax``, the ``keras`` that TensorFlow installs), its own
+  ``Sequential`` of the same layers and its own ``fit`` (one compiled train step), and
+  ``tf_keras`` in its default mode as on ``tensorflow``. Keras 3 drops
+  ``input_length`` and ``input_shape``: its models start with ``keras.Input`` of the same
+  shape; its GRU is given ``reset_after=False`` as ``tf_keras``'s.
 * ``cntk`` / ``theano`` (CPython 3.6, CNTK 2.7 / Theano 1.0.5, Keras 2.3.1
   installed; ``tools/setup_cntk_env.sh``): ours = Keras 2.3.1 with
   ``KERAS_BACKEND=keras_backend.cntk_backend`` (resp. ``theano_backend``);
@@ -57,6 +64,7 @@ Commands, one per engine::
 
     .venv/bin/python benchmarks/keras2_benchmark.py --engine tensorflow
     .venv/bin/python benchmarks/keras2_benchmark.py --engine pytensor
+    .venv/bin/python benchmarks/keras2_benchmark.py --engine jax
     .venv36/bin/python benchmarks/keras2_benchmark.py --engine cntk
     .venv36/bin/python benchmarks/keras2_benchmark.py --engine theano
 
@@ -99,15 +107,18 @@ SIDES = {
     'cntk': [('ours', 'keras_backend'), ('keras_cntk', 'Keras 2.3.1 own CNTK backend')],
     'theano': [('ours', 'keras_backend'), ('keras_theano', 'Keras 2.3.1 own Theano backend'),
                ('ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)')],
+    'jax': [('ours', 'keras_backend'), ('keras3_jax', 'Keras 3 on JAX, its own fit'),
+            ('tf_keras_default', 'tf_keras default mode (tf.function)')],
 }
 #: the engine's own module, whose __version__ is reported
 ENGINE_MODULE = {'tensorflow': 'tensorflow', 'pytensor': 'pytensor', 'cntk': 'cntk',
-                 'theano': 'theano'}
+                 'theano': 'theano', 'jax': 'jax'}
 #: KERAS_BACKEND of our side, per engine
 OUR_BACKEND = {'tensorflow': 'keras_backend.tensorflow_backend',
                'pytensor': 'keras_backend.theano_backend',
                'cntk': 'keras_backend.cntk_backend',
-               'theano': 'keras_backend.theano_backend'}
+               'theano': 'keras_backend.theano_backend',
+               'jax': 'keras_backend.jax_backend'}
 
 
 # ---------------------------------------------------------------- data and models
@@ -136,32 +147,39 @@ def prepare(name, x):
     return x
 
 
-def build(name, layers, sequential, tf_keras):
-    """Model ``name`` from ``layers``; ``tf_keras`` pins Keras 2.3.1's GRU variant."""
+def build(name, layers, sequential, tf_keras, keras3=None):
+    """Model ``name`` from ``layers``; ``tf_keras`` pins Keras 2.3.1's GRU variant;
+    ``keras3`` (Keras 3's module) starts the model with ``keras3.Input`` instead of the
+    first layer's ``input_shape`` / ``input_length``, which Keras 3 does not take."""
+    shapes = {'mlp': (64,), 'cnn': (8, 8, 1), 'lstm': (8, 8), 'gru': (8, 8), 'bilstm': (16,)}
+    if name not in shapes:
+        raise ValueError('unknown model %r' % name)
+    first = {} if keras3 is not None else {'input_shape': shapes[name]}
     if name == 'mlp':
-        stack = [layers.Dense(64, activation='relu', input_shape=(64,)),
+        stack = [layers.Dense(64, activation='relu', **first),
                  layers.Dropout(0.2),
                  layers.BatchNormalization(),
                  layers.Dense(10, activation='softmax')]
     elif name == 'cnn':
-        stack = [layers.Conv2D(16, (3, 3), padding='same', activation='relu',
-                               input_shape=(8, 8, 1)),
+        stack = [layers.Conv2D(16, (3, 3), padding='same', activation='relu', **first),
                  layers.MaxPooling2D((2, 2)),
                  layers.Flatten(),
                  layers.Dense(10, activation='softmax')]
     elif name == 'lstm':
-        stack = [layers.LSTM(32, input_shape=(8, 8)),
+        stack = [layers.LSTM(32, **first),
                  layers.Dense(10, activation='softmax')]
     elif name == 'gru':
-        extra = {'reset_after': False} if tf_keras else {}
-        stack = [layers.GRU(32, dropout=0.1, recurrent_dropout=0.1, input_shape=(8, 8), **extra),
-                 layers.Dense(10, activation='softmax')]
-    elif name == 'bilstm':
-        stack = [layers.Embedding(256, 16, input_length=16),
-                 layers.Bidirectional(layers.LSTM(16)),
+        extra = {'reset_after': False} if (tf_keras or keras3 is not None) else {}
+        stack = [layers.GRU(32, dropout=0.1, recurrent_dropout=0.1, **dict(first, **extra)),
                  layers.Dense(10, activation='softmax')]
     else:
-        raise ValueError('unknown model %r' % name)
+        stack = [layers.Embedding(256, 16, **({} if keras3 is not None else
+                                              {'input_length': 16})),
+                 layers.Bidirectional(layers.LSTM(16)),
+                 layers.Dense(10, activation='softmax')]
+    if keras3 is not None:
+        stack = [keras3.Input(shape=shapes[name], dtype='int32' if name == 'bilstm'
+                              else 'float32')] + stack
     return sequential(stack)
 
 
@@ -212,6 +230,13 @@ def _import_framework(side):
         from tf_keras.models import Sequential
         from tf_keras.utils import to_categorical
         return keras, layers, Sequential, Callback, to_categorical, tf.random.set_seed
+    if side == 'keras3_jax':
+        import keras   # Keras 3; KERAS_BACKEND=jax (worker_env)
+        from keras import layers
+        from keras.callbacks import Callback
+        from keras.models import Sequential
+        from keras.utils import to_categorical
+        return keras, layers, Sequential, Callback, to_categorical, keras.utils.set_random_seed
     if side.startswith('ours'):
         import keras_backend.keras2_compat
         keras_backend.keras2_compat.install()   # Keras 2.3.1 on Python 3.10+ (no-op on 3.6)
@@ -234,11 +259,15 @@ def worker(engine, side, name, epochs, batch):
     """Train model ``name`` on ``side``; return the measurements as a dict."""
     x, y = load_data()
     keras, layers, sequential, callback_cls, to_categorical, set_seed = _import_framework(side)
-    if not side.startswith('tf_keras') and keras.__version__ != '2.3.1':
+    if side.startswith('ours') and keras.__version__ != '2.3.1':
         raise RuntimeError('found Keras %s at %s, this benchmark needs 2.3.1'
                            % (keras.__version__, os.path.dirname(keras.__file__)))
-    keras.backend.set_floatx('float32')
-    keras.backend.set_image_data_format('channels_last')
+    if side == 'keras3_jax':
+        keras.config.set_floatx('float32')
+        keras.config.set_image_data_format('channels_last')
+    else:
+        keras.backend.set_floatx('float32')
+        keras.backend.set_image_data_format('channels_last')
     np.random.seed(SEED)
     if set_seed is not None:
         set_seed(SEED)
@@ -254,7 +283,8 @@ def worker(engine, side, name, epochs, batch):
         def on_epoch_end(self, epoch, logs=None):
             self.end.append(time.perf_counter())
 
-    model = build(name, layers, sequential, side.startswith('tf_keras'))
+    model = build(name, layers, sequential, side.startswith('tf_keras'),
+                  keras if side == 'keras3_jax' else None)
     init = initial_weights(model)
     for layer, values in init:
         layer.set_weights(values)
@@ -312,7 +342,7 @@ def worker_env(engine, side, repo, cold_dir):
     """The environment of one worker process: Keras backend choice and module path."""
     env = dict(os.environ)
     path = [repo]
-    if engine in ('tensorflow', 'pytensor') and side.startswith('ours'):
+    if engine in ('tensorflow', 'pytensor', 'jax') and side.startswith('ours'):
         if os.path.isdir(keras2_path()):
             path.insert(0, keras2_path())
     if env.get('PYTHONPATH'):
@@ -327,6 +357,8 @@ def worker_env(engine, side, repo, cold_dir):
             env['KERAS_BACKEND_BLAS'] = '0'
     elif side in ('keras_cntk', 'keras_theano'):
         env['KERAS_BACKEND'] = side.split('_')[1]
+    elif side == 'keras3_jax':
+        env['KERAS_BACKEND'] = 'jax'
     else:
         env.pop('KERAS_BACKEND', None)
     if cold_dir is not None:
@@ -424,7 +456,7 @@ def preflight(engine):
     """Return (sides, notes); exit with one line when the engine cannot run here."""
     from importlib.util import find_spec
     need = {'cntk': 'cntk', 'theano': 'theano', 'pytensor': 'pytensor',
-            'tensorflow': 'tensorflow'}[engine]
+            'tensorflow': 'tensorflow', 'jax': 'jax'}[engine]
     if find_spec(need) is None:
         hint = (' (CNTK 2.7 and Theano 1.0.5 run under CPython 3.6: use the interpreter that '
                 'tools/setup_cntk_env.sh builds, e.g. .venv36/bin/python)'
@@ -432,8 +464,8 @@ def preflight(engine):
         sys.exit('keras2_benchmark: %s is not importable by %s%s'
                  % (need, sys.executable, hint))
     sides, notes = list(SIDES[engine]), []
-    if engine == 'tensorflow' and find_spec('tf_keras') is None:
-        sides = sides[:1]
+    if engine in ('tensorflow', 'jax') and find_spec('tf_keras') is None:
+        sides = [sd for sd in sides if not sd[0].startswith('tf_keras')]
         notes.append('tf_keras is not installed for %s: skipping the tf_keras anchors '
                      '(install it: pip install --no-deps "tf-keras==<TensorFlow version>", '
                      'see benchmarks/README.md)' % sys.executable)
