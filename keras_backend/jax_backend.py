@@ -1637,6 +1637,7 @@ class Function(object):
         self.name = name
         self.api_name = 'function'
         self._feed_specs = None
+        self._feed_dtypes = None
         pairs = []
         for u in _flat_updates(updates):
             if isinstance(u, _Update):
@@ -1697,13 +1698,16 @@ class Function(object):
             import sys
             self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
         checks.check_feeds(self._feed_specs, inputs)
+        if self._feed_dtypes is None:
+            self._feed_dtypes = [np.dtype(t.dtype) if isinstance(t, Tensor) else None
+                                 for t in self.inputs]
         phase = None
         fed = []
-        for i, (t, v) in enumerate(zip(self.inputs, inputs)):
+        for i, (dt, v) in enumerate(zip(self._feed_dtypes, inputs)):
             if i == self._lp_index:
                 phase = int(np.asarray(v))
                 continue
-            fed.append(_feed_value(t, v))
+            fed.append(_feed_value(v, dt))
         fixed = common._fixed_learning_phase()
         if phase is None and fixed is not None:
             phase = fixed
@@ -1769,11 +1773,14 @@ def _flat_updates(updates):
     return out
 
 
-def _feed_value(t, v):
+def _feed_value(v, dt):
+    """A fed value as a numpy array of the placeholder's dtype (``jit`` moves numpy
+    arguments to the device itself, faster than a ``jnp.asarray`` dispatch)."""
     if hasattr(v, 'toarray'):
         v = v.toarray()
-    dt = t.dtype if isinstance(t, Tensor) else None
-    return jnp.asarray(np.asarray(v, dtype=dt))
+    if isinstance(v, jax.Array):
+        return v if v.dtype == dt else v.astype(dt)
+    return np.asarray(v, dtype=dt)
 
 
 def get_value(x):
