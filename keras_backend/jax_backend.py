@@ -494,13 +494,15 @@ class _Context(object):
             if n.op is None:
                 self.memo[n.id] = self._leaf(n)
                 continue
+            lazy = getattr(n.op, 'lazy_leaves', ())
             if not ready:
                 stack.append((n, True))
-                for v in n.leaves:
-                    if isinstance(v, Tensor) and v.id not in self.memo:
+                for i, v in enumerate(n.leaves):
+                    if isinstance(v, Tensor) and v.id not in self.memo and i not in lazy:
                         stack.append((v, False))
                 continue
-            vals = [self.memo[v.id] if isinstance(v, Tensor) else v for v in n.leaves]
+            vals = [(self.memo.get(v.id) if i in lazy else self.memo[v.id])
+                    if isinstance(v, Tensor) else v for i, v in enumerate(n.leaves)]
             args = jax.tree_util.tree_unflatten(n.treedef, vals)
             if getattr(n.op, 'needs_context', False):
                 out = n.op(self, *args)
@@ -532,6 +534,13 @@ class _Context(object):
         c = _Context(self.feeds, self.variables, self.learning_phase, parent=self,
                      local=local, seeds=seeds)
         return c
+
+
+def _is_array_tree(v):
+    """Whether ``v`` is an array or a (nested) tuple/list of arrays."""
+    if isinstance(v, (tuple, list)):
+        return _builtin_all(_is_array_tree(e) for e in v)
+    return isinstance(v, (jax.Array, np.ndarray, np.generic))
 
 
 def _context_op(fn):
@@ -939,7 +948,7 @@ def eval(x):
                              "through K.function([...], x) instead" % (needed[0].name,))
         fn = _EVAL_CACHE.get(x.id)
         if fn is None:
-            fn = _EVAL_CACHE[x.id] = Function([], [x], name='eval')
+            fn = _EVAL_CACHE[x.id] = Function([], [x], name='eval', eager_calls=1)
         return fn([])[0]
     if hasattr(x, 'toarray'):
         return np.asarray(x.toarray())
@@ -1638,6 +1647,7 @@ class Function(object):
         self.api_name = 'function'
         self._feed_specs = None
         self._feed_dtypes = None
+        self._eager_calls = int(kwargs.pop('eager_calls', 0))
         pairs = []
         for u in _flat_updates(updates):
             if isinstance(u, _Update):
@@ -1735,8 +1745,13 @@ class Function(object):
     def _call_jitted(self, fed, phase):
         static = tuple(np.asarray(fed[i]).item() for i in self._static_fed)
         dynamic = [v for i, v in enumerate(fed) if i not in self._static_fed]
-        return self._jitted([v._value for v in self._updated],
-                            [v._value for v in self._read], dynamic, phase, static)
+        run = self._jitted
+        if self._eager_calls:
+            # e.g. ``K.eval`` of an initial value, run once: op by op beats compiling
+            self._eager_calls -= 1
+            run = self._pure
+        return run([v._value for v in self._updated],
+                   [v._value for v in self._read], dynamic, phase, static)
 
 
 def _with_control_updates(outputs, pairs):
@@ -1852,11 +1867,18 @@ def gradients(loss, variables):
     def op(ctx, loss_leaf, *wrt_vals):
         def f(*vals):
             child = ctx.child(local, dict((w.id, v) for w, v in zip(sym, vals)))
-            return jnp.sum(child.value(loss))
-        out, pullback = jax.vjp(f, *wrt_vals)
+            total = jnp.sum(child.value(loss))
+            # the forward values, handed back so that the program computes them once
+            return total, dict((i, v) for i, v in child.memo.items()
+                               if i in local and _is_array_tree(v))
+        out, pullback, forward = jax.vjp(f, *wrt_vals, has_aux=True)
+        for i, v in forward.items():
+            ctx.memo.setdefault(i, v)
         return tuple(pullback(jnp.ones_like(out)))
+    op.lazy_leaves = (0,)
 
-    # the loss is a leaf so that graph walks see it; the op evaluates it itself
+    # the loss is a leaf so that graph walks see it; the op evaluates it itself (the
+    # context leaves it lazy), and the function reads its value from the gradient's pass
     leaves, treedef = _flatten((loss,) + tuple(sym))
     avals = tuple(tuple(jax.ShapeDtypeStruct(w.avals[p].shape, w.avals[p].dtype) for w in sym)
                   for p in range(2))
