@@ -83,6 +83,20 @@ def _dtype_name(dt):
     return np.dtype(dt).name if dt is not None else None
 
 
+class _DTypeName(str):
+    """A tensor's dtype: its numpy name (a ``str``, as Theano's), which also answers
+    ``.name`` and ``.base_dtype`` as TensorFlow's ``DType`` does (Keras 2 code written for
+    TensorFlow reads ``x.dtype.name``)."""
+
+    @property
+    def name(self):
+        return str(self)
+
+    @property
+    def base_dtype(self):
+        return self
+
+
 class Tensor(object):
     """A symbolic value of this adapter's graph.
 
@@ -114,7 +128,7 @@ class Tensor(object):
 
     @property
     def dtype(self):
-        return _dtype_name(self.avals[0].dtype)
+        return _DTypeName(_dtype_name(self.avals[0].dtype))
 
     def get_shape(self):
         return self.shape
