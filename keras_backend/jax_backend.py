@@ -1707,8 +1707,10 @@ class Function(object):
             fed_vals.insert(i, np.asarray(v, dtype=self._fed[i].dtype))
         feeds = dict(zip(self._fed, fed_vals))
         ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
-        outs = [ctx.value(o) for o in self.outputs]
+        # the updates first: a gradient's pass hands the forward values it computed to
+        # the context, so that outputs such as the loss reuse them (one forward pass)
         news = [ctx.value(v) for v in self._update_values]
+        outs = [ctx.value(o) for o in self.outputs]
         # an update keeps its variable's dtype and shape (a (n,) value for an (n, 1) one)
         news = [jnp.reshape(jnp.asarray(n, dtype=v.avals[0].dtype), v.avals[0].shape)
                 for n, v in zip(news, self._updated)]
