@@ -753,10 +753,13 @@ _SESSION = [_Session()]
 
 
 def clear_session():
-    """Resets uids and the fixed learning phase and drops the cached ``eval`` programs
-    (JAX holds no graph that would need resetting)."""
+    """Resets uids and the fixed learning phase, drops the cached ``eval`` programs and
+    JAX's compiled programs (``jax.clear_caches``): a process that builds many models
+    would otherwise keep every executable mapped (XLA's CPU code can exhaust the
+    kernel's memory-map limit)."""
     common._reset_session_state()
     _EVAL_CACHE.clear()
+    jax.clear_caches()
 
 
 def get_session():
