@@ -7,7 +7,7 @@ file is::
 
     CONFIGS  TEST  -- REASON
 
-``CONFIGS`` is a comma-separated list of configuration names (``tensorflow``,
+``CONFIGS`` is a comma-separated list of configuration names (``tensorflow``, ``jax``,
 ``pytensor``, ``cntk``, ``theano``, ``cntk-keras``, ``theano-keras``) or ``*``;
 ``TEST`` is a pytest node id, or a node id without its ``[parameters]`` (every
 parametrisation), or a file path (the file is not run at all: ``tools/keras_suite.py``
@@ -62,8 +62,10 @@ def pytest_collection_modifyitems(config, items):
                                               strict=False))
 
 
-#: Our adapters for the engines after whose tests Keras' own conftest clears the session.
-_CLEARED = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend')
+#: Our adapters for the engines after whose tests Keras' own conftest clears the session
+#: (JAX, which Keras 2.3.1 has no module for, as TensorFlow, whose conventions it follows).
+_CLEARED = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend',
+            'keras_backend.jax_backend')
 
 
 @pytest.fixture(autouse=True)
