@@ -275,6 +275,8 @@ class Variable(Tensor):
         return self._value
 
     def _assign(self, value):
+        if isinstance(value, np.ndarray):
+            value = np.array(value, copy=True)   # the device copy may read it later
         value = jnp.asarray(value, dtype=self.avals[0].dtype)
         if tuple(value.shape) != tuple(self.avals[0].shape):
             aval = jax.ShapeDtypeStruct(value.shape, value.dtype)
@@ -824,8 +826,10 @@ def variable(value, dtype=None, name=None, constraint=None):
         value = eval(value)
     if hasattr(value, 'toarray'):
         value = value.toarray()
-    value = jnp.asarray(np.asarray(value) if not isinstance(value, jax.Array) else value,
-                        dtype=dtype)
+    # a private copy of a host array: the transfer to the device may still be reading it
+    # after this returns, while the caller changes its array
+    value = jnp.asarray(np.array(value, copy=True) if not isinstance(value, jax.Array)
+                        else value, dtype=dtype)
     name = common._scoped_name(name, 'variable') or 'variable_%d' % next(_IDS)
     v = Variable(value, name=name, constraint=constraint)
     v._uses_learning_phase = False
