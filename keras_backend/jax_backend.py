@@ -1318,7 +1318,12 @@ def clip(x, min_value, max_value):
         hi = jnp.asarray(hi).astype(v.dtype) if hi is not None else None
         if lo is not None and hi is not None:
             hi = jnp.maximum(hi, lo)
-        return jnp.clip(v, lo, hi)
+        # where, not jnp.clip: a value on a bound keeps its gradient (tf.clip_by_value)
+        if lo is not None:
+            v = jnp.where(v < lo, lo, v)
+        if hi is not None:
+            v = jnp.where(v > hi, hi, v)
+        return v
     return _apply(op, x, min_value, max_value)
 
 
@@ -1360,12 +1365,40 @@ def less_equal(x, y):
     return _compare(jnp.less_equal)(x, y)
 
 
+@jax.custom_jvp
+def _tf_maximum(x, y):
+    return jnp.maximum(x, y)
+
+
+@_tf_maximum.defjvp
+def _tf_maximum_jvp(primals, tangents):
+    # a tie sends the whole gradient to x, as TensorFlow's Maximum gradient
+    # (jnp.maximum's would split it 0.5 / 0.5)
+    x, y = primals
+    tx, ty = tangents
+    return jnp.maximum(x, y), jnp.where(x >= y, tx, ty)
+
+
+@jax.custom_jvp
+def _tf_minimum(x, y):
+    return jnp.minimum(x, y)
+
+
+@_tf_minimum.defjvp
+def _tf_minimum_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    return jnp.minimum(x, y), jnp.where(x <= y, tx, ty)
+
+
 def maximum(x, y):
-    return _compare(jnp.maximum)(x, y)
+    """``jnp.maximum``; at a tie the gradient goes to ``x`` (TensorFlow's rule)."""
+    return _compare(_tf_maximum)(x, y)
 
 
 def minimum(x, y):
-    return _compare(jnp.minimum)(x, y)
+    """``jnp.minimum``; at a tie the gradient goes to ``x`` (TensorFlow's rule)."""
+    return _compare(_tf_minimum)(x, y)
 
 
 def sin(x):
@@ -2149,22 +2182,24 @@ def in_test_phase(x, alt, training=None):
 # ---------------------------------------------------------------------------
 
 def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Elementwise ``jnp.maximum``/``jnp.minimum``."""
+    """``jax.nn.relu`` (gradient 0 at 0, as TensorFlow's ``relu``; ``jnp.maximum`` would
+    split it 0.5 / 0.5 at a tie), a ``max_value`` clip (gradient 1 up to and at the
+    bound, as ``tf.clip_by_value``), a leak ``alpha * relu(threshold - x)``."""
     x = _to_tensor(x)
     alpha = float(np.asarray(alpha))
     threshold = float(np.asarray(threshold))
     max_value = None if max_value is None else float(np.asarray(max_value))
 
     def op(v):
-        zero = jnp.zeros((), v.dtype)
         if threshold != 0:
             kept = v * (v > threshold).astype(v.dtype)
         else:
-            kept = jnp.maximum(v, zero)
+            kept = jax.nn.relu(v)
         if max_value is not None:
-            kept = jnp.minimum(jnp.maximum(kept, zero), jnp.asarray(max_value, v.dtype))
+            top = jnp.asarray(max_value, v.dtype)
+            kept = jnp.where(kept < 0, jnp.zeros((), v.dtype), jnp.where(kept > top, top, kept))
         if alpha != 0:
-            leak = jnp.maximum(threshold - v, zero) if threshold != 0 else jnp.maximum(-v, zero)
+            leak = jax.nn.relu(threshold - v) if threshold != 0 else jax.nn.relu(-v)
             kept = kept - jnp.asarray(alpha, v.dtype) * leak
         return kept
     return _apply(op, x)

@@ -240,3 +240,22 @@ def test_function_with_two_updates_of_one_variable(K):
     out = f([np.ones((3, 2), 'float32')])
     assert_values(out[0], 6.)
     assert_values(K.get_value(v), np.full((2,), 5., 'float32'))
+
+
+def test_gradients_at_ties_follow_tensorflow(K):
+    """relu at 0, maximum/minimum at a tie and clip on a bound: TensorFlow sends the whole
+    gradient one way (0 for relu, to x for maximum/minimum, 1 inside clip's closed range);
+    the JAX adapter follows it (Keras 2.3.1's CNN on digits, whose zero pixels give exact
+    zeros before the relu, trains to TensorFlow's numbers only so)."""
+    if K.ENGINE not in ('tensorflow', 'jax'):
+        pytest.skip('the tie rules checked are TensorFlow\'s (JAX follows them)')
+    x = K.placeholder((4,))
+    y = K.placeholder((4,))
+    outs = [K.relu(x), K.maximum(x, y), K.minimum(x, y), K.clip(x, 0., 1.)]
+    grads = [K.gradients(K.sum(o), [x])[0] for o in outs]
+    got = K.function([x, y], grads)([np.array([0., 1., -1., 2.], 'float32'),
+                                      np.array([0., 0., 0., 0.], 'float32')])
+    assert_values(got[0], np.array([0., 1., 0., 1.], 'float32'))
+    assert_values(got[1], np.array([1., 1., 0., 1.], 'float32'))
+    assert_values(got[2], np.array([1., 0., 1., 0.], 'float32'))
+    assert_values(got[3], np.array([1., 1., 0., 0.], 'float32'))
