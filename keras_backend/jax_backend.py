@@ -174,9 +174,10 @@ class Tensor(object):
 
 
 def _binary(fn, reflected=False):
+    # a list operand (``x - [[...]]``, as TensorFlow takes) becomes an array first
     if reflected:
-        return lambda self, other: _apply(_promoting(fn), other, self)
-    return lambda self, other: _apply(_promoting(fn), self, other)
+        return lambda self, other: _apply(_promoting(fn), _operand(other), self)
+    return lambda self, other: _apply(_promoting(fn), self, _operand(other))
 
 
 def _promoting(fn):
@@ -933,12 +934,20 @@ def ndim(x):
 
 
 def size(x, name=None):
-    """The element count, an int32 scalar."""
+    """The element count, an int32 scalar; a shape value (known while tracing), so that
+    sizes computed from it (``K.tile(t, K.stack([1, K.size(y)]))``) work."""
     if isinstance(x, Tensor):
-        return _apply(lambda v: np.asarray(np.size(v), dtype='int32') if
-                      not isinstance(v, jax.core.Tracer) else
-                      jnp.asarray(_math.prod(v.shape), dtype='int32'), x)
+        if _is_fully_static(x):
+            return jnp.asarray(_math.prod(x.shape), dtype='int32')
+        return _node(_size_op, [x], _ONE)
     return jnp.asarray(np.size(x), dtype='int32')
+
+
+def _size_op(x):
+    return np.asarray(_math.prod(np.shape(x)), dtype='int32')
+
+
+_size_op.shape_only = True
 
 
 def dtype(x):
@@ -961,7 +970,7 @@ def eval(x):
         raise ValueError('eval: expected one tensor, got a %s (use batch_get_value)'
                          % type(x).__name__)
     if isinstance(x, Variable):
-        return np.asarray(x._value)
+        return np.array(x._value)
     if isinstance(x, Tensor):
         needed = [n for n in _walk([x]) if n._is_placeholder and n is not _LEARNING_PHASE]
         if needed:
@@ -1793,7 +1802,9 @@ class Function(object):
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         for v, n in zip(self._updated, news):
             v._value = n
-        outs = [_trim_decoded(o) if getattr(t, '_trim_decoded', False) else np.asarray(o)
+        # writable numpy arrays (a view of a jax.Array is read-only; Keras 2 code writes
+        # into what it gets back, e.g. convert_dense_weights_data_format)
+        outs = [_trim_decoded(o) if getattr(t, '_trim_decoded', False) else np.array(o)
                 for t, o in zip(self.outputs, outs)]
         return outs[0] if self._single else outs
 
@@ -1856,7 +1867,7 @@ def _feed_value(v, dt):
 
 def get_value(x):
     if isinstance(x, Variable):
-        return np.asarray(x._value)
+        return np.array(x._value)
     return eval(x)
 
 
@@ -2746,7 +2757,7 @@ def _trim_decoded(dec):
     holding a label), as TensorFlow's dense decodings are as wide as that path."""
     dec = np.asarray(dec)
     width = int(np.max(np.sum(dec >= 0, axis=1))) if dec.size else 0
-    return dec[:, :width]
+    return np.array(dec[:, :width])
 
 
 def _decoded_width(dec, y_pred):

@@ -245,3 +245,26 @@ def test_dropout_with_a_rate_tensor(K):
     kept = got != 0
     assert abs(kept.mean() - 0.75) < 0.02
     assert_values(got[kept], np.full(kept.sum(), 1. / 0.75, 'float32'))
+
+
+def test_tile_by_the_size_of_a_tensor_of_unknown_batch(K):
+    """keras/utils/metrics_utils.py: thresholds tiled K.stack([1, K.size(y_pred)]) times,
+    y_pred of unknown batch; a list operand of an op (a Lambda's restored argument)."""
+    y = K.placeholder((None, 3))
+    t = K.tile(K.expand_dims(K.constant([0.25, 0.75]), 1),
+               K.cast(K.stack([1, K.size(y)]), dtype='int32'))
+    shifted = y - [[1., 2., 3.]]
+    yv = np.arange(6, dtype='float32').reshape(2, 3)
+    got_t, got_s = K.function([y], [t, shifted])([yv])
+    assert_values(got_t, np.tile(np.array([[0.25], [0.75]], 'float32'), (1, 6)))
+    assert_values(got_s, yv - np.array([[1., 2., 3.]], 'float32'))
+
+
+def test_get_value_is_a_writable_array(K):
+    """keras/utils/layer_utils.py convert_dense_weights_data_format writes into the arrays
+    that get_weights (K.batch_get_value) returns."""
+    v = K.variable(np.zeros((2, 2), 'float32'))
+    w = K.batch_get_value([v])[0]
+    w[0, 0] = 5.
+    assert w[0, 0] == 5.
+    assert_values(K.get_value(v), np.zeros((2, 2), 'float32'))
