@@ -1686,6 +1686,18 @@ def _stand_in(x, static_shape):
     return v
 
 
+def _state_shape(x):
+    """The static shape of a recurrent state: the engine's sizes where it knows them, else
+    the ``_keras_shape`` recorded on it. Keras 2.3.1's ConvRNN2D records its initial state's
+    shape from the global image_data_format, wrong for a channels_first layer under a
+    channels_last default; its step must see the state's real channels."""
+    recorded = int_shape(x)
+    own = _engine_int_shape(x)
+    if own is None or recorded is None or len(own) != len(recorded):
+        return recorded if own is None else own
+    return tuple(r if o is None else o for o, r in zip(own, recorded))
+
+
 def _clone(outputs, replace):
     """Copy the graph of ``outputs`` with the variables of ``replace`` swapped
     for their values (used as they are: their own graphs are not copied)."""
@@ -1798,7 +1810,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # cells draw their dropout masks so) build them outside the loop.
     out0, _ = step_function(seq[0], initial_states + constants)
     x_in = _stand_in(seq[0], tuple(int_shape(seq))[1:])
-    s_in = [_stand_in(s, int_shape(s)) for s in initial_states]
+    s_in = [_stand_in(s, _state_shape(s)) for s in initial_states]
     draws_before = _engine.rng_mark()
     out, new_states = step_function(x_in, s_in + constants)
     new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]

@@ -119,6 +119,33 @@ def test_rnn_outputs_carry_learning_phase_of_step(K):
                                atol=1e-5)
 
 
+def test_rnn_step_sees_the_real_shape_of_a_mislabelled_state(K):
+    # Keras 2.3.1's ConvRNN2D records its initial state's _keras_shape from the global
+    # image_data_format: a channels_first layer under channels_last gets (None, 4, 4, 6)
+    # for a (None, 5, 4, 4) state. Its step convolves the state channels_first.
+    seq = K.placeholder(shape=(None, 3, 5, 4, 4))
+    init = K.sum(K.zeros_like(seq), axis=1)
+    init._keras_shape = (None, 4, 4, 5)
+    kernel_val = randn(3, 3, 5, 5, seed=43) * 0.2
+    # Theano convolves (Keras' convention): hand it the kernel flipped
+    flipped = kernel_val[::-1, ::-1] if K.backend() == 'theano' else kernel_val
+    kernel = K.variable(np.ascontiguousarray(flipped))
+
+    def step(x, states):
+        h = K.tanh(x + K.conv2d(states[0], kernel, padding='same',
+                                data_format='channels_first'))
+        return h, [h]
+
+    last, _, _ = K.rnn(step, seq, [init])
+    xs = randn(2, 3, 5, 4, 4, seed=44)
+    got = K.function([seq], [last])([xs])[0]
+    h = np.zeros((2, 5, 4, 4), 'float32')
+    for t in range(3):
+        h = np.tanh(xs[:, t] + R.conv2d(h, kernel_val, padding='same',
+                                        data_format='channels_first'))
+    np.testing.assert_allclose(got, h, atol=1e-5)
+
+
 # ---------------------------------------------------------------------------
 # Behaviours defined by Keras 2.3.1's backends
 # ---------------------------------------------------------------------------
