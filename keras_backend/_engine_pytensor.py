@@ -141,6 +141,15 @@ def static_shape(x):
     return tuple(None if s is None else int(s) for s in x.type.shape)
 
 
+def static_int(e):
+    """The value of the integer scalar expression ``e`` when PyTensor's constant folding
+    of static sizes gives it, else None."""
+    try:
+        return int(T.get_underlying_scalar_constant_value(e))
+    except Exception:
+        return None
+
+
 def specify_shape(x, shape):
     """``x`` behind a ``SpecifyShape`` when ``shape`` knows sizes its type lacks."""
     known = tuple(x.type.shape)

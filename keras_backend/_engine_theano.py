@@ -304,6 +304,20 @@ def _fold_node(e, memo, depth):
             except IndexError:
                 return None
             return None if item is None else np.asarray(item, dtype=e.dtype)
+    if isinstance(op, T.Elemwise) and e.ndim == 1 and e.dtype.startswith(('int', 'uint')):
+        # integer arithmetic on a partly known shape vector (``K.shape(x)`` is
+        # cast before it is indexed): element-wise, so the unknown entries stay
+        # unknown and the others are computed
+        vals = [_fold(i, memo, depth) for i in ins]
+        if all(v is not None for v in vals) and any(isinstance(v, tuple) for v in vals):
+            unknown = set(k for v in vals if isinstance(v, tuple)
+                          for k, d in enumerate(v) if d is None)
+            filled = [np.asarray([1 if d is None else d for d in v], dtype=i.dtype)
+                      if isinstance(v, tuple) else v for v, i in zip(vals, ins)]
+            out = _perform_on(node, e, filled)
+            if out is None or out.ndim != 1:
+                return None
+            return tuple(None if k in unknown else int(d) for k, d in enumerate(out))
     scalar_op = getattr(op, 'scalar_op', op)
     if isinstance(scalar_op, th.scalar.Switch) and e.ndim == 0:
         cond = _fold(ins[0], memo, depth)
@@ -326,9 +340,15 @@ def _perform(node, e, memo, depth):
         return None
     if any(getattr(o, 'ndim', 0) > 1 for o in node.outputs):
         return None
+    return _perform_on(node, e, [_fold(i, memo, depth) for i in node.inputs])
+
+
+def _perform_on(node, e, values):
+    """``e``'s value from ``node.op.perform`` on the folded ``values`` of the node's
+    inputs, or None."""
+    op = node.op
     vals = []
-    for i in node.inputs:
-        iv = _fold(i, memo, depth)
+    for i, iv in zip(node.inputs, values):
         if not isinstance(iv, np.ndarray) or iv.size > _FOLD_MAX_SIZE:
             return None
         try:
@@ -378,6 +398,12 @@ def _node_shapes(node):
             dims.append(b if got is None else got)
         result.append(tuple(dims))
     return result
+
+
+def static_int(e):
+    """The value of the integer scalar expression ``e`` when the static sizes it reads
+    determine it (``K.shape(x)[1] * 2`` of an ``x`` of known width), else None."""
+    return _dim(e, {})
 
 
 # outputs of the nodes whose shapes are being inferred: an ``infer_shape``

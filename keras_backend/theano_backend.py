@@ -2259,10 +2259,16 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     # when the function runs.
     # With 'valid' padding a spatial size given as a tensor is used as it is (the forward
     # convolution's padding does not depend on it), so Keras' output_padding works. PyTensor
-    # only: Theano 1.0.5 (no static sizes in its types) did not finish compiling that graph.
+    # only: Theano 1.0.5 (no static sizes in its types) did not finish compiling that graph;
+    # there a size that folds to an int from the static sizes it reads is used as that int.
     out_cl, run_checks = [given[0] if isinstance(given[0], int) else None], []
     z_sizes = {}
     for i, d in enumerate(given[1:]):
+        if _is_engine_tensor(d) and not _engine.HAS_STATIC_SHAPES:
+            # Theano 1.0.5: a size computed from static sizes (Keras' Conv2DTranspose
+            # computes it from K.shape(x), output_padding included) is used as that int
+            folded = _engine.static_int(d)
+            d = d if folded is None else folded
         if not _is_engine_tensor(d):
             out_cl.append(d)
             continue

@@ -104,6 +104,25 @@ def test_random_uniform_and_normal_with_tensor_shape_items(K):
     assert np.isfinite(got_n).all() and got_n.std() > 0.1
 
 
+@pytest.mark.parametrize('batch', [2, None], ids=['static-batch', 'unknown-batch'])
+def test_conv2d_transpose_output_padding_sizes_from_the_input_shape(K, batch):
+    """Keras' Conv2DTranspose(output_padding=1, strides=2, padding='valid'): its sizes
+    are ``(K.shape(x)[i] - 1) * 2 + 3 + 1``, one past the plain transposed length."""
+    import reference as R
+    x_value = np.random.RandomState(50).randn(2, 3, 4, 2).astype('float32')
+    kernel_value = np.random.RandomState(51).randn(3, 3, 2, 2).astype('float32')
+    x = K.placeholder((batch, 3, 4, 2))
+    shape = K.shape(x)
+    sizes = [(shape[i] - 1) * 2 + 3 + 1 for i in (1, 2)]
+    flipped = kernel_value[::-1, ::-1] if K.backend() == 'theano' else kernel_value
+    kernel = K.variable(np.ascontiguousarray(flipped))
+    out = K.conv2d_transpose(x, kernel, (shape[0], sizes[0], sizes[1], 2), strides=(2, 2),
+                             padding='valid')
+    got, = _run(K, [x], [out], [x_value])
+    assert_values(got, R.conv2d_transpose(x_value, kernel_value, (2, 8, 10, 2), (2, 2),
+                                          'valid'))
+
+
 # ---------------------------------------------------------------------------
 # Graph names: what Keras' loss utilities do for every loss
 # ---------------------------------------------------------------------------
