@@ -31,9 +31,10 @@ graph of its own and hands JAX one pure function per ``K.function``:
 * **Gradients** are JAX's reverse-mode autodiff (``jax.vjp``) of the part of
   the graph between the loss and the variables (or any tensors), evaluated
   inside the same program; nothing is numerical.
-* **Random ops** draw from a key held as a variable (one per seed, and one
-  for unseeded ops) and split on every call of a function, so each call draws
-  anew (dropout) and a seed reproduces a run.
+* **Random ops** draw from a key held as a variable of their own (seeded by
+  ``seed``, or for None by numpy's global generator, as Keras 2.3.1's backends
+  seed) and split on every call of a function, so each call draws anew
+  (dropout) and a seed, or ``np.random.seed``, reproduces a run.
 * **Loops.** ``rnn`` is a ``lax.scan`` over a step graph that is built once on
   stand-in inputs (masks, ``go_backwards``, ``constants``, ``unroll``,
   ``input_length``); ``map_fn``/``foldl``/``foldr`` are ``lax`` loops built
@@ -677,22 +678,12 @@ class _KeyVariable(Variable):
     on each call."""
 
 
-_GLOBAL_KEY = []
-_SEEDED_KEYS = {}
-
-
-def _global_key():
-    if not _GLOBAL_KEY:
-        seed = int(np.random.randint(0, 2 ** 31 - 1))
-        _GLOBAL_KEY.append(_KeyVariable(jax.random.PRNGKey(seed), name='rng_key'))
-    return _GLOBAL_KEY[0]
-
-
 def _key_variable(seed):
-    """The key variable for ``seed`` (None: the shared unseeded key); a seed gives a key of
-    its own for each op made with it, so that the op's draws repeat run after run."""
+    """A key variable of the op's own, from ``seed``; None draws the seed from numpy's
+    global generator, as Keras 2.3.1's backends do (``np.random.seed(n)`` then reproduces
+    a model's initial weights and dropout masks). The op's draws repeat run after run."""
     if seed is None:
-        return _global_key()
+        seed = np.random.randint(1, 10 ** 7)
     seed = int(np.asarray(seed))
     return _KeyVariable(jax.random.PRNGKey(seed), name='rng_key_seed_%d' % seed)
 
@@ -707,17 +698,16 @@ def _next_key(key):
     return jax.random.split(key)[0]
 
 
-def _draw_key(key, rid):
-    return jax.random.fold_in(jax.random.split(key)[1], rid)
+def _draw_key(key):
+    return jax.random.split(key)[1]
 
 
 def _random(draw, seed, *args):
     """A random node: ``draw(key, *args)`` with a key from ``seed``'s key variable."""
-    rid = next(_IDS)
     keyvar = _key_variable(seed)
 
     def op(key, *a):
-        return draw(_draw_key(key, rid), *a)
+        return draw(_draw_key(key), *a)
     leaves, treedef = _flatten((keyvar,) + args)
     return _node(op, leaves, treedef)
 

@@ -196,13 +196,14 @@ _ENGINE_DTYPES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 
 
 _LEARNING_PHASE = T.scalar(dtype='uint8', name='keras_learning_phase')
 _EVAL_CACHE = {}
-_SEED_GENERATOR = np.random.RandomState(1337)
 _CONTROL_SCOPES = []  # [first serial, end serial, {variable: value it is updated to}]
 
 
 def _op_seed(seed):
+    """``seed``, or for None a draw from numpy's global generator, as Keras 2.3.1's
+    backends make it: ``np.random.seed(n)`` reproduces Keras' weight initialisation."""
     if seed is None:
-        return int(_SEED_GENERATOR.randint(1, 10 ** 7))
+        return int(np.random.randint(1, 10 ** 7))
     return int(seed)
 
 

@@ -96,3 +96,19 @@ def test_dropout_symbolic(K):
     (v,) = eval_sym(K, lambda p: K.dropout(p, 0.5), [np.ones(SHAPE, np.float32)])
     assert set(np.unique(v)).issubset({0., 2.})
     assert abs(np.mean(v == 0.) - 0.5) < 0.03
+
+
+@pytest.mark.parametrize('op', ['random_normal', 'random_uniform', 'random_binomial',
+                                'truncated_normal'])
+def test_unseeded_draws_follow_numpys_global_seed(K, op):
+    # Keras 2.3.1's backends seed an op given seed=None from np.random, so that
+    # np.random.seed(n) reproduces a model's initial weights (Keras' own
+    # optimizers_test relies on it); a different global seed draws differently.
+    def draw(global_seed):
+        np.random.seed(global_seed)
+        kwargs = {'p': 0.5} if op == 'random_binomial' else {}
+        return K.eval(getattr(K, op)((20, 30), **kwargs))
+
+    first, again, other = draw(7), draw(7), draw(8)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
