@@ -1364,30 +1364,25 @@ def less_equal(x, y):
     return _compare(jnp.less_equal)(x, y)
 
 
-@jax.custom_jvp
-def _tf_maximum(x, y):
-    return jnp.maximum(x, y)
+def _ties_to_x(pick, x_wins):
+    """``pick(x, y)`` (``jnp.maximum``/``jnp.minimum``) whose gradient at a tie goes
+    wholly to ``x``, as TensorFlow's Maximum/Minimum gradients (``pick``'s own splits it
+    0.5 / 0.5); ``x_wins(x, y)`` says where ``x`` is the result."""
+    @jax.custom_jvp
+    def op(x, y):
+        return pick(x, y)
+
+    @op.defjvp
+    def _jvp(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        return pick(x, y), jnp.where(x_wins(x, y), tx, ty)
+
+    return op
 
 
-@_tf_maximum.defjvp
-def _tf_maximum_jvp(primals, tangents):
-    # a tie sends the whole gradient to x, as TensorFlow's Maximum gradient
-    # (jnp.maximum's would split it 0.5 / 0.5)
-    x, y = primals
-    tx, ty = tangents
-    return jnp.maximum(x, y), jnp.where(x >= y, tx, ty)
-
-
-@jax.custom_jvp
-def _tf_minimum(x, y):
-    return jnp.minimum(x, y)
-
-
-@_tf_minimum.defjvp
-def _tf_minimum_jvp(primals, tangents):
-    x, y = primals
-    tx, ty = tangents
-    return jnp.minimum(x, y), jnp.where(x <= y, tx, ty)
+_tf_maximum = _ties_to_x(jnp.maximum, jnp.greater_equal)
+_tf_minimum = _ties_to_x(jnp.minimum, jnp.less_equal)
 
 
 def maximum(x, y):
