@@ -376,8 +376,13 @@ def manual_variable_initialization(value):
     _MANUAL_VARIABLE_INITIALIZATION = bool(value)
 
 
+def _reset_learning_phase():
+    """Forget a learning phase fixed by ``set_learning_phase``."""
+    global _FIXED_LEARNING_PHASE
+    _FIXED_LEARNING_PHASE = None
+
+
 def _reset_session_state():
     """The engine-neutral part of ``clear_session``: uids and the fixed learning phase."""
-    global _FIXED_LEARNING_PHASE
     reset_uids()
-    _FIXED_LEARNING_PHASE = None
+    _reset_learning_phase()

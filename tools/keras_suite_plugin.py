@@ -66,6 +66,14 @@ def pytest_collection_modifyitems(config, items):
 #: (JAX, which Keras 2.3.1 has no module for, as TensorFlow, whose conventions it follows).
 _CLEARED = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend',
             'keras_backend.jax_backend')
+#: Our Theano adapter: Keras' conftest leaves Theano's session alone, and on Keras' own
+#: Theano backend a learning phase that a test fixes cannot change a later one, because
+#: Keras' recurrent layers turn dropout off when ``K.backend() == 'theano'``. Under an
+#: external backend they keep it on, so the phase that ``normalization_test`` fixes at 1
+#: would switch dropout on in later tests' ``predict()`` comparisons (recurrent_test's
+#: test_dropout and test_implementation_mode, wrappers_test's test_Bidirectional_dropout).
+#: Only the learning phase is reset after each test.
+_PHASE_RESET = ('keras_backend.theano_backend',)
 
 
 @pytest.fixture(autouse=True)
@@ -74,13 +82,18 @@ def _clear_session_as_keras_conftest_does():
     ``K.backend()`` is 'tensorflow' or 'cntk'; with an external backend ``K.backend()`` is
     the module path, so it never does, and a test's fixed learning phase
     (``normalization_test``'s ``K.set_learning_phase(1)``) leaks into the next ones.
-    This does the same cleanup for our adapters of those two engines."""
+    This does the same cleanup for our adapters of those engines, and resets the learning
+    phase on our Theano adapter (see ``_PHASE_RESET``)."""
     yield
-    if os.environ.get('KERAS_BACKEND') in _CLEARED:
+    backend = os.environ.get('KERAS_BACKEND')
+    if backend in _CLEARED:
         # keras.backend re-exports clear_session only for its own 'tensorflow' and
         # 'cntk' names; its loader module holds every name of the external backend
         from keras.backend import load_backend
         load_backend.clear_session()
+    elif backend in _PHASE_RESET:
+        from keras_backend import common
+        common._reset_learning_phase()
 
 
 # --- backend_test.py on our adapter ------------------------------------------------------
