@@ -3713,7 +3713,10 @@ Arguments:
     strides: An integer or a tuple of 2 positive integers (default
         ``(1, 1)``).
     padding: ``'valid'`` (default, no padding) or ``'same'`` (zero padding
-        so that each spatial size is ``ceil(size / stride)``).
+        so that each spatial size is ``ceil(size / stride)``). On Theano also
+        ``'full'`` (zero padding of the dilated kernel's size - 1 on each
+        side), as Keras 2.3.1's Theano backend takes for every convolution
+        and transposed convolution, not for pooling.
     data_format: ``'channels_last'``, ``'channels_first'`` or ``None``
         (default: ``image_data_format()``).
     dilation_rate: An integer or a tuple of 2 positive integers, the

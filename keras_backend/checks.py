@@ -1029,6 +1029,19 @@ def map_elems(call):
 T = tensor()
 DF = choice(DATA_FORMATS, allow_none=True)
 PAD = choice(PADDINGS)
+
+
+def conv_padding(values):
+    """One of ``values`` or of the engine's own further convolution paddings (the adapter's
+    ``_EXTRA_CONV_PADDINGS``: 'full' on Theano, which Keras 2.3.1's Theano backend takes)."""
+    def check(call, arg, v):
+        extra = tuple(getattr(call.K, '_EXTRA_CONV_PADDINGS', ()))
+        choice(tuple(values) + extra)(call, arg, v)
+    return check
+
+
+CONV_PAD = conv_padding(PADDINGS)
+CONV_PAD_CAUSAL = conv_padding(('valid', 'same', 'causal'))
 BOOL = boolean()
 NAME = string()
 SEED = integer(allow_none=True)
@@ -1186,27 +1199,27 @@ SPECS = {
     'in_top_k': ({'predictions': T, 'targets': T, 'k': integer(0, allow_tensor=True)},
                  [in_top_k_shapes]),
     'conv1d': ({'x': T, 'kernel': T, 'strides': int_tuple(1),
-                'padding': choice(('valid', 'same', 'causal')), 'data_format': DF,
+                'padding': CONV_PAD_CAUSAL, 'data_format': DF,
                 'dilation_rate': int_tuple(1)}, [conv_channels(1)]),
-    'conv2d': ({'x': T, 'kernel': T, 'strides': int_tuple(2), 'padding': PAD, 'data_format': DF,
+    'conv2d': ({'x': T, 'kernel': T, 'strides': int_tuple(2), 'padding': CONV_PAD, 'data_format': DF,
                 'dilation_rate': int_tuple(2)}, [conv_channels(2)]),
     'conv2d_transpose': ({'x': T, 'kernel': T, 'output_shape': shape_arg(allow_none_dims=True),
-                          'strides': int_tuple(2), 'padding': PAD, 'data_format': DF,
+                          'strides': int_tuple(2), 'padding': CONV_PAD, 'data_format': DF,
                           'dilation_rate': int_tuple(2)}, [output_shape_rank(2)]),
     'separable_conv1d': ({'x': T, 'depthwise_kernel': T, 'pointwise_kernel': T,
-                          'strides': int_tuple(1), 'padding': choice(('valid', 'same', 'causal')),
+                          'strides': int_tuple(1), 'padding': CONV_PAD_CAUSAL,
                           'data_format': DF, 'dilation_rate': int_tuple(1)},
                          [separable_channels(1)]),
     'separable_conv2d': ({'x': T, 'depthwise_kernel': T, 'pointwise_kernel': T,
-                          'strides': int_tuple(2), 'padding': PAD, 'data_format': DF,
+                          'strides': int_tuple(2), 'padding': CONV_PAD, 'data_format': DF,
                           'dilation_rate': int_tuple(2)}, [separable_channels(2)]),
     'depthwise_conv2d': ({'x': T, 'depthwise_kernel': T, 'strides': int_tuple(2),
-                          'padding': PAD, 'data_format': DF, 'dilation_rate': int_tuple(2)},
+                          'padding': CONV_PAD, 'data_format': DF, 'dilation_rate': int_tuple(2)},
                          [conv_channels(2, 'depthwise_kernel')]),
-    'conv3d': ({'x': T, 'kernel': T, 'strides': int_tuple(3), 'padding': PAD, 'data_format': DF,
+    'conv3d': ({'x': T, 'kernel': T, 'strides': int_tuple(3), 'padding': CONV_PAD, 'data_format': DF,
                 'dilation_rate': int_tuple(3)}, [conv_channels(3)]),
     'conv3d_transpose': ({'x': T, 'kernel': T, 'output_shape': shape_arg(allow_none_dims=True),
-                          'strides': int_tuple(3), 'padding': PAD, 'data_format': DF},
+                          'strides': int_tuple(3), 'padding': CONV_PAD, 'data_format': DF},
                          [output_shape_rank(3)]),
     'pool2d': ({'x': T, 'pool_size': int_tuple(2), 'strides': int_tuple(2), 'padding': PAD,
                 'data_format': DF, 'pool_mode': choice(('max', 'avg'))}, [pool_rank(2)]),

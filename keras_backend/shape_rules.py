@@ -88,13 +88,16 @@ def static_sizes(items):
     return [i if isinstance(i, int) else None for i in items]
 
 
-def normalize_padding(padding, allow_causal=False):
+def normalize_padding(padding, allow_causal=False, extra=()):
     """Validate a conv/pool ``padding`` string; returns it lower-cased.
 
+    ``extra``: an engine's own further paddings ('full' on Theano).
+
     Raises:
-        ValueError: unless ``padding`` is 'valid', 'same' (or 'causal' when allowed).
+        ValueError: unless ``padding`` is 'valid', 'same' (or 'causal' when allowed, or
+        one of ``extra``).
     """
-    allowed = ('valid', 'same', 'causal') if allow_causal else ('valid', 'same')
+    allowed = (('valid', 'same', 'causal') if allow_causal else ('valid', 'same')) + tuple(extra)
     p = padding.lower() if isinstance(padding, str) else padding
     if p not in allowed:
         raise ValueError('padding: unknown value %r; expected one of %s'
@@ -202,13 +205,16 @@ def conv_output_length(length, kernel, padding, stride, dilation=1):
     """Output length of a conv/pool along one axis (None stays None).
 
     ``padding`` 'same'/'causal': ceil(length / stride);
-    'valid': ceil((length - dilated_kernel + 1) / stride).
+    'valid': ceil((length - dilated_kernel + 1) / stride);
+    'full' (Theano): ceil((length + dilated_kernel - 1) / stride).
     """
     if length is None:
         return None
     dk = (kernel - 1) * dilation + 1
     if padding in ('same', 'causal'):
         out = length
+    elif padding == 'full':
+        out = length + dk - 1
     else:
         out = length - dk + 1
     return max(0, (out + stride - 1) // stride)
@@ -227,18 +233,21 @@ def same_padding(length, kernel, stride, dilation=1):
 
 
 def padding_amounts(length, kernel, stride, dilation, padding):
-    """(before, after) padding for 'valid', 'same' or 'causal' along one axis."""
+    """(before, after) padding for 'valid', 'same', 'causal' or 'full' along one axis."""
     if padding == 'valid':
         return 0, 0
     if padding == 'causal':
         return (kernel - 1) * dilation, 0
+    if padding == 'full':
+        return (kernel - 1) * dilation, (kernel - 1) * dilation
     return same_padding(length, kernel, stride, dilation)
 
 
 def deconv_length(in_length, kernel, stride, padding, dilation=1):
     """The output length of a transposed conv without output padding, as Keras 2.3.1's
     ``Conv2DTranspose`` computes it (``conv_utils.deconv_length``): ``in * stride``
-    for 'same', ``in * stride + max(k - stride, 0)`` for 'valid' (``k`` dilated).
+    for 'same', ``in * stride + max(k - stride, 0)`` for 'valid', ``in * stride - (stride +
+    k - 2)`` for 'full' (``k`` dilated).
 
     Example:
         >>> deconv_length(3, 3, 2, 'valid')
@@ -247,6 +256,8 @@ def deconv_length(in_length, kernel, stride, padding, dilation=1):
     k = (kernel - 1) * dilation + 1
     if padding == 'same':
         return in_length * stride
+    if padding == 'full':
+        return in_length * stride - (stride + k - 2)
     return in_length * stride + max(k - stride, 0)
 
 

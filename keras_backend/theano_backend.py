@@ -2177,13 +2177,18 @@ def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
     return _with_shape(out, s[:-1] + (cin * mult,))
 
 
+#: Theano's 'full' convolution (zero padding of the dilated kernel's length - 1 on each
+#: side), which Keras 2.3.1's Theano backend accepts for every convolution (not pooling)
+_EXTRA_CONV_PADDINGS = ('full',)
+
+
 def _conv_args(x, kernel, n, strides, padding, data_format, dilation_rate, name,
                allow_causal=False):
     x = _to_tensor(x)
     kernel = _to_tensor(kernel)
     data_format = normalize_data_format(data_format)
     shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
-    padding = shape_rules.normalize_padding(padding, allow_causal)
+    padding = shape_rules.normalize_padding(padding, allow_causal, _EXTRA_CONV_PADDINGS)
     strides = shape_rules.normalize_tuple(strides, n, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, n, 'dilation_rate')
     if _bany(s < 1 for s in strides) or _bany(d < 1 for d in dilation):

@@ -227,7 +227,7 @@ BAD = [
     ('in_top_k', call(x2, np.array([0, 1, 2]), 1), ValueError, 'targets'),
     # Convolution and pooling
     ('conv1d', call(seq, V(2, 4, 2)), ValueError, 'kernel'),
-    ('conv1d', call(seq, V(2, 3, 2), padding='full'), ValueError, 'padding'),
+    ('conv1d', call(seq, V(2, 3, 2), padding='wide'), ValueError, 'padding'),
     ('conv2d', call(img, k2, strides=(0, 0)), ValueError, 'strides'),
     ('conv2d', call(img, V(2, 2, 5, 4)), ValueError, 'kernel'),
     ('conv2d', call(x2, k2), ValueError, 'x'),

@@ -266,3 +266,13 @@ def test_bad_padding_raises(K):
         K.conv2d(K.variable(X2), K.variable(K2), padding='full')
     with pytest.raises(ValueError):
         K.pool2d(K.variable(XP), (2, 2), pool_mode='median')
+
+
+def test_full_padding_only_where_keras_took_it(K):
+    """'full' is Theano's: Keras 2.3.1's TensorFlow and CNTK backends refuse it."""
+    x, kernel = K.constant(randn(1, 5, 5, 2)), K.constant(randn(3, 3, 2, 2))
+    if K.backend() == 'theano':
+        assert K.int_shape(K.conv2d(x, kernel, padding='full')) == (1, 7, 7, 2)
+    else:
+        with pytest.raises(ValueError, match='padding'):
+            K.conv2d(x, kernel, padding='full')

@@ -265,3 +265,65 @@ def test_engine_conv2d_agrees_with_im2col(TK, monkeypatch, padding, strides, dil
     assert native_shape == im2col_shape
     for a, b in zip(native, im2col):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * (1 + np.abs(b).max()))
+
+
+# ---------------------------------------------------------------------------
+# padding='full' (Keras 2.3.1's Theano backend takes it for every convolution)
+# ---------------------------------------------------------------------------
+
+def _pad_full(x, ksize, dilation):
+    """``x`` (channels_last) zero-padded by the dilated kernel's length - 1 on each side."""
+    pads = [(0, 0)] + [((k - 1) * d, (k - 1) * d) for k, d in zip(ksize, dilation)] + [(0, 0)]
+    return np.pad(x, pads, mode='constant')
+
+
+def _flip(kernel, n):
+    return np.ascontiguousarray(kernel[(slice(None, None, -1),) * n])
+
+
+FULL_CASES = [
+    ('conv1d', (2, 5, 3), (3, 3, 4), 1, 1),
+    ('conv2d', (2, 5, 6, 3), (3, 2, 3, 4), (1, 1), (1, 1)),
+    ('conv2d', (2, 7, 6, 3), (3, 3, 3, 4), (2, 2), (1, 1)),
+    ('conv2d', (2, 7, 8, 3), (3, 3, 3, 4), (1, 1), (2, 2)),
+    ('conv3d', (2, 4, 5, 3, 2), (2, 3, 2, 2, 3), (1, 1, 1), (1, 1, 1)),
+]
+
+
+@pytest.mark.parametrize('op,xs,ks,strides,dilation', FULL_CASES,
+                         ids=['conv1d', 'conv2d', 'conv2d_s2', 'conv2d_d2', 'conv3d'])
+def test_full_padding_convolutions(TK, op, xs, ks, strides, dilation):
+    x, kernel = randn(*xs, seed=60), randn(*ks, seed=61)
+    n = len(xs) - 2
+    got = TK.eval(getattr(TK, op)(TK.constant(x), TK.constant(_flip(kernel, n)), strides,
+                                  'full', dilation_rate=dilation))
+    want = R.conv_nd(_pad_full(x, ks[:n], R._tup(dilation, n)), kernel, strides, 'valid',
+                     dilation_rate=dilation)
+    np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def test_full_padding_depthwise_and_separable(TK):
+    x, dk, pk = randn(2, 5, 6, 3, seed=62), randn(3, 2, 3, 2, seed=63), randn(1, 1, 6, 4, seed=64)
+    padded = _pad_full(x, (3, 2), (1, 1))
+    got = TK.eval(TK.depthwise_conv2d(TK.constant(x), TK.constant(dk), padding='full'))
+    np.testing.assert_allclose(got, R.depthwise_conv2d(padded, dk), atol=1e-4)
+    got = TK.eval(TK.separable_conv2d(TK.constant(x), TK.constant(dk), TK.constant(pk),
+                                      padding='full'))
+    np.testing.assert_allclose(got, R.separable_conv2d(padded, dk, pk), atol=1e-4)
+
+
+@pytest.mark.parametrize('strides', [(1, 1), (2, 2)])
+def test_full_padding_conv2d_transpose_is_the_adjoint(TK, strides):
+    # the transpose of the 'full' convolution: the 'valid' transpose onto the padded
+    # image, cropped; its output length is Keras' deconv_length for 'full'
+    x, kernel = randn(2, 6, 5, 4, seed=65), randn(3, 3, 2, 4, seed=66)
+    rows, cols = [n * s - (s + 3 - 2) for n, s in zip((6, 5), strides)]
+    got = TK.eval(TK.conv2d_transpose(TK.constant(x), TK.constant(_flip(kernel, 2)),
+                                      (2, rows, cols, 2), strides, 'full'))
+    padded = R.conv2d_transpose(x, kernel, (2, rows + 4, cols + 4, 2), strides, 'valid')
+    np.testing.assert_allclose(got, padded[:, 2:2 + rows, 2:2 + cols], atol=1e-4)
+
+
+def test_full_padding_is_refused_by_pooling(TK):
+    with pytest.raises(ValueError, match='padding'):
+        TK.pool2d(TK.constant(randn(1, 4, 4, 1)), (2, 2), padding='full')
