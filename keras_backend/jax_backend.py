@@ -46,6 +46,7 @@ import contextlib
 import functools
 import itertools
 import math as _math
+import os
 
 import numpy as np
 
@@ -2084,7 +2085,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         batch = seq.shape[1]
         init_out = jnp.zeros((batch,) + tuple(out_avals[0].shape[1:]), out_avals[0].dtype)
         (last, states), outs = lax.scan(body, (init_out, [jnp.asarray(s) for s in states0]),
-                                        (seq, mseq))
+                                        (seq, mseq), unroll=_scan_unroll(n))
         return last, jnp.swapaxes(outs, 0, 1), tuple(states)
 
     # the body's outer tensors are leaves too, so that functions see their variables
@@ -2109,6 +2110,16 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     for v in [last, outputs] + states:
         v._uses_learning_phase = uses_lp
     return last, outputs, states
+
+
+def _scan_unroll(steps):
+    """``lax.scan``'s unroll factor for an ``rnn`` of ``steps`` steps:
+    ``KERAS_BACKEND_JAX_SCAN_UNROLL`` (default 1, a loop; 0 or a factor >= steps: straight-line
+    code). Unrolling trades compile time for speed per step (benchmarks/README.md)."""
+    factor = int(os.environ.get('KERAS_BACKEND_JAX_SCAN_UNROLL', '1') or 1)
+    if factor <= 0 or factor >= steps:
+        return True
+    return factor
 
 
 def _avals_of(x):

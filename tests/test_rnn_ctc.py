@@ -229,3 +229,12 @@ def test_rnn_gather_step_static_shape(K):
     np.testing.assert_allclose(got_outs, table[ids], atol=1e-6)
     np.testing.assert_allclose(got_last, table[ids[:, -1]], atol=1e-6)
     assert list(states) == []
+
+
+@pytest.mark.parametrize('factor', ['2', '0'], ids=['unroll-by-2', 'unroll-fully'])
+def test_rnn_same_values_with_scan_unrolled(K, monkeypatch, factor):
+    """KERAS_BACKEND_JAX_SCAN_UNROLL (JAX: lax.scan's unroll factor; ignored by the
+    other engines) changes speed only: masks, go_backwards and constants included."""
+    monkeypatch.setenv('KERAS_BACKEND_JAX_SCAN_UNROLL', factor)
+    specs = select(SPECS, 'rnn') + select(SPECS, 'rnn:backwards') + select(SPECS, 'rnn:mask')
+    run_cases(K, bind(K, specs, eager=False))
