@@ -263,7 +263,7 @@ def test_conv_convention_follows_backend(K):
 
 def test_bad_padding_raises(K):
     with pytest.raises(ValueError):
-        K.conv2d(K.variable(X2), K.variable(K2), padding='full')
+        K.conv2d(K.variable(X2), K.variable(K2), padding='wide')
     with pytest.raises(ValueError):
         K.pool2d(K.variable(XP), (2, 2), pool_mode='median')
 

@@ -130,9 +130,17 @@ def test_conv2d(K, size, k, stride, padding, data_format, in_ch, kernel_in):
     x = np.transpose(x_cl, (0, 3, 1, 2)) if data_format == 'channels_first' else x_cl
 
     def reference():
-        if not fmt_ok or padding not in ('valid', 'same') or stride < 1 or k < 1 \
+        # 'full' is Theano's own (Keras 2.3.1's Theano backend): the 'valid' convolution
+        # of the input zero-padded by k - 1 on each side
+        paddings = ('valid', 'same', 'full') if K.backend() == 'theano' else ('valid', 'same')
+        if not fmt_ok or padding not in paddings or stride < 1 or k < 1 \
                 or in_ch != kernel_in or (padding == 'valid' and k > size):
             raise ValueError('bad conv2d arguments')
+        if padding == 'full':
+            axes = (2, 3) if data_format == 'channels_first' else (1, 2)
+            pads = [(k - 1, k - 1) if a in axes else (0, 0) for a in range(4)]
+            return R.conv2d(np.pad(x, pads, mode='constant'), kernel, strides=(stride, stride),
+                            padding='valid', data_format=data_format)
         return R.conv2d(x, kernel, strides=(stride, stride), padding=padding,
                         data_format=data_format)
 
