@@ -20,6 +20,7 @@ Checks accept every symbolic form the API allows (tensors inside shape
 tuples, tensors for sizes): what is not static is left to the engine.
 """
 import numbers
+import sys
 
 import numpy as np
 
@@ -1365,8 +1366,15 @@ def engine_error(fname, error, shapes=None):
 
     It names the function that was called and the shapes it was fed, and
     keeps the engine's first message line; raise it ``from error`` so that
-    the engine's own error stays as ``__cause__``.
+    the engine's own error stays as ``__cause__``. While several workers train
+    (:mod:`keras_backend.distribute`), an error that means a lost peer becomes
+    ``keras_backend.distribute.WorkerLost`` instead.
     """
+    distribute = sys.modules.get('keras_backend.distribute')
+    if distribute is not None:
+        lost = distribute._worker_lost(error)
+        if lost is not None:
+            return lost
     text = str(error).strip().split('\n')[0]
     if len(text) > 300:
         text = text[:297] + '...'

@@ -91,11 +91,15 @@ py_slice = slice
 py_round = round
 py_builtin_max = max
 
-_EagerTensor = type(tf.constant(0))
 try:
     from tensorflow.python.eager import context as _tf_context
-except ImportError:  # pragma: no cover - a TensorFlow without the module: the public path
+    # The type of eager tensors, named without running an op: importing the adapter
+    # leaves TensorFlow's eager context uninitialised, so that a collective runtime
+    # (keras_backend.distribute) can still be configured after it.
+    from tensorflow.python.framework.ops import EagerTensor as _EagerTensor
+except ImportError:  # pragma: no cover - a TensorFlow without the modules: the public path
     _tf_context = None
+    _EagerTensor = type(tf.constant(0))
 
 
 def _eager_from_numpy(arr):

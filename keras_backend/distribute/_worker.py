@@ -1,0 +1,73 @@
+"""One worker under the launcher: ``python -m keras_backend.distribute._worker script [args]``.
+
+It puts itself in a process group (and session) of its own, so that the launcher can
+kill it and everything it started at once, registers its pid and, at exit, its status in
+the launcher's folder ($KERAS_BACKEND_DISTRIBUTE_PIDDIR, ``<rank>.pid`` / ``<rank>.exit``),
+then runs the script as ``__main__``.
+"""
+import os
+import runpy
+import sys
+
+
+def _rank():
+    for name in ('KERAS_BACKEND_DISTRIBUTE_RANK', 'OMPI_COMM_WORLD_RANK', 'PMI_RANK'):
+        v = os.environ.get(name, '').strip()
+        if v:
+            return int(v)
+    return 0
+
+
+def _write(path, text):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.rename(tmp, path)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.stderr.write('usage: python -m keras_backend.distribute._worker script [args]\n')
+        return 2
+    try:
+        os.setsid()
+    except OSError:     # already a group leader (started with start_new_session)
+        pass
+    piddir = os.environ.get('KERAS_BACKEND_DISTRIBUTE_PIDDIR', '')
+    rank = _rank()
+    if piddir:
+        _write(os.path.join(piddir, '%d.pid' % rank), str(os.getpid()))
+    script = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    status = 1
+    try:
+        runpy.run_path(script, run_name='__main__')
+        status = 0
+    except SystemExit as e:
+        code = e.code
+        status = code if isinstance(code, int) else (0 if code is None else 1)
+        if code is not None and not isinstance(code, int):
+            sys.stderr.write('%s\n' % (code,))
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        status = 1
+    finally:
+        if piddir:
+            try:
+                _write(os.path.join(piddir, '%d.exit' % rank), str(status))
+            except (IOError, OSError):
+                pass
+    return status
+
+
+if __name__ == '__main__':
+    sys.stdout.flush()
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # os._exit: no engine's atexit hooks wait on peers that are gone
+    if code != 0:
+        os._exit(code)
+    sys.exit(0)
