@@ -1732,7 +1732,16 @@ class Function(object):
         # traced program needed a fed value as a size (``K.arange(n)`` of a fed ``n``);
         # the program is then compiled once per value of those inputs
         self._static_fed = ()
-        self._jitted = jax.jit(self._pure, static_argnums=(3, 4), donate_argnums=(0,))
+        # a node whose op needs the program in another form (a collective of
+        # keras_backend.distribute: the program runs on every worker under shard_map)
+        # names the wrapper that makes it
+        wrappers = [n.op.program_wrapper for n in nodes
+                    if getattr(n.op, 'program_wrapper', None) is not None]
+        if wrappers:
+            self._eager_calls = 0
+            self._jitted = wrappers[0](self._pure)
+        else:
+            self._jitted = jax.jit(self._pure, static_argnums=(3, 4), donate_argnums=(0,))
 
     def _pure(self, updated_vals, read_vals, fed_vals, phase, static_vals=()):
         variables = dict(zip(self._updated, updated_vals))
