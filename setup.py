@@ -39,6 +39,9 @@ setup(
         # (pip install "jax[cuda12]"), see README.
         'jax': ['jax>=0.4.30; python_version>="3.11"'],
         'test': ['pytest>=7', 'hypothesis'],
+        # keras_backend.distribute on Theano/PyTensor (MPI_Allreduce in an engine Op); it
+        # needs OpenMPI (Debian: apt-get install openmpi-bin libopenmpi-dev), see README.
+        'distribute': ['mpi4py>=3.1'],
         # Keras 2.3.1 as a client of keras_backend (tests/test_keras2_client.py).
         # Before Python 3.8 Keras itself installs here; on later Pythons only its
         # dependencies do, and Keras 2.3.1 goes into a folder of its own (README:

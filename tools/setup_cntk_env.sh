@@ -67,14 +67,17 @@ assert cb(21) == 42, 'ctypes callbacks are broken in this interpreter'
 PYEOF
 echo "setup_cntk_env: using $PY36"
 
-# 2. OpenMPI (system package).
+# 2. OpenMPI (system packages): the library CNTK links to, and for
+#    keras_backend.distribute mpiexec and the headers mpi4py builds against.
 MPI_LIB=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 MPI_CXX_LIB=/usr/lib/x86_64-linux-gnu/libmpi_cxx.so.40
-if [ ! -e "$MPI_LIB" ] || [ ! -e "$MPI_CXX_LIB" ]; then
+if [ ! -e "$MPI_LIB" ] || [ ! -e "$MPI_CXX_LIB" ] || ! command -v mpiexec >/dev/null 2>&1 \
+        || ! command -v mpicc >/dev/null 2>&1; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y libopenmpi3
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y libopenmpi3 openmpi-bin \
+        libopenmpi-dev
 fi
 
 # 3. Wheels for CPython 3.6, fetched with the machine's own (modern) pip.
@@ -113,6 +116,17 @@ if [ "$("$VENV/bin/python" -c 'import pkg_resources as p; print(p.get_distributi
     "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "${THEANO_PINS[@]}"
 fi
 "$VENV/bin/pip" install --no-index --find-links "$WHEELS" 'pyux==0.0.6'
+
+# mpi4py (keras_backend.distribute on Theano 1.0.5 and CNTK): 4.0.3 is its last release
+# for CPython 3.6, a source distribution compiled here against Debian's OpenMPI (mpicc);
+# the built wheel is kept beside the others, so later runs compile nothing.
+MPI4PY_PIN='mpi4py==4.0.3'
+if ! "$VENV/bin/python" -c 'import mpi4py' >/dev/null 2>&1; then
+    if ! ls "$WHEELS"/mpi4py-4.0.3-cp36-*.whl >/dev/null 2>&1; then
+        "$VENV/bin/pip" wheel --no-deps -w "$WHEELS" "$MPI4PY_PIN"
+    fi
+    "$VENV/bin/pip" install --no-index --find-links "$WHEELS" "$MPI4PY_PIN"
+fi
 
 # 5. OpenMPI 1.10 sonames inside cntk/libs/.
 CNTK_LIBS="$("$VENV/bin/python" - <<'PYEOF'
@@ -155,6 +169,8 @@ print('theano', theano.__version__, 'works (compiledir %s)' % theano.config.comp
 import importlib.util
 assert importlib.util.find_spec('keras') is not None
 print('keras 2.3.1 installed')
+from mpi4py import MPI
+print('mpi4py on', MPI.Get_library_version().split(',')[0])
 PYEOF
 
 echo "CNTK / Theano 1.0.5 interpreter: $VENV/bin/python"

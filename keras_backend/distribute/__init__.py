@@ -40,8 +40,8 @@ import numpy as np
 
 __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', 'local_size',
            'engine', 'allreduce', 'allreduce_values', 'broadcast_values',
-           'broadcast_variables', 'barrier', 'shard', 'WorkerLost', 'DistributedOptimizer',
-           'BroadcastGlobalVariablesCallback', 'MetricAverageCallback']
+           'broadcast_variables', 'barrier', 'shard', 'shard_indices', 'WorkerLost',
+           'DistributedOptimizer', 'BroadcastGlobalVariablesCallback', 'MetricAverageCallback']
 
 #: engine name -> module (in this package) that drives its collectives
 ENGINES = {
@@ -485,12 +485,16 @@ def shard(data, global_batch_size):
     data = np.asarray(data)
     if _State.size == 1:
         return data
-    n = len(data)
-    rows = []
-    for start in range(0, n, global_batch_size):
-        idx = np.arange(start, min(start + global_batch_size, n))
-        rows.append(np.array_split(idx, _State.size)[_State.rank])
-    return data[np.concatenate(rows)] if rows else data[:0]
+    return data[shard_indices(len(data), global_batch_size, _State.rank, _State.size)]
+
+
+def shard_indices(n, global_batch_size, rank, size):
+    """The sample indices that :func:`shard` gives worker ``rank`` of ``size`` out of
+    ``n`` samples: for each global batch ``[k * B, min((k + 1) * B, n))``, its ``rank``-th
+    part as ``np.array_split`` makes ``size`` parts (an int64 array)."""
+    parts = [np.array_split(np.arange(start, min(start + global_batch_size, n)), size)[rank]
+             for start in range(0, n, global_batch_size)]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros((0,), np.int64)
 
 
 def _worker_lost(error):

@@ -15,7 +15,6 @@ with SIGKILL, and ``mpiexec`` (and the launcher) stop the others.
 """
 import atexit
 import os
-import signal
 import subprocess
 import sys
 import warnings
@@ -199,20 +198,24 @@ _ALLREDUCE = []
 
 def allreduce_tensor(K, x, average, state):
     """``_Allreduce`` (CNTK's ``aggregate_in_place``) of ``x``; the mean multiplies the
-    sum by ``1 / size`` in the graph."""
+    sum by ``1 / size`` in the graph; float16 is summed in float32 (``C.cast``)."""
     if not _ALLREDUCE:
         _ALLREDUCE.append(_user_function_class(K))
     C = K.C
     x = K._to_tensor(x)
+    half = K._var(x).dtype == np.float16   # the communicator sums float32/float64 only
+    if half:
+        x = C.cast(x, np.float32)
     total = C.user_function(_ALLREDUCE[0](x)).output
-    if not average:
-        return total
-    return C.element_times(total, K._constant_like(total, 1.0 / state.size))
+    if average:
+        total = C.element_times(total, K._constant_like(total, 1.0 / state.size))
+    return C.cast(total, np.float16) if half else total
 
 
 def allreduce_array(flat, average, state):
-    """``aggregate_in_place`` of ``flat`` as an ``NDArrayView`` (float32, or float64 for
-    float64 and integer arrays: CNTK's communicator sums floats only)."""
+    """``aggregate_in_place`` of ``flat`` as an ``NDArrayView``: float32 for float32 and
+    float16, float64 otherwise (CNTK's communicator sums float32/float64 only; integers
+    are exact up to 2**53)."""
     import cntk as C
     dtype = flat.dtype
     work = np.float32 if dtype in (np.float32, np.float16) else np.float64

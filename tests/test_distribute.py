@@ -1,0 +1,337 @@
+"""keras_backend.distribute: data-parallel training on several processes.
+
+The multi-process tests start the launcher (``python -m keras_backend.distribute -n 2``)
+on this machine's loopback with the scripts in ``tests/distributed/``, one engine at a
+time (``KERAS_BACKEND_TESTS``), and check:
+
+* ``K``-level SGD on gradients averaged by ``allreduce``: both workers end with the
+  weights of the numpy reference (one process on the global batches), rtol 1e-5;
+* Keras 2.3.1 ``fit`` with ``DistributedOptimizer`` (Adam, ``clipnorm``), the
+  broadcast and metric-average callbacks and ``shard``: the same weights and epoch
+  losses as one process on the global batch, rtol 1e-5; the saved model loads in a
+  process that never imports keras_backend.distribute;
+* a worker that exits mid-training: the launcher exits non-zero within 60 s naming
+  ``WorkerLost``, no process left behind;
+* a worker that hangs: caught within the collective timeout plus 30 s.
+
+The MPI engines (Theano/PyTensor, CNTK) need OpenMPI's ``mpiexec`` and mpi4py; where
+they are missing the tests are skipped with that reason.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+
+import keras_backend.distribute as kd
+from keras_backend.distribute import launcher
+from conftest import load_adapter, requested_backends
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+SCRIPTS = os.path.join(HERE, 'distributed')
+KERAS2_PATH = os.environ.get('KERAS_BACKEND_KERAS2_PATH') or os.path.join(REPO, '.venv',
+                                                                          'keras2')
+HANG_TIMEOUT = 10
+
+
+def _load_script(name):
+    spec = importlib.util.spec_from_file_location('dist_' + name,
+                                                  os.path.join(SCRIPTS, name + '.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mpi_missing():
+    if shutil.which('mpiexec') is None:
+        return 'mpiexec not on PATH (Debian: apt-get install openmpi-bin libopenmpi-dev)'
+    if importlib.util.find_spec('mpi4py') is None:
+        return 'mpi4py not installed for %s (pip install "keras_backend[distribute]")' \
+            % sys.executable
+    return None
+
+
+def _engine_or_skip(engine):
+    module, reason = load_adapter(engine)
+    if module is None:
+        pytest.skip('%s backend not importable here: %s' % (engine, reason))
+    if engine in launcher.MPI_ENGINES:
+        why = _mpi_missing()
+        if why:
+            pytest.skip('%s collectives need MPI: %s' % (engine, why))
+    return module
+
+
+def _env(engine, keras2=False):
+    env = dict(os.environ)
+    env.pop('TF_CONFIG', None)
+    for k in list(env):
+        if k.startswith('KERAS_BACKEND_DISTRIBUTE_'):
+            del env[k]
+    path = [REPO] + ([KERAS2_PATH] if keras2 and os.path.isdir(KERAS2_PATH) else [])
+    if env.get('PYTHONPATH'):
+        path.append(env['PYTHONPATH'])
+    env.update(PYTHONPATH=os.pathsep.join(path), KERAS_BACKEND_QUIET='1',
+               TF_CPP_MIN_LOG_LEVEL='2',
+               KERAS_BACKEND=('keras_backend.%s_backend' % engine) if keras2 else engine)
+    return env
+
+
+def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600):
+    """Run the launcher; return (CompletedProcess, seconds)."""
+    cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
+           engine, '--timeout', str(timeout), os.path.join(SCRIPTS, script)] + list(args)
+    start = time.time()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env(engine, keras2), cwd=REPO,
+                          timeout=limit)
+    return proc, time.time() - start
+
+
+def _processes_with(token):
+    """pids of the processes (not this one) whose command line holds ``token``."""
+    found = []
+    for name in os.listdir('/proc'):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % name, 'rb') as f:
+                cmd = f.read().decode('utf-8', 'replace')
+            with open('/proc/%s/stat' % name) as f:
+                state = f.read().rsplit(')', 1)[1].split()[0]
+        except (IOError, OSError, IndexError):
+            continue
+        if token in cmd and state != 'Z':
+            found.append(int(name))
+    return found
+
+
+def _no_keras2(proc):
+    return proc.returncode != 0 and "No module named 'keras'" in proc.stderr
+
+
+@pytest.fixture
+def workdir():
+    d = tempfile.mkdtemp(prefix='kb_distribute_test_')
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def single():
+    """keras_backend.distribute initialised in this (one) process."""
+    kd.shutdown()
+    saved = dict((k, os.environ.pop(k)) for k in list(os.environ)
+                 if k.startswith('KERAS_BACKEND_DISTRIBUTE_') or k.startswith('OMPI_COMM_'))
+    yield kd
+    kd.shutdown()
+    os.environ.update(saved)
+
+
+# -- one process: everything is the identity -------------------------------------------
+
+def test_one_process_is_the_identity(K, single):
+    single.init(engine=K.backend())
+    assert (single.rank(), single.size(), single.local_rank()) == (0, 1, 0)
+    x = K.placeholder(shape=(None, 3))
+    assert single.allreduce(x) is x
+    v = K.variable(np.arange(3.0))
+    assert single.allreduce([x, v], average=False) == [x, v]
+    got = single.allreduce_values([np.arange(4), 2.5])
+    np.testing.assert_array_equal(got[0], np.arange(4.0))
+    assert got[0].dtype == np.float64 and float(got[1]) == 2.5
+    np.testing.assert_array_equal(single.broadcast_values(np.ones(2), root=0), np.ones(2))
+    single.broadcast_variables([v], root=0)
+    np.testing.assert_array_equal(K.get_value(v), np.arange(3.0))
+    single.barrier()
+    data = np.arange(10)
+    np.testing.assert_array_equal(single.shard(data, 4), data)
+
+
+@pytest.mark.parametrize('n,batch,size', [(64, 16, 2), (10, 4, 2), (10, 4, 3), (7, 7, 4),
+                                          (5, 8, 2), (0, 4, 2)])
+def test_shards_rebuild_every_global_batch(n, batch, size):
+    parts = [kd.shard_indices(n, batch, r, size) for r in range(size)]
+    rebuilt = []
+    for start in range(0, n, batch):
+        for r in range(size):
+            rebuilt.extend(i for i in parts[r] if start <= i < start + batch)
+    np.testing.assert_array_equal(rebuilt, np.arange(n))
+    for r in range(size):   # each worker's part of a batch is contiguous and in order
+        assert list(parts[r]) == sorted(parts[r])
+
+
+def test_bad_arguments(single):
+    with pytest.raises(ValueError, match='init'):
+        single.rank()
+    with pytest.raises(ValueError, match='timeout'):
+        single.init(timeout=-1, engine='tensorflow')
+    with pytest.raises(TypeError, match='timeout'):
+        single.init(timeout='soon', engine='tensorflow')
+    with pytest.raises(ValueError, match='engine must be one of'):
+        single.init(engine='mxnet')
+    single.init(engine='tensorflow')
+    with pytest.raises(ValueError, match='already initialised'):
+        single.init(engine='jax')
+    with pytest.raises(ValueError, match='global_batch_size'):
+        single.shard(np.arange(4), 0)
+    with pytest.raises(TypeError, match='global_batch_size'):
+        single.shard(np.arange(4), 2.0)
+    with pytest.raises(ValueError, match='different numbers of samples'):
+        single.shard([np.arange(4), np.arange(5)], 2)
+    with pytest.raises(ValueError, match='root'):
+        single.broadcast_values(np.ones(2), root=1)
+    with pytest.raises(ValueError, match='numeric'):
+        single.allreduce_values(np.array(['a']))
+
+
+def test_bad_environment(single, monkeypatch):
+    monkeypatch.setenv(kd.ENV_SIZE, 'two')
+    with pytest.raises(ValueError, match=kd.ENV_SIZE):
+        single.init(engine='tensorflow')
+    monkeypatch.setenv(kd.ENV_SIZE, '2')
+    monkeypatch.setenv(kd.ENV_RANK, '2')
+    with pytest.raises(ValueError, match='rank 2 of 2'):
+        single.init(engine='tensorflow')
+
+
+# -- the launcher, on scripts that need no engine ---------------------------------------
+
+_SLEEPER = '''
+import os, subprocess, sys, time
+rank = int(os.environ.get('KERAS_BACKEND_DISTRIBUTE_RANK', '0'))
+child = subprocess.Popen(['sleep', '300'])
+with open(os.path.join(sys.argv[1], 'pids.%d' % rank), 'w') as f:
+    f.write('%d %d' % (os.getpid(), child.pid))
+time.sleep(1.0)
+if rank == 1 and sys.argv[2] == 'fail':
+    sys.exit(3)
+time.sleep(300)
+'''
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except (IOError, OSError):
+        return False
+
+
+@pytest.mark.parametrize('how', ['fail', 'deadline'])
+def test_launcher_kills_every_worker(workdir, how):
+    script = os.path.join(workdir, 'sleeper.py')
+    with open(script, 'w') as f:
+        f.write(_SLEEPER)
+    cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', '3', '--backend',
+           'tensorflow'] + (['--deadline', '4'] if how == 'deadline' else []) + \
+        [script, workdir, how]
+    start = time.time()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env('tensorflow'), timeout=120)
+    took = time.time() - start
+    assert proc.returncode == (3 if how == 'fail' else 124), proc.stderr
+    assert 'WorkerLost' in proc.stderr
+    assert took < 60
+    pids = []
+    for r in range(3):
+        with open(os.path.join(workdir, 'pids.%d' % r)) as f:
+            pids.extend(int(p) for p in f.read().split())
+    time.sleep(0.5)
+    assert [p for p in pids if _alive(p)] == []
+
+
+def test_launcher_refuses_bad_arguments(workdir):
+    for args, expected in ((['-n', '0', 'x.py'], '-n must be >= 1'),
+                           (['-n', '2', '--backend', 'mxnet', 'x.py'], 'backend must be'),
+                           (['-n', '2', '--backend', 'jax', os.path.join(workdir, 'no.py')],
+                            'no such script')):
+        proc = subprocess.run([sys.executable, '-m', 'keras_backend.distribute'] + args,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, env=_env('jax'), timeout=60)
+        assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+
+
+# -- two workers on each engine ---------------------------------------------------------
+
+ENGINES = requested_backends()
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_k_training_on_two_workers_equals_one_process(engine, workdir):
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'k')
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out])
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    expected = _load_script('k_sgd').numpy_reference()
+    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
+    np.testing.assert_array_equal(w0, w1)
+    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_keras_fit_on_two_workers_equals_one_process(engine, workdir):
+    _engine_or_skip(engine)
+    two, one = os.path.join(workdir, 'two'), os.path.join(workdir, 'one')
+    proc, _ = _launch(engine, 2, 'keras_fit.py', [two], keras2=True)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    ref = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_fit.py'), one],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True, env=_env(engine, keras2=True), timeout=600)
+    assert ref.returncode == 0, ref.stderr[-5000:]
+    r0, r1, r = (np.load(p) for p in (two + '.0.npz', two + '.1.npz', one + '.0.npz'))
+    for key in ('weights', 'loss', 'mae'):
+        np.testing.assert_array_equal(r0[key], r1[key])
+        np.testing.assert_allclose(r0[key], r[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    # the saved model loads, with a plain Keras optimizer, where distribute is not imported
+    check = ('import sys, numpy as np, keras_backend.keras2_compat as c; c.install(); '
+             'import keras; m = keras.models.load_model(sys.argv[1]); '
+             'assert "keras_backend.distribute" not in sys.modules; '
+             'print(type(m.optimizer).__module__, type(m.optimizer).__name__, '
+             'np.concatenate([w.ravel() for w in m.get_weights()]).tolist())')
+    load = subprocess.run([sys.executable, '-c', check, two + '.h5'], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          env=_env(engine, keras2=True), timeout=600)
+    assert load.returncode == 0, load.stderr[-5000:]
+    module, name, weights = load.stdout.strip().splitlines()[-1].split(' ', 2)
+    assert (module, name) == ('keras.optimizers', 'Adam')
+    np.testing.assert_allclose(eval(weights), r0['weights'], rtol=1e-6)
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_a_worker_that_exits_stops_the_job(engine, workdir):
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'exit')
+    proc, took = _launch(engine, 2, 'k_sgd.py', [out, 'exit'], limit=300)
+    assert proc.returncode != 0
+    assert 'WorkerLost' in proc.stderr, proc.stderr[-5000:]
+    assert took < 60, took
+    time.sleep(0.5)
+    assert _processes_with(out) == []
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_a_hung_worker_is_caught_within_its_timeout(engine, workdir):
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'hang')
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'hang'], timeout=HANG_TIMEOUT, limit=300)
+    ended = time.time()
+    assert proc.returncode != 0
+    assert 'WorkerLost' in proc.stderr, proc.stderr[-5000:]
+    with open(out + '.hang') as f:
+        hung_at = float(f.read())
+    assert ended - hung_at < HANG_TIMEOUT + 30, ended - hung_at
+    time.sleep(0.5)
+    assert _processes_with(out) == []
