@@ -24,13 +24,22 @@ def test_readme_has_snippets():
 @pytest.mark.parametrize('index', range(len(python_snippets())))
 def test_readme_snippet_runs(K, index, tmp_path):
     code = python_snippets()[index]
-    env = dict(os.environ, KERAS_HOME=str(tmp_path), KERAS_BACKEND=K.backend(),
-               KERAS_BACKEND_QUIET='1',
-               PYTHONPATH=os.pathsep.join([REPO] + ([os.environ['PYTHONPATH']]
-                                                   if os.environ.get('PYTHONPATH') else [])))
+    path = [REPO] + ([os.environ['PYTHONPATH']] if os.environ.get('PYTHONPATH') else [])
+    backend = K.backend()
+    if re.search(r'^import keras$', code, flags=re.M):
+        # a Keras 2.3.1 snippet: Keras loads our adapter as its external backend
+        keras2 = os.environ.get('KERAS_BACKEND_KERAS2_PATH') or os.path.join(REPO, '.venv',
+                                                                             'keras2')
+        if os.path.isdir(keras2):
+            path.insert(0, keras2)
+        backend = 'keras_backend.%s_backend' % backend
+    env = dict(os.environ, KERAS_HOME=str(tmp_path), KERAS_BACKEND=backend,
+               KERAS_BACKEND_QUIET='1', PYTHONPATH=os.pathsep.join(path))
     proc = subprocess.run([sys.executable, '-c', code], cwd=str(tmp_path), env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
+    if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
     assert proc.returncode == 0, proc.stderr[-3000:]
     if index == 0:
         # the opening example prints three losses of one training step each

@@ -148,6 +148,11 @@ def init(timeout=None, engine=None):
         raise ValueError('init: timeout must be > 0 seconds, got %r' % (timeout,))
     if engine is None:
         engine = _configured_engine()
+    if os.environ.get('KERAS_BACKEND', '').startswith('keras_backend.'):
+        # Keras 2.3.1 will load our adapter; this package was imported before it, so the
+        # restorations it needs on today's Python (keras2_compat) are made here
+        from .. import keras2_compat
+        keras2_compat.install()
     if engine not in ENGINES:
         raise ValueError('init: engine must be one of %s, got %r'
                          % (', '.join(sorted(ENGINES)), engine))

@@ -67,7 +67,7 @@ def _allreduce_numpy(x, average):
         if out.dtype.kind == 'f':
             out /= out.dtype.type(size)
         else:
-            out = (out // size).astype(x.dtype)
+            out = (np.sign(out) * (np.abs(out) // size)).astype(x.dtype)   # toward zero
     return out
 
 
