@@ -88,7 +88,6 @@ def worker(models, steps):
         reduce_ms = float(np.median(kd.allreduce_values(np.array(rtimes)))) * 1e3
         results[name] = {'step_ms': step_ms, 'allreduce_ms': reduce_ms,
                          'grads': int(sum(np.prod(K.int_shape(w)) for w in weights))}
-        K.clear_session()
     if kd.rank() == 0:
         print('RESULT ' + json.dumps(results))
         sys.stdout.flush()

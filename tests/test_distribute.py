@@ -339,3 +339,25 @@ def test_a_hung_worker_is_caught_within_its_timeout(engine, workdir):
     assert ended - hung_at < timeout + 30, ended - hung_at
     time.sleep(0.5)
     assert _processes_with(out) == []
+
+
+def test_tensorflow_refuses_a_late_init():
+    """TensorFlow's collective runtime is configured at program start: an init() after a
+    TensorFlow op raises our RuntimeError saying so (not TensorFlow's own error)."""
+    _engine_or_skip('tensorflow')
+    code = ('import json, os\n'
+            'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": '
+            '["127.0.0.1:1", "127.0.0.1:2"]}, "task": {"type": "worker", "index": 0}})\n'
+            'os.environ["KERAS_BACKEND_DISTRIBUTE_SIZE"] = "2"\n'
+            'from keras_backend import backend as K\n'
+            'K.eval(K.ones((2,)))\n'
+            'import keras_backend.distribute as kd\n'
+            'try:\n'
+            '    kd.init(engine="tensorflow")\n'
+            'except RuntimeError as e:\n'
+            '    print("REFUSED", e)\n')
+    proc = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          env=_env('tensorflow'), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert 'REFUSED' in proc.stdout and 'must run before TensorFlow runs' in proc.stdout
