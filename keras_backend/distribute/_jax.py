@@ -65,51 +65,87 @@ def stop():
     jax.distributed.shutdown()
 
 
-def _to_global(x):
-    """This worker's value as its block of a global (workers, *shape) array."""
+def _local_block(x):
+    """``x`` (an array-like) on this worker's device, with an axis 0 to split the global
+    array on: 0-d values and empty axes 0 get a leading axis of 1 (True: expanded)."""
     import jax
-    import jax.numpy as jnp
-    local = jax.device_put(jnp.asarray(x)[None], _S.device)
-    return jax.make_array_from_single_device_arrays((_S.size,) + local.shape[1:],
-                                                    _S.sharding, [local])
+    if not isinstance(x, jax.Array):
+        x = np.asarray(x)
+    if x.ndim == 0 or x.shape[0] == 0:
+        return jax.device_put(np.asarray(x)[None], _S.device), True
+    return jax.device_put(x, _S.device), False
 
 
-def _to_local(x):
-    return x.addressable_shards[0].data[0]
+def _global(block):
+    """The global array whose block on this worker is ``block`` (no copy)."""
+    import jax
+    shape = (block.shape[0] * _S.size,) + tuple(block.shape[1:])
+    return jax.make_array_from_single_device_arrays(shape, _S.sharding, [block])
 
 
 def spmd_program(pure):
     """The SPMD form of a ``K.function``'s pure program ``pure(updated, read, fed, phase,
     static) -> (outs, news)``: the same signature on this worker's values, compiled once
-    per phase/static values with the updated variables' buffers donated."""
+    per phase/static values with the updated variables' buffers donated.
+
+    Each worker's value is its block of a global array split on axis 0 (its own shape,
+    no copy; a 0-d value, or one with an empty axis 0, gets a leading axis of 1), so
+    every worker must feed arrays of the same shapes (equal batches)."""
     import jax
     import jax.numpy as jnp
 
-    def program(updated, read, fed, phase, static):
+    def program(updated, read, fed, phase, static, expanded):
         def body(u, r, f):
-            block = functools.partial(jax.tree_util.tree_map, lambda a: a[0])
-            outs, news = pure(block(u), block(r), block(f), phase, static)
-            grow = functools.partial(jax.tree_util.tree_map, lambda a: jnp.asarray(a)[None])
-            return grow(list(outs)), grow(list(news))
+            args = []
+            flags = iter(expanded)
+            for group in (u, r, f):
+                args.append([a[0] if next(flags) else a for a in group])
+            outs, news = pure(args[0], args[1], args[2], phase, static)
+            results = [jnp.asarray(a) for a in list(outs) + list(news)]
+            # the local shape of each result that gets a leading axis (noted while tracing)
+            local_shapes[trace_key[0]] = [
+                tuple(a.shape) if a.ndim == 0 or a.shape[0] == 0 else None for a in results]
+            results = [a[None] if a.ndim == 0 or a.shape[0] == 0 else a for a in results]
+            return results[:len(outs)], results[len(outs):]
         return jax.shard_map(body, mesh=_S.mesh, in_specs=(_S.spec, _S.spec, _S.spec),
                              out_specs=_S.spec, check_vma=False)(updated, read, fed)
 
-    jitted = jax.jit(program, static_argnums=(3, 4), donate_argnums=(0,))
+    jitted = jax.jit(program, static_argnums=(3, 4, 5), donate_argnums=(0,))
+    local_shapes = {}
+    trace_key = [None]
 
     def run(updated, read, fed, phase, static=()):
-        glob = functools.partial(jax.tree_util.tree_map, _to_global)
+        groups, expanded = [], []
+        for values in (updated, read, fed):
+            blocks = []
+            for v in values:
+                b, e = _local_block(v)
+                blocks.append(_global(b))
+                expanded.append(e)
+            groups.append(blocks)
+        key = (phase, static, tuple(expanded),
+               tuple((tuple(g.shape), str(g.dtype)) for grp in groups for g in grp))
+        trace_key[0] = key
         try:
-            outs, news = jitted(glob(list(updated)), glob(list(read)), glob(list(fed)),
-                                phase, static)
-            loc = functools.partial(jax.tree_util.tree_map, _to_local)
-            return loc(outs), loc(news)
+            outs, news = jitted(groups[0], groups[1], groups[2], phase, static,
+                                tuple(expanded))
         except Exception as e:
             from . import _worker_lost
             lost = _worker_lost(e)
             if lost is not None:
                 raise lost from e
             raise
+        shapes = local_shapes[key]
+        results = [_block_of(g, s) for g, s in zip(list(outs) + list(news), shapes)]
+        return results[:len(outs)], results[len(outs):]
     return run
+
+
+def _block_of(g, shape):
+    """This worker's block of the global result ``g``; ``shape``: its local shape where
+    the program gave it a leading axis, else None."""
+    block = g.addressable_shards[0].data
+    return block if shape is None else block.reshape(shape)
 
 
 def allreduce_tensor(K, x, average, state):
@@ -149,7 +185,9 @@ def _array_allreduce(average):
 
 def allreduce_array(flat, average, state):
     try:
-        out = np.asarray(_to_local(_array_allreduce(average)(_to_global(flat))))
+        block, _ = _local_block(flat.reshape((1, -1)))
+        out = np.asarray(_array_allreduce(average)(_global(block)).addressable_shards[0]
+                         .data).reshape(flat.shape)
     except Exception as e:
         from . import _worker_lost
         lost = _worker_lost(e)
