@@ -9,7 +9,8 @@ to find the others:
   ``OMPI_COMM_WORLD_*`` variables;
 
 and, for every engine, ``KERAS_BACKEND_DISTRIBUTE_RANK/SIZE/LOCAL_RANK`` (the MPI
-engines read mpiexec's) and ``KERAS_BACKEND_DISTRIBUTE_TIMEOUT`` (``--timeout``). Each
+engines read mpiexec's), ``KERAS_BACKEND_DISTRIBUTE_TIMEOUT`` (``--timeout``) and, unless
+set, ``OMP_NUM_THREADS`` = the machine's cores divided among the workers. Each
 worker runs in a process group of its own. When a worker exits with a non-zero status
 (or is killed), or ``--deadline`` passes, the launcher kills every other worker's process
 group with SIGKILL (JAX's collectives ignore SIGTERM), reports ``WorkerLost`` naming the
@@ -193,6 +194,10 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
     if not os.path.exists(script):
         raise ValueError('no such script: %r' % script)
     base = dict(os.environ if env is None else env)
+    if n > 1 and not base.get('OMP_NUM_THREADS'):
+        # the workers share this machine's cores: OpenMP / MKL thread pools of a core
+        # each would oversubscribe them (CNTK, Theano's BLAS), as torchrun also avoids
+        base['OMP_NUM_THREADS'] = str(max(1, (os.cpu_count() or 1) // n))
     if backend and not base.get('KERAS_BACKEND'):
         base['KERAS_BACKEND'] = engine
     if timeout is not None:
