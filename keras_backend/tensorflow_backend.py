@@ -695,33 +695,45 @@ def _update_ops(updates):
     """
     ops = []
     last_op = {}    # id(variable) -> the op of its latest update so far
-
-    def chained(upd):
-        prev = last_op.get(id(upd.variable))
-        if prev is None:
-            op = upd.build()
-        else:
-            with tf.control_dependencies([prev]):
-                op = upd._make_op()
-        last_op[id(upd.variable)] = op
-        return op
-
+    # Every new value is computed before any variable is written: an update that reads a
+    # variable another update writes (Adam's bias correction reads ``iterations`` while
+    # ``iterations`` is incremented) sees its old value on every run, as a Theano, CNTK or
+    # JAX function computes its updates from the old values. Without this the executor
+    # runs the read and the write in either order, and training is not repeatable.
+    values = []
     for u in updates:
-        if isinstance(u, _Update):
-            ops.append(chained(u))
-        elif isinstance(u, (list, tuple)) and len(u) == 2:
-            v, new = u
-            if not isinstance(v, tf.Variable):
-                raise ValueError('updates: the first item of %r must be a variable' % (u,))
-            ops.append(chained(_Update(v, new, 'assign')))
-        elif isinstance(u, tf.Operation):
-            ops.append(u)
-        elif isinstance(u, tf.Tensor) and _is_symbolic(u):
-            ops.append(u.op)
-        else:
-            raise ValueError('updates: expected K.update results or (variable, value) '
-                             'tuples, got %r' % (u,))
-    return ops
+        value = u.value if isinstance(u, _Update) else \
+            (u[1] if isinstance(u, (list, tuple)) and len(u) == 2 else None)
+        if isinstance(value, tf.Tensor) and _is_symbolic(value):
+            values.append(value)
+    with tf.control_dependencies(values):
+
+        def chained(upd):
+            prev = last_op.get(id(upd.variable))
+            if prev is None:
+                op = upd.build()
+            else:
+                with tf.control_dependencies([prev]):
+                    op = upd._make_op()
+            last_op[id(upd.variable)] = op
+            return op
+
+        for u in updates:
+            if isinstance(u, _Update):
+                ops.append(chained(u))
+            elif isinstance(u, (list, tuple)) and len(u) == 2:
+                v, new = u
+                if not isinstance(v, tf.Variable):
+                    raise ValueError('updates: the first item of %r must be a variable' % (u,))
+                ops.append(chained(_Update(v, new, 'assign')))
+            elif isinstance(u, tf.Operation):
+                ops.append(u)
+            elif isinstance(u, tf.Tensor) and _is_symbolic(u):
+                ops.append(u.op)
+            else:
+                raise ValueError('updates: expected K.update results or (variable, value) '
+                                 'tuples, got %r' % (u,))
+        return ops
 
 
 def _feed_converter(t):

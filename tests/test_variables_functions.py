@@ -268,6 +268,21 @@ def test_update_value_of_variables_is_read_at_every_call(K):
     np.testing.assert_allclose(np.array(seen)[:, 0], [0., 1., 1.5])   # old values
 
 
+def test_updates_read_the_old_values_of_variables_other_updates_write(K):
+    # Keras 2.3.1's Adam reads ``iterations`` in the updates that increment it: every
+    # update is computed from the old values, then all are written (Theano's function
+    # semantics), on every call; w <- w + it, it <- it + 1: w = 0 + 1 + ... + (k - 1)
+    it = K.variable(np.float32(0.))
+    w = K.variable(np.float32(0.))
+    scale = K.variable(np.ones(64, np.float32))
+    f = K.function([], [w], updates=[K.update_add(it, np.float32(1.)),
+                                     K.update(w, w + it),
+                                     K.update(scale, scale * 1.0 + K.zeros_like(scale))])
+    seen = [float(f([])[0]) for _ in range(100)]
+    assert seen == [k * (k - 1) / 2.0 for k in range(100)]
+    assert float(K.get_value(w)) == 4950.0 and float(K.get_value(it)) == 100.0
+
+
 def test_outputs_of_variables_alone_are_read_at_every_call(K):
     w = K.variable(np.array([1., 2.], np.float32))
     doubled = w * 2.
