@@ -502,6 +502,14 @@ def shard_indices(n, global_batch_size, rank, size):
     return np.concatenate(parts).astype(np.int64) if parts else np.zeros((0,), np.int64)
 
 
+def _raise_if_lost(error):
+    """Raise the :class:`WorkerLost` that stands for ``error`` (from it) when it means a
+    lost peer; the engine modules call it around their eager collectives."""
+    lost = _worker_lost(error)
+    if lost is not None:
+        raise lost from error
+
+
 def _worker_lost(error):
     """The :class:`WorkerLost` that stands for the engine error ``error``, or None
     (``keras_backend.checks.engine_error`` asks here while several workers run)."""

@@ -223,10 +223,8 @@ def allreduce_array(flat, average, state):
     try:
         out = _aggregate(view, 'allreduce of values').asarray()
     except RuntimeError as e:
-        from . import _worker_lost
-        lost = _worker_lost(e)
-        if lost is not None:
-            raise lost from e
+        from . import _raise_if_lost
+        _raise_if_lost(e)
         raise
     if average:
         out = out / state.size

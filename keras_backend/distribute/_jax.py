@@ -130,10 +130,8 @@ def spmd_program(pure):
             outs, news = jitted(groups[0], groups[1], groups[2], phase, static,
                                 tuple(expanded))
         except Exception as e:
-            from . import _worker_lost
-            lost = _worker_lost(e)
-            if lost is not None:
-                raise lost from e
+            from . import _raise_if_lost
+            _raise_if_lost(e)
             raise
         shapes = local_shapes[key]
         results = [_block_of(g, s) for g, s in zip(list(outs) + list(news), shapes)]
@@ -167,32 +165,26 @@ def allreduce_tensor(K, x, average, state):
     return K._node(allreduce, leaves, treedef, avals=x.avals)
 
 
-def _array_allreduce(average):
-    key = bool(average)
-    run = _S.runs.get(key)
+def _array_allreduce():
+    """The compiled ``lax.psum`` of one flat array over the workers (made once)."""
+    run = _S.runs.get('sum')
     if run is None:
         import jax
         from jax import lax
-
-        def body(v):
-            total = lax.psum(v, AXIS)
-            return total
-        run = jax.jit(jax.shard_map(body, mesh=_S.mesh, in_specs=_S.spec, out_specs=_S.spec,
-                                    check_vma=False))
-        _S.runs[key] = run
+        run = jax.jit(jax.shard_map(lambda v: lax.psum(v, AXIS), mesh=_S.mesh,
+                                    in_specs=_S.spec, out_specs=_S.spec, check_vma=False))
+        _S.runs['sum'] = run
     return run
 
 
 def allreduce_array(flat, average, state):
     try:
         block, _ = _local_block(flat.reshape((1, -1)))
-        out = np.asarray(_array_allreduce(average)(_global(block)).addressable_shards[0]
+        out = np.asarray(_array_allreduce()(_global(block)).addressable_shards[0]
                          .data).reshape(flat.shape)
     except Exception as e:
-        from . import _worker_lost
-        lost = _worker_lost(e)
-        if lost is not None:
-            raise lost from e
+        from . import _raise_if_lost
+        _raise_if_lost(e)
         raise
     if average:
         out = out / state.size if out.dtype.kind == 'f' else out // state.size

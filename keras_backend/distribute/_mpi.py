@@ -17,7 +17,7 @@ class _S(object):
     comm = None
     MPI = None
     timeout = 0.0
-    op_classes = {}
+    ops = {}
 
 
 def _mpi():
@@ -75,7 +75,7 @@ def allreduce_op(K, average):
     """The engine ``Op`` (of the adapter ``K``'s engine) that sums (``average``: averages)
     its input over the workers."""
     key = (K._engine.ENGINE, bool(average))
-    op = _S.op_classes.get(key)
+    op = _S.ops.get(key)
     if op is not None:
         return op
     T = K.T
@@ -106,7 +106,7 @@ def allreduce_op(K, average):
             return False
 
     op = MPIAllreduce(average)
-    _S.op_classes[key] = op
+    _S.ops[key] = op
     return op
 
 

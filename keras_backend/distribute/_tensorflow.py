@@ -106,10 +106,8 @@ def allreduce_array(flat, average, state):
             out = _reduce(tf.constant(flat), average, _instance_key())
         return out.numpy().astype(dtype)
     except tf.errors.OpError as e:
-        from . import _worker_lost
-        lost = _worker_lost(e)
-        if lost is not None:
-            raise lost from e
+        from . import _raise_if_lost
+        _raise_if_lost(e)
         raise
 
 
