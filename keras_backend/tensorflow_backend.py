@@ -347,10 +347,41 @@ def _in_our_graph():
 # Helpers shared by the sections
 # ---------------------------------------------------------------------------
 
+#: While ``rnn`` builds a loop body: ``[graph enclosing the loop, {id(variable): (variable,
+#: read)}]``, innermost last (see ``_loop_read``).
+_LOOP_READS = []
+
+
+def _loop_read(var):
+    """The value of ``var`` read once in the graph enclosing the innermost ``rnn`` loop
+    being built, or None outside one.
+
+    A step function reads its kernels on every step (``K.dot(h, self.recurrent_kernel)``);
+    read inside a ``tf.while_loop`` body each read runs once per step, forward and again in
+    the gradient's loop. A loop does not assign the variables its step reads, so one read
+    before the loop gives the same values; the loop captures it as a loop invariant and its
+    gradient (summed over the steps by the loop's gradient) reaches the variable as before.
+    """
+    if not _LOOP_READS:
+        return None
+    outer, reads = _LOOP_READS[-1]
+    if tf.compat.v1.get_default_graph() is outer:
+        return None
+    hit = reads.get(id(var))
+    if hit is None:
+        with outer.as_default(), tf.control_dependencies(None):
+            hit = reads[id(var)] = (var, tf.convert_to_tensor(var))
+    return hit[1]
+
+
 def _to_tensor(x, dtype=None):
     """Convert ``x`` to a tensor (variables are read)."""
     if isinstance(x, tf.SparseTensor):
         return x
+    if _LOOP_READS and isinstance(x, tf.Variable):
+        read = _loop_read(x)
+        if read is not None:
+            x = read
     if dtype is not None:
         dtype = tf.as_dtype(dtype)
         if isinstance(x, (tf.Tensor, tf.Variable)):
@@ -2312,7 +2343,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """``tf.while_loop`` over ``tf.TensorArray`` objects (a Python loop when
     ``unroll``); the step is called once more outside the loop to learn its output's dtype
-    and shape. ``input_length`` is not used."""
+    and shape. Variables the step reads through ``K`` ops are read once before the loop
+    (``_loop_read``). ``input_length`` is not used."""
     inputs = _to_tensor(inputs)
     n = inputs.shape.rank
     if n is None or n < 3:
@@ -2409,10 +2441,14 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         zeros0.set_shape(out_static)
     else:
         zeros0 = tf.zeros_like(out0)
-    loop = tf.while_loop(cond, body,
-                         (tf.constant(0, 'int32'), zeros0, output_ta)
-                         + tuple(states),
-                         maximum_iterations=time_steps)
+    _LOOP_READS.append([tf.compat.v1.get_default_graph(), {}])
+    try:
+        loop = tf.while_loop(cond, body,
+                             (tf.constant(0, 'int32'), zeros0, output_ta)
+                             + tuple(states),
+                             maximum_iterations=time_steps)
+    finally:
+        _LOOP_READS.pop()
     last_output = loop[1]
     outputs = loop[2].stack()
     new_states = list(loop[3:])

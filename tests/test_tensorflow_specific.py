@@ -118,3 +118,58 @@ def test_learning_phase_name_is_top_level(K):
         lp = K.learning_phase()
     assert lp.name == 'keras_learning_phase:0'
     assert K.is_placeholder(lp)
+
+
+def _loop_bodies(graph):
+    """(name, op types) of every function that the graph's While ops call, nested ones too."""
+    found, todo, seen = [], [], set()
+    for op in graph.get_operations():
+        if op.type in ('While', 'StatelessWhile'):
+            todo.extend([op.get_attr('body').name, op.get_attr('cond').name])
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        fdef = graph._get_function(name).definition
+        found.append((name, [n.op for n in fdef.node_def]))
+        for n in fdef.node_def:
+            for value in n.attr.values():
+                if value.HasField('func'):
+                    todo.append(value.func.name)
+    return found
+
+
+def test_rnn_reads_the_step_variables_once_before_the_loop(K):
+    # A step function reading kernels inside the tf.while_loop body would read them on every
+    # step, forward and in the gradient's loop; they are read once, before the loop, and the
+    # values and gradients are those of the loop written out in numpy.
+    rng = np.random.RandomState(0)
+    w_np, u_np = rng.randn(3, 4).astype('float32'), rng.randn(4, 4).astype('float32')
+    w, u = K.variable(w_np), K.variable(u_np)
+    x = K.placeholder(shape=(None, 5, 3))
+
+    def step(x_t, states):
+        h = K.tanh(K.dot(x_t, w) + K.dot(states[0], u))
+        return h, [h]
+    h0 = K.zeros_like(K.dot(x[:, 0], w))
+    last, _, _ = K.rnn(step, x, [h0])
+    loss = K.sum(last)
+    f = K.function([x], [loss] + K.gradients(loss, [w, u]))
+    bodies = _loop_bodies(K.get_session().graph)
+    assert bodies and not any('ReadVariableOp' in ops for _, ops in bodies), bodies
+    xv = rng.randn(2, 5, 3).astype('float32')
+    # numpy reference: forward, then back-propagation through time
+    hs = [np.zeros((2, 4), 'float32')]
+    for t in range(5):
+        hs.append(np.tanh(xv[:, t] @ w_np + hs[-1] @ u_np))
+    gw, gu, gh = np.zeros_like(w_np), np.zeros_like(u_np), np.ones((2, 4), 'float32')
+    for t in range(5, 0, -1):
+        gz = gh * (1 - hs[t] ** 2)
+        gw += xv[:, t - 1].T @ gz
+        gu += hs[t - 1].T @ gz
+        gh = gz @ u_np.T
+    loss_v, gw_v, gu_v = f([xv])
+    np.testing.assert_allclose(loss_v, hs[-1].sum(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gw_v, gw, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gu_v, gu, rtol=1e-5, atol=1e-5)
