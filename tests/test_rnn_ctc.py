@@ -231,6 +231,45 @@ def test_rnn_gather_step_static_shape(K):
     assert list(states) == []
 
 
+
+@pytest.mark.parametrize('steps', [5, None], ids=['static-length', 'unknown-length'])
+@pytest.mark.parametrize('masked', [False, True], ids=['nomask', 'mask'])
+@pytest.mark.parametrize('go_backwards', [False, True], ids=['forwards', 'backwards'])
+def test_rnn_one_function_two_batch_sizes(K, steps, masked, go_backwards):
+    """One function fed a batch of 32, then 30 (the last partial batch of ``fit`` on 1438
+    samples): values against the reference, the gradient through time against the unrolled
+    loop's. CNTK's recurrence once kept the batch size it saw first ("Input dimensions
+    [16 x 30] and [16 x 32]")."""
+    wv, uk = K.variable(W), K.constant(U)
+
+    def step(x_t, states):
+        h, s, c = states
+        h_new = K.tanh(K.dot(x_t, wv) + K.dot(h, uk) + c)
+        return h_new * 2. - s[:, :1], [h_new, s + x_t]
+
+    def build(time, unroll):
+        x = K.placeholder((None, time, 3))
+        h0, s0, c = K.placeholder((None, 4)), K.placeholder((None, 3)), K.placeholder((None, 4))
+        m = K.placeholder((None, time), dtype='bool') if masked else None
+        last, outs, states = K.rnn(step, x, [h0, s0], go_backwards=go_backwards, mask=m,
+                                   constants=[c], unroll=unroll)
+        grad = K.gradients(K.sum(outs * outs) + K.sum(states[0]), [wv])[0]
+        return K.function([x, h0, s0, c] + ([m] if masked else []),
+                          [last, outs] + list(states) + [grad])
+    loop, unrolled = build(steps, False), build(5, True)
+    for n in (32, 30):
+        xs, h0, cst = randn(n, 5, 3, seed=n), randn(n, 4, seed=n + 1), randn(n, 4, seed=n + 2)
+        s0 = np.zeros((n, 3), dtype=np.float32)
+        mask = rng(n).rand(n, 5) > 0.3 if masked else None
+        feed = [xs, h0, s0, cst] + ([mask] if masked else [])
+        last, outs, states = R.rnn(np_step, xs, [h0, s0], go_backwards=go_backwards, mask=mask,
+                                   constants=[cst])
+        got = loop(feed)
+        for g, want in zip(got[:4], [last, outs] + states):
+            np.testing.assert_allclose(g, want, atol=1e-5)
+        np.testing.assert_allclose(got[4], unrolled(feed)[4], rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize('factor', ['2', '0'], ids=['unroll-by-2', 'unroll-fully'])
 def test_rnn_same_values_with_scan_unrolled(K, monkeypatch, factor):
     """KERAS_BACKEND_JAX_SCAN_UNROLL (JAX: lax.scan's unroll factor; ignored by the
