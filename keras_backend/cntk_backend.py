@@ -2569,6 +2569,12 @@ def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards
     return last, outputs, [_unbatch_items(C.sequence.last(ns), (batch,)) for ns in new_states]
 
 
+#: static time lengths up to this are written out even with ``unroll=False``: a Keras 2.3.1
+#: LSTM / BiLSTM training step took 0.8-0.9x the recurrence's time unrolled at 1-2 steps (a GRU
+#: the same time), and the same or more from 3-4 steps on (benchmarks/README.md)
+_UNROLL_MAX_STEPS = 2
+
+
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """A CNTK recurrence (``unroll=False``, static or unknown time length): the batch moves to
@@ -2577,7 +2583,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     ``C.element_select``, and the results come back with ``C.sequence.last`` /
     ``C.sequence.unpack`` and ``C.unpack_batch``; ``step_function`` is called once, on per-sample
     tensors of static shape ``(1, ...)``, and CNTK back-propagates through time. ``unroll=True``
-    with a static length (or an int ``input_length`` for an unknown one) writes the steps out."""
+    with a static length (or an int ``input_length`` for an unknown one), and a static length of
+    1 or 2 steps (faster so), write the steps out."""
     inputs = _to_tensor(inputs)
     if _nd(inputs) < 3:
         raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
@@ -2603,7 +2610,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         if builtins.any(getattr(t, '_uses_learning_phase', False) for t in parts):
             seen.append(True)
         return out, new_states
-    if steps is None or not unroll:
+    if steps is None or not (unroll or steps <= _UNROLL_MAX_STEPS):
         last, outputs, new_states = _rnn_recurrence(step, inputs, states, constants, mask,
                                                     go_backwards)
     else:

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import reference as R
+from keras_backend.utils import convert_kernel
 from helpers import (assert_dtype, bind, randn, rng, run_cases, select, spec, spec_names)
 
 # ---------------------------------------------------------------------------
@@ -268,6 +269,36 @@ def test_rnn_one_function_two_batch_sizes(K, steps, masked, go_backwards):
         for g, want in zip(got[:4], [last, outs] + states):
             np.testing.assert_allclose(g, want, atol=1e-5)
         np.testing.assert_allclose(got[4], unrolled(feed)[4], rtol=1e-4, atol=1e-4)
+
+
+
+def test_rnn_convolutional_step_two_batch_sizes(K):
+    """A ConvLSTM2D-like step (conv2d of the input and of the state) over 4 steps, masked, one
+    function fed batches of 3 and 2: on CNTK the convolutions run inside the recurrence, on the
+    batch axis the recurrence already uses."""
+    kx, kh = randn(3, 3, 2, 3, seed=30) * 0.3, randn(3, 3, 3, 3, seed=31) * 0.3
+    kxv, khv = K.constant(kx), K.constant(kh)
+
+    def step(x_t, states):
+        h = K.tanh(K.conv2d(x_t, kxv, padding='same') + K.conv2d(states[0], khv, padding='same'))
+        return h * 0.5, [h]
+
+    # Theano's conv2d is a true convolution (Keras' Theano backend): the reference flips
+    rx, rh = (convert_kernel(kx), convert_kernel(kh)) if K.backend() == 'theano' else (kx, kh)
+
+    def np_step(x_t, states):
+        h = np.tanh(R.conv2d(x_t, rx, padding='same') + R.conv2d(states[0], rh, padding='same'))
+        return h * 0.5, [h]
+    x, h0 = K.placeholder((None, 4, 5, 5, 2)), K.placeholder((None, 5, 5, 3))
+    m = K.placeholder((None, 4), dtype='bool')
+    last, outs, states = K.rnn(step, x, [h0], mask=m)
+    fn = K.function([x, h0, m], [last, outs, states[0]])
+    for n in (3, 2):
+        xs, h = randn(n, 4, 5, 5, 2, seed=n), randn(n, 5, 5, 3, seed=n + 1)
+        mask = rng(n).rand(n, 4) > 0.3
+        want = R.rnn(np_step, xs, [h], mask=mask)
+        for g, w in zip(fn([xs, h, mask]), [want[0], want[1], want[2][0]]):
+            np.testing.assert_allclose(g, w, atol=1e-5)
 
 
 @pytest.mark.parametrize('factor', ['2', '0'], ids=['unroll-by-2', 'unroll-fully'])
