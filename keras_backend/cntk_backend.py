@@ -796,30 +796,23 @@ def _evaluate(tensors, feed=None):
 
 
 # ---------------------------------------------------------------------------
-# Engine plumbing: sequences (rnn, foldl/foldr)
+# Engine plumbing: sequences (foldl/foldr over unknown lengths; rnn: _rnn_recurrence)
 # ---------------------------------------------------------------------------
 
-def _to_seq(x, like=None):
+def _to_seq(x):
     """A static ``(T, ...)`` tensor as a CNTK sequence of its ``T`` slices.
 
     The slices travel on a sequence axis (``C.to_sequence``) with a batch
     axis of one, so ``T`` may be unknown (a free dimension); each element
     keeps the static shape ``x.shape[1:]``, which the K ops inside a loop
-    body see as usual. With ``like`` (another such sequence of the same
-    length) the result shares its sequence axis (``C.to_sequence_like``).
+    body see as usual (``int_shape``).
     """
-    b = C.to_batch(_add_axis(x, 0))
-    return C.to_sequence(b) if like is None else C.to_sequence_like(b, like)
+    return C.to_sequence(C.to_batch(_add_axis(x, 0)))
 
 
 def _seq_last(s):
     """The last element of a sequence made by ``_to_seq``, as a static tensor."""
     return _drop_axis(C.unpack_batch(C.sequence.last(s)), 0)
-
-
-def _seq_all(s):
-    """Every element of a sequence made by ``_to_seq``, stacked: ``(T, ...)``."""
-    return _drop_axis(C.unpack_batch(C.sequence.unpack(s, 0., no_mask_output=True)), 0)
 
 
 def _seq_start(init, seq):
