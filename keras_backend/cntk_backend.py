@@ -342,6 +342,9 @@ def _engine_int_shape(x):
         return tuple(np.shape(x))
     v = _var(x)
     s = _static_shape(v)
+    if builtins.any(a.is_sequence_axis for a in v.dynamic_axes):
+        # a step of a recurrence (rnn, foldl/foldr): its static shape is its Keras shape
+        return s
     return (None,) * len(v.dynamic_axes) + s
 
 
@@ -414,14 +417,21 @@ def _per_sample(x):
 
     When ``x`` was unpacked from the batch axis by ``_unbatch`` (possibly
     followed by elementwise ops, see ``_rebuild``), the batched tensor is
-    reused instead of round-tripping through a ``to_batch`` node.
+    reused instead of round-tripping through a ``to_batch`` node. Inside a recurrence (``rnn``)
+    the batch already is CNTK's batch axis and ``x`` holds one sample on a unit axis 0: that axis
+    is dropped.
     """
+    if _var(x).dynamic_axes and _static_shape(x)[:1] == (1,):
+        return _drop_axis(x, 0)
     y = _rebuild(x, _nd(x), _batched_leaf, _batched_side)
     return y if y is not None else C.to_batch(x)
 
 
 def _unbatch(y, like):
-    """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim."""
+    """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim (inside a recurrence,
+    where ``like`` has dynamic axes: the unit axis 0 that ``_per_sample`` dropped, restored)."""
+    if _is_engine_tensor(like) and _var(like).dynamic_axes:
+        return _add_axis(y, 0)
     batched = y
     y = C.unpack_batch(y)
     n = _static_shape(like)[0] if _is_engine_tensor(like) else like
@@ -786,30 +796,23 @@ def _evaluate(tensors, feed=None):
 
 
 # ---------------------------------------------------------------------------
-# Engine plumbing: sequences (rnn, foldl/foldr)
+# Engine plumbing: sequences (foldl/foldr over unknown lengths; rnn: _rnn_recurrence)
 # ---------------------------------------------------------------------------
 
-def _to_seq(x, like=None):
+def _to_seq(x):
     """A static ``(T, ...)`` tensor as a CNTK sequence of its ``T`` slices.
 
     The slices travel on a sequence axis (``C.to_sequence``) with a batch
     axis of one, so ``T`` may be unknown (a free dimension); each element
     keeps the static shape ``x.shape[1:]``, which the K ops inside a loop
-    body see as usual. With ``like`` (another such sequence of the same
-    length) the result shares its sequence axis (``C.to_sequence_like``).
+    body see as usual (``int_shape``).
     """
-    b = C.to_batch(_add_axis(x, 0))
-    return C.to_sequence(b) if like is None else C.to_sequence_like(b, like)
+    return C.to_sequence(C.to_batch(_add_axis(x, 0)))
 
 
 def _seq_last(s):
     """The last element of a sequence made by ``_to_seq``, as a static tensor."""
     return _drop_axis(C.unpack_batch(C.sequence.last(s)), 0)
-
-
-def _seq_all(s):
-    """Every element of a sequence made by ``_to_seq``, stacked: ``(T, ...)``."""
-    return _drop_axis(C.unpack_batch(C.sequence.unpack(s, 0., no_mask_output=True)), 0)
 
 
 def _seq_start(init, seq):
@@ -2470,23 +2473,68 @@ def _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, 
     return prev, stacked, states
 
 
-def _rnn_loop(step_function, inputs, states, constants, mask, go_backwards):
-    """The loop as a CNTK recurrence over a sequence axis (any time length).
+def _batch_items(x):
+    """A static ``(B, ...)`` tensor as ``B`` items on CNTK's dynamic batch axis, each of shape
+    ``(1, ...)`` (``C.to_batch``): the unit axis keeps the Keras batch axis in place for the ops of
+    a step function."""
+    return C.to_batch(_add_axis(x, 1))
 
-    Time moves to a CNTK sequence axis (``_to_seq``); each state is a
-    ``C.sequence.past_value`` recurrence started from its initial value;
-    ``step_function`` is called once, on the per-step tensors. CNTK unrolls
-    it at run time for the fed length and back-propagates through time.
+
+def _unbatch_items(x, sizes):
+    """Back from ``_batch_items``-style items (``C.unpack_batch``): the leading axes get the
+    static ``sizes`` (batch first, None for free), which replace the items' leading axes up to
+    their unit axis (one reshape)."""
+    u = C.unpack_batch(x)
+    n = len(sizes)
+    shp = _static_shape(u)
+    end = n + 1 if len(shp) > n and shp[n] == 1 else n
+    if list(sizes).count(None) > 1:   # CNTK's reshape takes one free dimension at most
+        return _drop_axis(u, n) if end > n else u
+    return C.reshape(u, _shape_arg(sizes), begin_axis=0, end_axis=end)
+
+
+def _batch_sizes(inputs, states, mask):
+    """The sizes that axis 0 of a tensor carrying the batch of ``rnn``'s inputs may have: free
+    (None: the batch of placeholders), the inputs' and the static sizes of the initial states'
+    and the mask's axis 0 (``rnn`` on a free-batch input with a fully shaped initial state)."""
+    sizes = set([None, _static_shape(inputs)[0]])
+    for t in states + ([mask] if mask is not None else []):
+        if _nd(t) >= 1 and _static_shape(t)[0] is not None:
+            sizes.add(_static_shape(t)[0])
+    return sizes
+
+
+def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards):
+    """The loop as a CNTK recurrence (any time length, static or not).
+
+    Inside the recurrence the Keras batch is CNTK's dynamic batch axis and time its sequence
+    axis, so each step's tensors have a static shape ``(1, ...)`` whatever the batch fed
+    (``_batch_items``, ``C.to_sequence``); the initial states (``C.to_batch``) start
+    ``C.sequence.past_value`` recurrences, constants whose axis 0 is the batch are spread over
+    the steps (``C.sequence.broadcast_as``; axis 0 free, or the static size of the inputs',
+    initial states' or mask's axis 0), others stay as they are. ``step_function`` is
+    called once; CNTK runs it for the fed length and back-propagates through time. A mask keeps
+    the previous state and repeats the previous output (zeros before the first kept step).
     """
     if go_backwards:
         inputs = reverse(inputs, 1)
         mask = reverse(mask, 1) if mask is not None else None
-    nd_ = _nd(inputs)
-    perm = (1, 0) + tuple(range(2, nd_))
-    xs = _to_seq(C.transpose(inputs, perm))
-    slots = [_seq_previous(s, xs) for s in states]
-    prevs = [p for _, p in slots]
-    out, new_states = step_function(xs, prevs + constants)
+    batch = _static_shape(inputs)[0]
+    sizes = _batch_sizes(inputs, states, mask)
+    xs = C.to_sequence(C.to_batch(_add_axis(inputs, 2)))
+    consts = []
+    for c in constants:
+        if _nd(c) >= 1 and _static_shape(c)[0] in sizes:
+            c = C.sequence.broadcast_as(_batch_items(c), xs)
+        consts.append(c)
+    inits = [_batch_items(s) for s in states]
+    slots = [C.placeholder(shape=_var(i).shape, dynamic_axes=_var(xs).dynamic_axes)
+             for i in inits]
+    # the steps' layout, stated: CNTK would otherwise give a delayed value the layout of its
+    # initial state (one step) when an op reads it before any other sequence tensor
+    prevs = [C.reconcile_dynamic_axes(C.sequence.past_value(ph, initial_state=i), xs)
+             for ph, i in zip(slots, inits)]
+    out, new_states = step_function(xs, prevs + consts)
     out = _to_tensor(out)
     new_states = _as_tensor_list(new_states)
     if len(new_states) != len(states):
@@ -2494,27 +2542,42 @@ def _rnn_loop(step_function, inputs, states, constants, mask, go_backwards):
                          % (len(new_states), len(states)))
     binding = {}
     if mask is not None:
-        ms = _to_seq(C.transpose(mask, (1, 0)), like=xs)
+        ms = C.to_sequence_like(C.to_batch(_add_axis(mask, 2)), xs)
         out_ph = C.placeholder(shape=_var(out).shape, dynamic_axes=_var(xs).dynamic_axes)
         # past_value starts from zeros: the output repeated before the first kept step
         out = C.element_select(_mask_like(ms, out), out, C.sequence.past_value(out_ph))
         new_states = [C.element_select(_mask_like(ms, ns), ns, pv)
                       for ns, pv in zip(new_states, prevs)]
         binding[out_ph] = _var(out)
-    for (ph, _), ns in zip(slots, new_states):
+    for ph, ns in zip(slots, new_states):
         binding[ph] = _var(ns)
+    body = C.combine([_var(out)] + [_var(ns) for ns in new_states])
+    read = set(ph.uid for ph in body.placeholders)   # a state the step never reads is unbound
+    binding = dict((ph, v) for ph, v in binding.items() if ph.uid in read)
     if binding:
-        C.combine([_var(out)] + [_var(ns) for ns in new_states]).replace_placeholders(binding)
-    outputs = _seq_all(out)
-    outputs = C.transpose(outputs, (1, 0) + tuple(range(2, _nd(outputs))))
-    return _seq_last(out), outputs, [_seq_last(ns) for ns in new_states]
+        body.replace_placeholders(binding)
+    steps = _static_shape(inputs)[1]
+    outputs = _unbatch_items(C.sequence.unpack(out, 0., no_mask_output=True), (batch, steps))
+    last = _unbatch_items(C.sequence.last(out), (batch,))
+    return last, outputs, [_unbatch_items(C.sequence.last(ns), (batch,)) for ns in new_states]
+
+
+#: static time lengths up to this are written out even with ``unroll=False``: a Keras 2.3.1
+#: LSTM / BiLSTM training step took 0.8-0.9x the recurrence's time unrolled at 1-2 steps (a GRU
+#: the same time), and the same or more from 3-4 steps on (benchmarks/README.md)
+_UNROLL_MAX_STEPS = 2
 
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
-    """A static time length is unrolled; an unknown one runs as a CNTK recurrence over a sequence
-    axis (``C.to_sequence``, ``C.sequence.past_value``), gradients flowing through time either way.
-    With ``unroll=True`` and an int ``input_length``, an unknown time axis takes that length."""
+    """A CNTK recurrence (``unroll=False``, static or unknown time length): the batch moves to
+    CNTK's batch axis and time to a sequence axis (``C.to_batch``, ``C.to_sequence``), each state
+    is a ``C.sequence.past_value`` started from its initial state, masks select with
+    ``C.element_select``, and the results come back with ``C.sequence.last`` /
+    ``C.sequence.unpack`` and ``C.unpack_batch``; ``step_function`` is called once, on per-sample
+    tensors of static shape ``(1, ...)``, and CNTK back-propagates through time. ``unroll=True``
+    with a static length (or an int ``input_length`` for an unknown one), and a static length of
+    1 or 2 steps (faster so), write the steps out."""
     inputs = _to_tensor(inputs)
     if _nd(inputs) < 3:
         raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
@@ -2540,9 +2603,9 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         if builtins.any(getattr(t, '_uses_learning_phase', False) for t in parts):
             seen.append(True)
         return out, new_states
-    if steps is None:
-        last, outputs, new_states = _rnn_loop(step, inputs, states, constants, mask,
-                                              go_backwards)
+    if steps is None or not (unroll or steps <= _UNROLL_MAX_STEPS):
+        last, outputs, new_states = _rnn_recurrence(step, inputs, states, constants, mask,
+                                                    go_backwards)
     else:
         last, outputs, new_states = _rnn_unrolled(step, inputs, states, constants, mask,
                                                   go_backwards, steps)

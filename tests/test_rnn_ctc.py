@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import reference as R
+from keras_backend.utils import convert_kernel
 from helpers import (assert_dtype, bind, randn, rng, run_cases, select, spec, spec_names)
 
 # ---------------------------------------------------------------------------
@@ -229,6 +230,75 @@ def test_rnn_gather_step_static_shape(K):
     np.testing.assert_allclose(got_outs, table[ids], atol=1e-6)
     np.testing.assert_allclose(got_last, table[ids[:, -1]], atol=1e-6)
     assert list(states) == []
+
+
+
+@pytest.mark.parametrize('steps', [5, None], ids=['static-length', 'unknown-length'])
+@pytest.mark.parametrize('masked', [False, True], ids=['nomask', 'mask'])
+@pytest.mark.parametrize('go_backwards', [False, True], ids=['forwards', 'backwards'])
+def test_rnn_one_function_two_batch_sizes(K, steps, masked, go_backwards):
+    """One function fed a batch of 32, then 30 (the last partial batch of ``fit`` on 1438
+    samples): values against the reference, the gradient through time against the unrolled
+    loop's. CNTK's recurrence once kept the batch size it saw first ("Input dimensions
+    [16 x 30] and [16 x 32]")."""
+    wv, uk = K.variable(W), K.constant(U)
+
+    def step(x_t, states):
+        h, s, c = states
+        h_new = K.tanh(K.dot(x_t, wv) + K.dot(h, uk) + c)
+        return h_new * 2. - s[:, :1], [h_new, s + x_t]
+
+    def build(time, unroll):
+        x = K.placeholder((None, time, 3))
+        h0, s0, c = K.placeholder((None, 4)), K.placeholder((None, 3)), K.placeholder((None, 4))
+        m = K.placeholder((None, time), dtype='bool') if masked else None
+        last, outs, states = K.rnn(step, x, [h0, s0], go_backwards=go_backwards, mask=m,
+                                   constants=[c], unroll=unroll)
+        grad = K.gradients(K.sum(outs * outs) + K.sum(states[0]), [wv])[0]
+        return K.function([x, h0, s0, c] + ([m] if masked else []),
+                          [last, outs] + list(states) + [grad])
+    loop, unrolled = build(steps, False), build(5, True)
+    for n in (32, 30):
+        xs, h0, cst = randn(n, 5, 3, seed=n), randn(n, 4, seed=n + 1), randn(n, 4, seed=n + 2)
+        s0 = np.zeros((n, 3), dtype=np.float32)
+        mask = rng(n).rand(n, 5) > 0.3 if masked else None
+        feed = [xs, h0, s0, cst] + ([mask] if masked else [])
+        last, outs, states = R.rnn(np_step, xs, [h0, s0], go_backwards=go_backwards, mask=mask,
+                                   constants=[cst])
+        got = loop(feed)
+        for g, want in zip(got[:4], [last, outs] + states):
+            np.testing.assert_allclose(g, want, atol=1e-5)
+        np.testing.assert_allclose(got[4], unrolled(feed)[4], rtol=1e-4, atol=1e-4)
+
+
+
+def test_rnn_convolutional_step_two_batch_sizes(K):
+    """A ConvLSTM2D-like step (conv2d of the input and of the state) over 4 steps, masked, one
+    function fed batches of 3 and 2: on CNTK the convolutions run inside the recurrence, on the
+    batch axis the recurrence already uses."""
+    kx, kh = randn(3, 3, 2, 3, seed=30) * 0.3, randn(3, 3, 3, 3, seed=31) * 0.3
+    kxv, khv = K.constant(kx), K.constant(kh)
+
+    def step(x_t, states):
+        h = K.tanh(K.conv2d(x_t, kxv, padding='same') + K.conv2d(states[0], khv, padding='same'))
+        return h * 0.5, [h]
+
+    # Theano's conv2d is a true convolution (Keras' Theano backend): the reference flips
+    rx, rh = (convert_kernel(kx), convert_kernel(kh)) if K.backend() == 'theano' else (kx, kh)
+
+    def np_step(x_t, states):
+        h = np.tanh(R.conv2d(x_t, rx, padding='same') + R.conv2d(states[0], rh, padding='same'))
+        return h * 0.5, [h]
+    x, h0 = K.placeholder((None, 4, 5, 5, 2)), K.placeholder((None, 5, 5, 3))
+    m = K.placeholder((None, 4), dtype='bool')
+    last, outs, states = K.rnn(step, x, [h0], mask=m)
+    fn = K.function([x, h0, m], [last, outs, states[0]])
+    for n in (3, 2):
+        xs, h = randn(n, 4, 5, 5, 2, seed=n), randn(n, 5, 5, 3, seed=n + 1)
+        mask = rng(n).rand(n, 4) > 0.3
+        want = R.rnn(np_step, xs, [h], mask=mask)
+        for g, w in zip(fn([xs, h, mask]), [want[0], want[1], want[2][0]]):
+            np.testing.assert_allclose(g, w, atol=1e-5)
 
 
 @pytest.mark.parametrize('factor', ['2', '0'], ids=['unroll-by-2', 'unroll-fully'])
