@@ -2421,15 +2421,20 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     def cond(t, *_):
         return t < time_steps
 
-    def body(t, prev_output, out_ta, *loop_states):
+    carry_output = mask_ta is not None   # a mask repeats the previous output
+
+    def body(t, out_ta, *loop_vars):
         x_t = input_ta.read(t)
-        m_t = mask_ta.read(t) if mask_ta is not None else None
+        if carry_output:
+            m_t, prev_output, loop_states = mask_ta.read(t), loop_vars[0], loop_vars[1:]
+        else:
+            m_t, prev_output, loop_states = None, None, loop_vars
         out, new_states = _step(x_t, m_t, prev_output, list(loop_states))
         new_states = [tf.cast(ns, s.dtype) for ns, s in zip(new_states, loop_states)]
         for ns, s in zip(new_states, loop_states):
             ns.set_shape(s.shape)
         out_ta = out_ta.write(t, out)
-        return (t + 1, out, out_ta) + tuple(new_states)
+        return (t + 1, out_ta) + ((out,) if carry_output else ()) + tuple(new_states)
 
     # The initial "previous output" must not depend on the traced step's
     # values (that would run the step once more on every call).
@@ -2441,18 +2446,27 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         zeros0.set_shape(out_static)
     else:
         zeros0 = tf.zeros_like(out0)
+    # No maximum_iterations: ``cond`` bounds the loop already (a second counter and a
+    # LogicalAnd per step otherwise); the loop reads its step's variables once, before it.
     _LOOP_READS.append([tf.compat.v1.get_default_graph(), {}])
     try:
         loop = tf.while_loop(cond, body,
-                             (tf.constant(0, 'int32'), zeros0, output_ta)
-                             + tuple(states),
-                             maximum_iterations=time_steps)
+                             (tf.constant(0, 'int32'), output_ta)
+                             + ((zeros0,) if carry_output else ()) + tuple(states))
     finally:
         _LOOP_READS.pop()
-    last_output = loop[1]
-    outputs = loop[2].stack()
-    new_states = list(loop[3:])
-    outputs = tf.transpose(outputs, [1, 0] + list(range(2, outputs.shape.rank)))
+    outputs_tm = loop[1].stack()
+    new_states = list(loop[3:] if carry_output else loop[2:])
+    steps = inputs.shape[1]
+    if carry_output:
+        last_output = loop[2]
+    elif steps is not None and steps > 0:
+        last_output = outputs_tm[-1]
+    else:   # an unknown (or empty) time axis: zeros for 0 steps, as with a mask
+        last_output = tf.cond(time_steps > 0, lambda: outputs_tm[time_steps - 1],
+                              lambda: zeros0)
+        last_output.set_shape(out0.shape)
+    outputs = tf.transpose(outputs_tm, [1, 0] + list(range(2, outputs_tm.shape.rank)))
     if outputs.shape.rank is not None:
         outputs = _set_shape(outputs, [out0.shape[0], inputs.shape[1]] + out0.shape.as_list()[1:])
     return _rnn_phase_flags(last_output, outputs, new_states, bool(uses_phase))
