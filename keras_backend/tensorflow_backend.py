@@ -2458,14 +2458,16 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     outputs_tm = loop[1].stack()
     new_states = list(loop[3:] if carry_output else loop[2:])
     steps = inputs.shape[1]
+    # the last output is read from the outputs' list (one element: ``stack`` would copy them
+    # all on every call, even where only the last output is used)
     if carry_output:
         last_output = loop[2]
     elif steps is not None and steps > 0:
-        last_output = outputs_tm[-1]
+        last_output = loop[1].read(steps - 1)
     else:   # an unknown (or empty) time axis: zeros for 0 steps, as with a mask
-        last_output = tf.cond(time_steps > 0, lambda: outputs_tm[time_steps - 1],
+        last_output = tf.cond(time_steps > 0, lambda: loop[1].read(time_steps - 1),
                               lambda: zeros0)
-        last_output.set_shape(out0.shape)
+    last_output.set_shape(out0.shape)
     outputs = tf.transpose(outputs_tm, [1, 0] + list(range(2, outputs_tm.shape.rank)))
     if outputs.shape.rank is not None:
         outputs = _set_shape(outputs, [out0.shape[0], inputs.shape[1]] + out0.shape.as_list()[1:])
