@@ -124,6 +124,71 @@ def _configure_blas():
 _configure_blas()
 
 
+def _version_parameterless_ops():
+    """Let Theano's compiledir keep the C modules of ops without parameters across processes.
+
+    Theano 1.0.5 keys a C module by its ops' and types' ``c_code_cache_version`` and reuses
+    it in later processes only when the key is versioned; ``CLinker.cmodule_key_`` also puts
+    each op's ``__props__`` among the versions, so an op with no parameters (``__props__ =
+    ()``: ``Dot22``, ``Dot22Scalar``, ``Alloc``, ``ScalarFromTensor``, ``Softmax``,
+    ``SoftmaxWithBias``, ``SoftmaxGrad``, ...) reads as unversioned although its C code has
+    a version, and its module is compiled again in every process. Here a key that came out
+    unversioned is versioned again when only empty ``__props__`` made it so (every op and
+    type of the module has its code version; the key's signature, which names the ops, the
+    compile flags, the libraries and the config hash, is Theano's own)."""
+    from theano.gof.cc import CLinker
+    original = CLinker.cmodule_key_
+    if getattr(original, '_keras_backend', False):
+        return
+
+    def cmodule_key_(self, fgraph, no_recycling, *args, **kwargs):
+        key = original(self, fgraph, no_recycling, *args, **kwargs)
+        if key is None or key[0] != ():
+            return key
+        version = []
+        for node in self.schedule(fgraph):
+            op = node.op
+            if hasattr(op, 'c_code_cache_version_apply'):
+                version.append(op.c_code_cache_version_apply(node))
+            if getattr(op, '__props__', None):
+                version.append(op.__props__)
+            version.extend(v.type.c_code_cache_version() for v in node.inputs + node.outputs)
+        if not version or not all(version):
+            return key
+        return tuple(version), key[1]
+    cmodule_key_._keras_backend = True
+    cmodule_key_.__doc__ = original.__doc__
+    CLinker.cmodule_key_ = cmodule_key_
+
+
+def _stable_cop_versions():
+    """Give Theano's ``COp`` (ops whose C code is in files, ``DimShuffle`` among them) a code
+    version that is the same in every process.
+
+    Theano 1.0.5 versions a ``COp`` by ``hash(tuple(self.func_codes))``, Python's hash of
+    its C source strings, which string hash randomisation changes from process to process:
+    the module keys differ each time and every ``DimShuffle`` module (``InplaceDimShuffle
+    {x,x}``, ...) is compiled again in each process. Here the version is a SHA-256 digest of
+    the same sources (and the params type's version, as Theano's)."""
+    import hashlib
+    from theano.gof.op import COp
+    if getattr(COp.c_code_cache_version, '_keras_backend', False):
+        return
+
+    def c_code_cache_version(self):
+        digest = hashlib.sha256('\0'.join(self.func_codes).encode('utf-8')).hexdigest()
+        version = (int(digest[:15], 16),)
+        if hasattr(self, 'params_type'):
+            version += (self.params_type.c_code_cache_version(),)
+        return version
+    c_code_cache_version._keras_backend = True
+    COp.c_code_cache_version = c_code_cache_version
+
+
+_version_parameterless_ops()
+_stable_cop_versions()
+
+
 def _is_var(x):
     return isinstance(x, Variable)
 

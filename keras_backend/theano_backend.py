@@ -1757,11 +1757,29 @@ def _outer_parts(outputs, inner):
         if not d:
             continue
         for i in v.owner.inputs:
-            if not dep[id(i)] and i.owner is not None and id(i) not in found_ids \
+            i = _view_base(i)
+            if not dep.get(id(i), False) and i.owner is not None and id(i) not in found_ids \
                     and isinstance(i.type, T.TensorType):
                 found.append(i)
                 found_ids.add(id(i))
     return found
+
+
+_VIEW_OPS = (T.subtensor.Subtensor, T.elemwise.DimShuffle)
+
+
+def _view_base(v):
+    """The variable that ``v`` is a constant-index slice / dimshuffle of (through several),
+    when that is a shared variable, else ``v``. A loop body keeps such views of its weights
+    (a recurrent kernel's gate columns) inside, as Keras' own Theano backend has them: the
+    engine's scan then accumulates the weight's gradient in its loop, where a view passed in
+    from outside would make the optimizer push one more dot (and its reshapes) out of the
+    gradient's loop per view."""
+    base = v
+    while base.owner is not None and isinstance(base.owner.op, _VIEW_OPS) \
+            and _ball(isinstance(i, _engine.Constant) for i in base.owner.inputs[1:]):
+        base = base.owner.inputs[0]
+    return base if isinstance(base, _engine.SharedVariable) else v
 
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
