@@ -1990,7 +1990,8 @@ def elu(x, alpha=1.):
 
 
 def softmax(x, axis=-1):
-    """``T.special.softmax`` on PyTensor; ``exp`` and ``sum`` along ``axis`` on Theano 1.0.5."""
+    """``T.special.softmax`` on PyTensor; on Theano 1.0.5 ``T.nnet.softmax`` for a matrix
+    along its last axis, else ``exp`` and ``sum`` along ``axis``."""
     x = _to_tensor(x)
     return _engine.softmax(x, shape_rules.normalize_axis(axis, x.ndim))
 
@@ -2482,16 +2483,16 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
 
 @_records_keras_shape
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
-    """Strided slices; 'same' pads max pooling with -inf, and average pooling
-    divides by the count of real cells."""
+    """The engine's pooling op where it has one (Theano 1.0.5: ``Pool``; 'same' max pooling
+    pads with -inf first), else strided slices; 'same' average pooling divides by the count
+    of real cells (strided slices)."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
 
 
 @_records_keras_shape
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
-    """Strided slices; 'same' pads max pooling with -inf, and average pooling
-    divides by the count of real cells."""
+    """As ``pool2d``, over three spatial axes."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
 
 
