@@ -43,7 +43,8 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
 - ``flatten(x)``: ``x`` as a 1-D tensor.
 - ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
-- ``conv2d(x_cl, kernel, strides, dilation, pads)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
+- ``conv2d(x_cl, kernel, strides, dilation, pads, flip=False)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` (its spatial axes reversed when ``flip``: a convolution) and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
+- ``pool(x_cl, pool_size, strides, mode)``: the engine's own pooling op ('max' or 'avg') of channels_last ``(B, *S, C)`` over its ``len(pool_size)`` spatial axes, unpadded windows that fit (Keras' 'valid'), or None where the engine has none.
 - ``absolute(x)``: elementwise absolute value.
 - ``sign(x)``: elementwise sign (-1, 0, 1).
 - ``sigmoid(x)``: elementwise logistic sigmoid.
@@ -89,7 +90,7 @@ __all__ = [
     'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
     'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
-    'batched_dot', 'conv2d', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
+    'batched_dot', 'conv2d', 'pool', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
     'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
     'freeze_rng', 'forget_draws', 'assert_true',
 ]
@@ -191,6 +192,9 @@ def batched_dot(a, b):
 
 #: PyTensor has no convolution op of its own: the adapter's im2col (slices and ``tensordot``)
 conv2d = None
+
+#: PyTensor has no pooling op (its ``signal.pool`` was removed): the adapter's slices
+pool = None
 
 
 absolute = T.abs

@@ -47,7 +47,8 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
 - ``flatten(x)``: ``x`` as a 1-D tensor.
 - ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
-- ``conv2d(x_cl, kernel, strides, dilation, pads)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
+- ``conv2d(x_cl, kernel, strides, dilation, pads, flip=False)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` (its spatial axes reversed when ``flip``: a convolution) and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
+- ``pool(x_cl, pool_size, strides, mode)``: the engine's own pooling op ('max' or 'avg') of channels_last ``(B, *S, C)`` over its ``len(pool_size)`` spatial axes, unpadded windows that fit (Keras' 'valid'), or None where the engine has none.
 - ``absolute(x)``: elementwise absolute value.
 - ``sign(x)``: elementwise sign (-1, 0, 1).
 - ``sigmoid(x)``: elementwise logistic sigmoid.
@@ -93,7 +94,7 @@ __all__ = [
     'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
     'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
-    'batched_dot', 'conv2d', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
+    'batched_dot', 'conv2d', 'pool', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
     'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
     'freeze_rng', 'forget_draws', 'assert_true',
 ]
@@ -121,6 +122,71 @@ def _configure_blas():
 
 
 _configure_blas()
+
+
+def _version_parameterless_ops():
+    """Let Theano's compiledir keep the C modules of ops without parameters across processes.
+
+    Theano 1.0.5 keys a C module by its ops' and types' ``c_code_cache_version`` and reuses
+    it in later processes only when the key is versioned; ``CLinker.cmodule_key_`` also puts
+    each op's ``__props__`` among the versions, so an op with no parameters (``__props__ =
+    ()``: ``Dot22``, ``Dot22Scalar``, ``Alloc``, ``ScalarFromTensor``, ``Softmax``,
+    ``SoftmaxWithBias``, ``SoftmaxGrad``, ...) reads as unversioned although its C code has
+    a version, and its module is compiled again in every process. Here a key that came out
+    unversioned is versioned again when only empty ``__props__`` made it so (every op and
+    type of the module has its code version; the key's signature, which names the ops, the
+    compile flags, the libraries and the config hash, is Theano's own)."""
+    from theano.gof.cc import CLinker
+    original = CLinker.cmodule_key_
+    if getattr(original, '_keras_backend', False):
+        return
+
+    def cmodule_key_(self, fgraph, no_recycling, *args, **kwargs):
+        key = original(self, fgraph, no_recycling, *args, **kwargs)
+        if key is None or key[0] != ():
+            return key
+        version = []
+        for node in self.schedule(fgraph):
+            op = node.op
+            if hasattr(op, 'c_code_cache_version_apply'):
+                version.append(op.c_code_cache_version_apply(node))
+            if getattr(op, '__props__', None):
+                version.append(op.__props__)
+            version.extend(v.type.c_code_cache_version() for v in node.inputs + node.outputs)
+        if not version or not all(version):
+            return key
+        return tuple(version), key[1]
+    cmodule_key_._keras_backend = True
+    cmodule_key_.__doc__ = original.__doc__
+    CLinker.cmodule_key_ = cmodule_key_
+
+
+def _stable_cop_versions():
+    """Give Theano's ``COp`` (ops whose C code is in files, ``DimShuffle`` among them) a code
+    version that is the same in every process.
+
+    Theano 1.0.5 versions a ``COp`` by ``hash(tuple(self.func_codes))``, Python's hash of
+    its C source strings, which string hash randomisation changes from process to process:
+    the module keys differ each time and every ``DimShuffle`` module (``InplaceDimShuffle
+    {x,x}``, ...) is compiled again in each process. Here the version is a SHA-256 digest of
+    the same sources (and the params type's version, as Theano's)."""
+    import hashlib
+    from theano.gof.op import COp
+    if getattr(COp.c_code_cache_version, '_keras_backend', False):
+        return
+
+    def c_code_cache_version(self):
+        digest = hashlib.sha256('\0'.join(self.func_codes).encode('utf-8')).hexdigest()
+        version = (int(digest[:15], 16),)
+        if hasattr(self, 'params_type'):
+            version += (self.params_type.c_code_cache_version(),)
+        return version
+    c_code_cache_version._keras_backend = True
+    COp.c_code_cache_version = c_code_cache_version
+
+
+_version_parameterless_ops()
+_stable_cop_versions()
 
 
 def _is_var(x):
@@ -508,17 +574,49 @@ def batched_dot(a, b):
     return T.sum(a.dimshuffle(0, 1, 2, 'x') * b.dimshuffle(0, 'x', 1, 2), axis=2)
 
 
-def conv2d(x_cl, kernel, strides, dilation, pads):
+def conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
     """Theano's ``conv2d`` (``AbstractConv2d``; with a BLAS it runs as ``CorrMM``, im2col and
-    ``gemm`` in C), as a correlation (``filter_flip=False``); None without a BLAS, where Theano
-    would lower it to its legacy ``ConvOp``, which takes neither padding nor dilation."""
+    ``gemm`` in C), a correlation or (``flip``) a convolution (``filter_flip``); None without
+    a BLAS, where Theano would lower it to its legacy ``ConvOp``, which takes neither padding
+    nor dilation. Pads that are Theano's named modes ('valid', 'half', 'full') are given by
+    name, as Keras' Theano backend gives them: the op's output shape is then a simpler
+    expression (the input's own for 'half' at stride 1) than from explicit pads."""
     if not _HAS_BLAS:
         return None
+    pads = tuple(int(p) for p in pads)
+    border = pads
+    ks = static_shape(kernel)
+    if ks is not None and ks[0] is not None and ks[1] is not None:
+        dk = [(int(k) - 1) * int(d) + 1 for k, d in zip(ks[:2], dilation)]
+        for name, want in (('valid', (0, 0)), ('half', tuple(k // 2 for k in dk)),
+                           ('full', tuple(k - 1 for k in dk))):
+            if pads == want:
+                border = name
+                break
+    # the static shapes, as Keras' Theano backend gives them: the op's shape inference
+    # then answers constants, not expressions of the input's shape the graph must compute
+    xs = static_shape(x_cl)
+    imshp = None if xs is None else (xs[0], xs[3], xs[1], xs[2])
+    kshp = None if ks is None or any(d is None for d in ks) else (ks[3], ks[2], ks[0], ks[1])
     out = T.nnet.conv2d(x_cl.dimshuffle(0, 3, 1, 2), kernel.dimshuffle(3, 2, 0, 1),
-                        border_mode=tuple(int(p) for p in pads),
-                        subsample=tuple(int(s) for s in strides), filter_flip=False,
+                        input_shape=imshp, filter_shape=kshp, border_mode=border,
+                        subsample=tuple(int(s) for s in strides), filter_flip=bool(flip),
                         filter_dilation=tuple(int(d) for d in dilation))
     return out.dimshuffle(0, 2, 3, 1)
+
+
+def pool(x_cl, pool_size, strides, mode):
+    """Theano's ``Pool`` (what ``pool_2d`` / ``pool_3d`` build, one C op, ``MaxPoolGrad`` /
+    ``AveragePoolGrad`` as its gradient) over the spatial axes of channels_last ``x_cl``,
+    windows that fit only (``ignore_border``, no padding)."""
+    from theano.tensor.signal.pool import Pool
+    n = len(pool_size)
+    to_cf = [0, n + 1] + list(range(1, n + 1))
+    to_cl = [0] + list(range(2, n + 2)) + [1]
+    out = Pool(ignore_border=True, mode='max' if mode == 'max' else 'average_exc_pad',
+               ndim=n)(x_cl.dimshuffle(to_cf), tuple(int(k) for k in pool_size),
+                       tuple(int(s) for s in strides), (0,) * n)
+    return out.dimshuffle(to_cl)
 
 
 absolute = T.abs_
@@ -528,7 +626,11 @@ softplus = T.nnet.softplus
 
 
 def softmax(x, axis):
-    """Softmax along ``axis``, built from ``exp`` and ``sum``."""
+    """Softmax along ``axis``: of a matrix along its last axis Theano's own ``Softmax`` op
+    (``T.nnet.softmax``, the maximum subtracted; the optimizer fuses a bias added before
+    it into ``SoftmaxWithBias``), otherwise built from ``exp`` and ``sum``."""
+    if x.ndim == 2 and axis == 1:
+        return T.nnet.softmax(x)
     e = T.exp(x - T.max(x, axis=axis, keepdims=True))
     return e / T.sum(e, axis=axis, keepdims=True)
 

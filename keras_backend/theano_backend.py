@@ -640,9 +640,22 @@ def ndim(x):
 
 
 def size(x, name=None):
-    """``prod(x.shape)`` cast to int32."""
+    """The product of the sizes (static where known, else ``x.shape[i]``), cast to int32:
+    a 1-D tensor's size is its one ``Shape_i`` (``T.prod(x.shape)`` stays a ``Prod`` of a
+    ``MakeVector`` through the optimizer)."""
     x = _to_tensor(x)
-    return T.cast(T.prod(x.shape), 'int32')
+    known, dims = 1, []
+    for i, d in enumerate(int_shape(x)):
+        if d is None:
+            dims.append(x.shape[i])
+        else:
+            known *= int(d)
+    if known != 1 or not dims:
+        dims.append(T.constant(np.int64(known)))
+    out = dims[0]
+    for d in dims[1:]:
+        out = out * d
+    return T.cast(out, 'int32')
 
 
 def dtype(x):
@@ -1744,11 +1757,29 @@ def _outer_parts(outputs, inner):
         if not d:
             continue
         for i in v.owner.inputs:
-            if not dep[id(i)] and i.owner is not None and id(i) not in found_ids \
+            i = _view_base(i)
+            if not dep.get(id(i), False) and i.owner is not None and id(i) not in found_ids \
                     and isinstance(i.type, T.TensorType):
                 found.append(i)
                 found_ids.add(id(i))
     return found
+
+
+_VIEW_OPS = (T.subtensor.Subtensor, T.elemwise.DimShuffle)
+
+
+def _view_base(v):
+    """The variable that ``v`` is a constant-index slice / dimshuffle of (through several),
+    when that is a shared variable, else ``v``. A loop body keeps such views of its weights
+    (a recurrent kernel's gate columns) inside, as Keras' own Theano backend has them: the
+    engine's scan then accumulates the weight's gradient in its loop, where a view passed in
+    from outside would make the optimizer push one more dot (and its reshapes) out of the
+    gradient's loop per view."""
+    base = v
+    while base.owner is not None and isinstance(base.owner.op, _VIEW_OPS) \
+            and _ball(isinstance(i, _engine.Constant) for i in base.owner.inputs[1:]):
+        base = base.owner.inputs[0]
+    return base if isinstance(base, _engine.SharedVariable) else v
 
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
@@ -1959,7 +1990,8 @@ def elu(x, alpha=1.):
 
 
 def softmax(x, axis=-1):
-    """``T.special.softmax`` on PyTensor; ``exp`` and ``sum`` along ``axis`` on Theano 1.0.5."""
+    """``T.special.softmax`` on PyTensor; on Theano 1.0.5 ``T.nnet.softmax`` for a matrix
+    along its last axis, else ``exp`` and ``sum`` along ``axis``."""
     x = _to_tensor(x)
     return _engine.softmax(x, shape_rules.normalize_axis(axis, x.ndim))
 
@@ -2139,10 +2171,11 @@ def _conv_core(x_cl, kernel, strides, dilation, pads):
     return _with_shape(out, s[:-1] + (cout,))
 
 
-def _native_conv2d(x_cl, kernel, strides, dilation, pads):
+def _native_conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
     """The engine's own 2-D correlation (``_engine.conv2d``) of channels_last ``x`` with
-    ``kernel`` ``(kh, kw, in, out)``, or None where the engine has none fit to run it or a pad
-    is symbolic. Uneven pads (TensorFlow's 'same') pad ``x`` by the difference first."""
+    ``kernel`` ``(kh, kw, in, out)`` (its spatial axes reversed first when ``flip``: a true
+    convolution), or None where the engine has none fit to run it or a pad is symbolic.
+    Uneven pads (TensorFlow's 'same') pad ``x`` by the difference first."""
     if _engine.conv2d is None or _bany(_is_engine_tensor(p) for pair in pads for p in pair):
         return None
     even = [_bmin(int(b), int(a)) for b, a in pads]
@@ -2150,7 +2183,7 @@ def _native_conv2d(x_cl, kernel, strides, dilation, pads):
     xp = x_cl
     if _bany(b or a for b, a in extra):
         xp = _pad(x_cl, [(0, 0)] + extra + [(0, 0)], 0.)
-    out = _engine.conv2d(xp, kernel, strides, dilation, even)
+    out = _engine.conv2d(xp, kernel, strides, dilation, even, flip)
     if out is None:
         return None
     s_in, ks = int_shape(x_cl), int_shape(kernel)
@@ -2218,10 +2251,11 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
         raise ValueError('%s: input has %d channels, kernel expects %d'
                          % (name, int_shape(x_cl)[-1], ks[-2]))
     pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
-    flipped = _flip_kernel(kernel, n)
-    out = _native_conv2d(x_cl, flipped, strides, dilation, pads) if n == 2 else None
+    # the engine's op flips the kernel itself (as Keras' Theano backend has it do): the
+    # reversed kernel's gradient is then a reversed slice, not a scatter into a new array
+    out = _native_conv2d(x_cl, kernel, strides, dilation, pads, True) if n == 2 else None
     if out is None:
-        out = _conv_core(x_cl, flipped, strides, dilation, pads)
+        out = _conv_core(x_cl, _flip_kernel(kernel, n), strides, dilation, pads)
     return _from_channels_last(out, data_format)
 
 
@@ -2406,6 +2440,23 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     ones = (1,) * n
     x_cl = _to_channels_last(x, data_format)
     pads = _spatial_pads(x_cl, pool_size, strides, ones, padding)
+    static = _ball(not _is_engine_tensor(b) and not _is_engine_tensor(a) for b, a in pads)
+    s_pad = [None if d is None else d + int(b) + int(a) if static else None
+             for d, (b, a) in zip(int_shape(x_cl)[1:-1], pads)]
+    if static and _engine.pool is not None and _bmax(pool_size) > 1 and \
+            _ball(d is None or d >= k for d, k in zip(s_pad, pool_size)):
+        # the engine's own op: one node (and its gradient one) where the slices below are
+        # a slice per window offset, their stack and maximum / sum; 'same' pads first
+        fill = -np.inf if pool_mode == 'max' else 0.
+        if pool_mode == 'max' or _ball(b == 0 and a == 0 for b, a in pads):
+            xp = _pad(x_cl, [(0, 0)] + [(int(b), int(a)) for b, a in pads] + [(0, 0)], fill)
+            out = _engine.pool(xp, pool_size, strides, pool_mode)
+            if out is not None:
+                s = int_shape(xp)
+                spatial = tuple(None if s[i + 1] is None else
+                                (s[i + 1] - pool_size[i]) // strides[i] + 1 for i in range(n))
+                out = _with_shape(out, (s[0],) + spatial + (s[-1],))
+                return _from_channels_last(out, data_format)
     if pool_mode == 'max':
         cols = _patches(x_cl, pool_size, strides, ones, pads, fill=-np.inf)
         out = cols[0] if len(cols) == 1 else T.max(T.stack(cols, axis=0), axis=0)
@@ -2432,16 +2483,16 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
 
 @_records_keras_shape
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
-    """Strided slices; 'same' pads max pooling with -inf, and average pooling
-    divides by the count of real cells."""
+    """The engine's pooling op where it has one (Theano 1.0.5: ``Pool``; 'same' max pooling
+    pads with -inf first), else strided slices; 'same' average pooling divides by the count
+    of real cells (strided slices)."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
 
 
 @_records_keras_shape
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
-    """Strided slices; 'same' pads max pooling with -inf, and average pooling
-    divides by the count of real cells."""
+    """As ``pool2d``, over three spatial axes."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
 
 
