@@ -212,3 +212,5 @@ def install(namespace, engine):
         documented(fn, name, None if name in COMMON_NAMES else engine)
         namespace[name] = checks.wrap(fn, name, module)
     namespace.update(legacy_aliases(module))
+    from . import keras2_compat
+    keras2_compat.adopt_engine_name(module)

@@ -308,6 +308,13 @@ def _constant_like(x, value):
     return C.constant(np.asarray(value, dtype=_var(x).dtype))
 
 
+def _param_like(x, value):
+    """A parameter of an op on ``x`` (a number or a CNTK tensor) in ``x``'s dtype."""
+    if _is_engine_tensor(value):
+        return value if _var(value).dtype == _var(x).dtype else C.cast(value, _var(x).dtype)
+    return _constant_like(x, value)
+
+
 def _coerce_pair(x, y):
     """Two tensors of a common dtype (numbers follow the tensor's dtype)."""
     if _is_engine_tensor(x) and not _is_engine_tensor(y):
@@ -2651,24 +2658,34 @@ def in_test_phase(x, alt, training=None):
 # ---------------------------------------------------------------------------
 
 def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Built from ``C.relu``, ``C.greater`` and ``C.clip``; gradients flow through every part."""
+    """Built from ``C.relu``, ``C.greater`` and ``C.clip``; gradients flow through every part.
+    ``alpha``, ``max_value`` and ``threshold`` may be tensors (broadcast against ``x``)."""
     x = _to_tensor(x)
-    if threshold != 0:
-        kept = x * C.greater(x, _constant_like(x, threshold))
+
+    def param(v):
+        return _param_like(x, v)
+
+    def is_zero(v):
+        return not _is_engine_tensor(v) and np.all(np.asarray(v) == 0)
+
+    thr = None if is_zero(threshold) else param(threshold)
+    if thr is not None:
+        kept = x * C.greater(x, thr)
     else:
         kept = C.relu(x)
     if max_value is not None:
-        kept = C.clip(kept, _constant_like(x, 0.), _constant_like(x, max_value))
-    if alpha != 0:
-        kept = kept - _constant_like(x, alpha) * C.relu(_constant_like(x, threshold) - x)
+        kept = C.clip(kept, _constant_like(x, 0.), param(max_value))
+    if not is_zero(alpha):
+        kept = kept - param(alpha) * C.relu((thr if thr is not None else param(0.)) - x)
     return kept
 
 
 def elu(x, alpha=1.):
-    """``C.element_select`` between ``x`` and ``alpha * (exp(x) - 1)``."""
+    """``C.element_select`` between ``x`` and ``alpha * (exp(x) - 1)``; ``alpha`` may be a
+    tensor (broadcast against ``x``)."""
     x = _to_tensor(x)
     neg = ((C.exp(C.element_min(x, _constant_like(x, 0))) - _constant_like(x, 1))
-           * _constant_like(x, alpha))
+           * _param_like(x, alpha))
     return C.element_select(C.greater(x, _constant_like(x, 0)), x, neg)
 
 
@@ -3485,5 +3502,37 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     y = C.reshape(y, (rows, cols, filters), begin_axis=1)
     return y if fmt == 'channels_last' else C.transpose(y, (0, 3, 1, 2))
 
+
+
+# ---------------------------------------------------------------------------
+# Names of Keras 2.3.1's own CNTK module that Keras 2 libraries import from it
+# (keras-contrib's ``KCN._moments``): this adapter is ``keras.backend.cntk_backend`` when
+# Keras runs on it (keras2_compat.adopt_engine_name).
+# ---------------------------------------------------------------------------
+
+def _moments(x, axes=None, shift=None, keep_dims=False):
+    """Mean and population variance of ``x`` over ``axes`` (a list of ints), computed on data
+    shifted by ``shift`` (default: the mean itself, held constant for the gradient), which
+    keeps the variance's difference of squares small. Returns ``(mean, variance)``, with the
+    reduced axes kept as size 1 when ``keep_dims``."""
+    x = _to_tensor(x)
+    axes = list(range(_nd(x))) if axes is None else [int(a) for a in axes]
+    if shift is None:
+        shift = mean(x, axes, keepdims=True)
+    shift = C.stop_gradient(_param_like(x, shift))
+    shifted = x - shift
+    shifted_mean = mean(shifted, axes, keepdims=True)
+    variance = mean(C.square(shifted), axes, keepdims=True) - C.square(shifted_mean)
+    average = shifted_mean + shift
+    if not keep_dims:
+        average, variance = _squeeze_axes(average, axes), _squeeze_axes(variance, axes)
+    return average, variance
+
+
+def _squeeze_axes(x, axes):
+    """``x`` without its size-1 ``axes`` (the highest first, so the others keep their place)."""
+    for a in sorted((shape_rules.normalize_axis(a, _nd(x)) for a in axes), reverse=True):
+        x = squeeze(x, a)
+    return x
 
 api.install(globals(), ENGINE)

@@ -2200,32 +2200,44 @@ def in_test_phase(x, alt, training=None):
 def relu(x, alpha=0., max_value=None, threshold=0.):
     """``jax.nn.relu`` (gradient 0 at 0, as TensorFlow's ``relu``; ``jnp.maximum`` would
     split it 0.5 / 0.5 at a tie), a ``max_value`` clip (gradient 1 up to and at the
-    bound, as ``tf.clip_by_value``), a leak ``alpha * relu(threshold - x)``."""
+    bound, as ``tf.clip_by_value``), a leak ``alpha * relu(threshold - x)``. ``alpha``,
+    ``max_value`` and ``threshold`` may be tensors (broadcast against ``x``)."""
     x = _to_tensor(x)
-    alpha = float(np.asarray(alpha))
-    threshold = float(np.asarray(threshold))
-    max_value = None if max_value is None else float(np.asarray(max_value))
 
-    def op(v):
-        if threshold != 0:
-            kept = v * (v > threshold).astype(v.dtype)
+    def param(v):
+        return v if isinstance(v, Tensor) else float(np.asarray(v))
+
+    def is_zero(v):
+        return not isinstance(v, Tensor) and v == 0
+
+    alpha, threshold = param(alpha), param(threshold)
+    max_value = None if max_value is None else param(max_value)
+    leaky, shifted = not is_zero(alpha), not is_zero(threshold)
+
+    def op(v, a, top, thr):
+        if shifted:
+            thr = jnp.asarray(thr, v.dtype)
+            kept = v * (v > thr).astype(v.dtype)
         else:
             kept = jax.nn.relu(v)
-        if max_value is not None:
-            top = jnp.asarray(max_value, v.dtype)
+        if top is not None:
+            top = jnp.asarray(top, v.dtype)
             kept = jnp.where(kept < 0, jnp.zeros((), v.dtype), jnp.where(kept > top, top, kept))
-        if alpha != 0:
-            leak = jax.nn.relu(threshold - v) if threshold != 0 else jax.nn.relu(-v)
-            kept = kept - jnp.asarray(alpha, v.dtype) * leak
+        if leaky:
+            leak = jax.nn.relu(thr - v) if shifted else jax.nn.relu(-v)
+            kept = kept - jnp.asarray(a, v.dtype) * leak
         return kept
-    return _apply(op, x)
+    return _apply(op, x, alpha, max_value, threshold)
 
 
 def elu(x, alpha=1.):
+    """``jnp.expm1`` below 0; ``alpha`` may be a tensor (broadcast against ``x``)."""
     x = _to_tensor(x)
-    alpha = float(np.asarray(alpha))
-    return _apply(lambda v: jnp.where(v > 0, v, alpha * jnp.expm1(jnp.minimum(v, 0))
-                                      ).astype(v.dtype), x)
+    if not isinstance(alpha, Tensor):
+        alpha = float(np.asarray(alpha))
+    return _apply(lambda v, a: jnp.where(v > 0, v, jnp.asarray(a, v.dtype)
+                                         * jnp.expm1(jnp.minimum(v, 0))).astype(v.dtype),
+                  x, alpha)
 
 
 def softmax(x, axis=-1):

@@ -133,3 +133,166 @@ def install():
 def loaded_by_keras2():
     """True while Keras 2's own backend loader is importing us (its external-backend path)."""
     return 'keras.backend.load_backend' in sys.modules
+
+
+# --- the engine's own name for Keras 2.3.1 (keras.backend.backend()) --------------------------
+
+#: engine name (``keras.backend.backend()``) -> the kernel convention of its convolutions:
+#: True where a kernel is flipped (Theano's true convolution), False where it is not
+#: (cross-correlation). Keras 2.3.1's own table (``keras/engine/saving.py``) knows the first
+#: three; JAX, like TensorFlow, correlates.
+FLIPPED_KERNELS = {'theano': True, 'tensorflow': False, 'cntk': False, 'jax': False}
+
+#: the name files record for an engine Keras 2.3.1 does not know, so that every Keras 2.3.1
+#: (its own backends included) reads the kernels right: JAX's convention is TensorFlow's
+FILE_ENGINE_NAMES = {'jax': 'tensorflow'}
+
+
+def _engine_of_name(name):
+    """The engine a recorded name means: Keras' own names as they are, and the import paths of
+    our adapters (``'keras_backend.theano_backend'``, which files written before the adapters
+    answered the engine's name carry) as their engine; None for anything else."""
+    from .engines import canonical_backend
+    if isinstance(name, bytes):
+        name = name.decode('utf8')
+    engine = canonical_backend(str(name)) if name is not None else None
+    return engine if engine in FLIPPED_KERNELS else None
+
+
+def need_kernel_conversion(original_backend, current_backend):
+    """True when convolution kernels saved on ``original_backend`` must be flipped to run on
+    ``current_backend`` (one flips its kernels, the other does not).
+
+    Both are engine names as ``keras.backend.backend()`` gives them, or the import paths of
+    our adapters; an unknown or missing ``original_backend`` is never converted (Keras 2.3.1's
+    rule), an unknown current engine counts as a correlation engine (also Keras').
+
+    Example:
+        >>> need_kernel_conversion('theano', 'jax'), need_kernel_conversion('cntk', 'jax')
+        (True, False)
+        >>> need_kernel_conversion('keras_backend.theano_backend', 'tensorflow')
+        True
+    """
+    original = _engine_of_name(original_backend)
+    if original is None:
+        return False
+    current = _engine_of_name(current_backend)
+    return FLIPPED_KERNELS[original] != FLIPPED_KERNELS.get(current, False)
+
+
+def _patch_keras_saving(saving):
+    """Keras 2.3.1's ``keras.engine.saving`` on one of our adapters: the kernel decision knows
+    JAX and our adapters' import paths, and files record a name Keras knows."""
+    from keras import backend as keras_backend_module   # noqa: F401  (Keras' K)
+
+    def _need_convert_kernel(original_backend):
+        return need_kernel_conversion(original_backend, keras_backend_module.backend())
+    _need_convert_kernel.__doc__ = need_kernel_conversion.__doc__
+    saving._need_convert_kernel = _need_convert_kernel
+
+    file_name = FILE_ENGINE_NAMES.get(keras_backend_module.backend())
+    if file_name is None:
+        return
+    recorded = file_name.encode('utf8')
+    save_group = saving.save_weights_to_hdf5_group
+    serialize = saving._serialize_model
+
+    def save_weights_to_hdf5_group(group, layers):
+        save_group(group, layers)
+        group.attrs['backend'] = recorded
+
+    def _serialize_model(model, h5dict, include_optimizer=True):
+        serialize(model, h5dict, include_optimizer)
+        h5dict['backend'] = recorded
+        h5dict['model_weights']['backend'] = recorded
+
+    save_weights_to_hdf5_group.__doc__ = save_group.__doc__
+    _serialize_model.__doc__ = serialize.__doc__
+    saving.save_weights_to_hdf5_group = save_weights_to_hdf5_group
+    saving._serialize_model = _serialize_model
+
+
+class _PatchAfterImport(object):
+    """A ``sys.meta_path`` finder that lets the other finders import module ``name``, then
+    calls ``patch(module)`` once, right after the module's code ran (before anyone uses it)."""
+
+    def __init__(self, name, patch):
+        self.name = name
+        self.patch = patch
+
+    def find_module(self, fullname, path=None):   # Python < 3.4 protocol: not used
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        spec = None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, 'find_spec'):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, 'exec_module'):
+            return spec
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        loader, patch = spec.loader, self.patch
+
+        class _Loader(object):
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                patch(module)
+
+        spec.loader = _Loader()
+        return spec
+
+
+def _after_import(name, patch):
+    """Run ``patch(module)`` on module ``name``: now if it is imported, else when it is."""
+    module = sys.modules.get(name)
+    if module is not None:
+        patch(module)
+    elif not any(isinstance(f, _PatchAfterImport) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _PatchAfterImport(name, patch))
+
+
+def adopt_engine_name(module):
+    """When Keras 2 is importing ``module`` (one of our adapters) as its external backend,
+    make Keras see the engine as it sees its own backends; else do nothing.
+
+    * ``keras.backend.backend()`` answers the engine's name (``'tensorflow'``, ``'theano'``
+      for PyTensor and Theano 1.0.5, ``'cntk'``, ``'jax'``) instead of the module path, so
+      Keras' own per-engine branches (kernel conversion on load, RNN dropout on Theano,
+      ``Lambda`` shapes, ...) and libraries that dispatch on the name run as on Keras'
+      own backends;
+    * the adapter is ``keras.backend.<engine>_backend`` (where Keras' own module of that name
+      is not already imported), the module Keras' code and libraries reach for by that name;
+    * Keras' ``keras.engine.saving`` is patched when imported (see :func:`_patch_keras_saving`).
+
+    Called by :func:`keras_backend.api.install` as the last step of each adapter's import.
+
+    Returns:
+        str or None: the engine name Keras now answers, None when Keras is not loading
+        ``module``.
+    """
+    loader = sys.modules.get('keras.backend.load_backend')
+    if loader is None or getattr(loader, '_BACKEND', None) != module.__name__:
+        return None
+    from .engines import canonical_backend
+    name = canonical_backend(module.__name__)
+    loader._BACKEND = name
+    key = 'keras.backend.%s_backend' % name
+    package = sys.modules.get('keras.backend')
+    if key not in sys.modules:
+        sys.modules[key] = module
+        if package is not None:
+            setattr(package, name + '_backend', module)
+    _after_import('keras.engine.saving', _patch_keras_saving)
+    hook = getattr(module, '_adopted_by_keras2', None)
+    if hook is not None:
+        hook()
+    return name

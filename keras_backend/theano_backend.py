@@ -291,6 +291,18 @@ def _constant_like(x, value):
     return T.constant(np.asarray(value, dtype=x.dtype))
 
 
+def _param_like(x, value):
+    """A parameter of an op on ``x`` (a number or an engine tensor) in ``x``'s dtype."""
+    if _is_engine_tensor(value):
+        return value if value.dtype == x.dtype else T.cast(value, x.dtype)
+    return _constant_like(x, value)
+
+
+def _is_zero_number(value):
+    """True for the number 0 (a tensor is never taken for 0: its value is not known here)."""
+    return not _is_engine_tensor(value) and np.all(np.asarray(value) == 0)
+
+
 def _axis_arg(axis, ndim):
     """``axis`` (None, an int or a list of ints, negative allowed) as the
     engine's reductions take it: None, or axes in ``[0, ndim)``."""
@@ -1965,26 +1977,28 @@ def in_test_phase(x, alt, training=None):
 # ---------------------------------------------------------------------------
 
 def relu(x, alpha=0., max_value=None, threshold=0.):
-    """Elementwise ``T.maximum`` / ``T.minimum``."""
+    """Elementwise ``T.maximum`` / ``T.minimum``; ``alpha``, ``max_value`` and ``threshold``
+    may be tensors (broadcast against ``x``, as Keras' Theano backend took them)."""
     x = _to_tensor(x)
     zero = _constant_like(x, 0.)
-    if threshold != 0:
-        kept = x * T.cast(T.gt(x, _constant_like(x, threshold)), x.dtype)
+    thr = None if _is_zero_number(threshold) else _param_like(x, threshold)
+    if thr is not None:
+        kept = x * T.cast(T.gt(x, thr), x.dtype)
     else:
         kept = T.maximum(x, zero)
     if max_value is not None:
-        kept = T.minimum(T.maximum(kept, zero), _constant_like(x, max_value))
-    if alpha != 0:
-        leak = T.maximum(_constant_like(x, threshold) - x, zero) if threshold != 0 else \
-            T.maximum(-x, zero)
-        kept = kept - _constant_like(x, alpha) * leak
+        kept = T.minimum(T.maximum(kept, zero), _param_like(x, max_value))
+    if not _is_zero_number(alpha):
+        leak = T.maximum((thr if thr is not None else zero) - x, zero)
+        kept = kept - _param_like(x, alpha) * leak
     return kept
 
 
 def elu(x, alpha=1.):
-    """``T.switch`` between ``x`` and ``alpha * (exp(min(x, 0)) - 1)``."""
+    """``T.switch`` between ``x`` and ``alpha * (exp(min(x, 0)) - 1)``; ``alpha`` may be a
+    tensor (broadcast against ``x``)."""
     x = _to_tensor(x)
-    neg = _constant_like(x, alpha) * (T.exp(T.minimum(x, _constant_like(x, 0.)))
+    neg = _param_like(x, alpha) * (T.exp(T.minimum(x, _constant_like(x, 0.)))
                                       - _constant_like(x, 1.))
     return T.switch(T.gt(x, _constant_like(x, 0.)), x, neg)
 
@@ -2834,6 +2848,33 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     out = T.reshape(out, T.stack([b, rows, cols_, ks[2]]), ndim=4)
     out = _with_shape(out, (int_shape(inputs)[0], rows, cols_, ks[2]))
     return _from_channels_last(out, data_format)
+
+
+# ---------------------------------------------------------------------------
+# Names of Keras 2.3.1's own Theano module that Keras 2 libraries import from it
+# (``from keras.backend.theano_backend import _preprocess_conv2d_input``, keras-contrib):
+# this adapter is ``keras.backend.theano_backend`` when Keras runs on it
+# (keras2_compat.adopt_engine_name).
+# ---------------------------------------------------------------------------
+
+def _preprocess_conv2d_input(x, data_format):
+    """A 4-D image batch in the engine's own layout, channels first: ``x`` as it is for
+    ``'channels_first'``, transposed ``(0, 3, 1, 2)`` for ``'channels_last'``."""
+    x = _to_tensor(x)
+    return x.dimshuffle(0, 3, 1, 2) if data_format == 'channels_last' else x
+
+
+def _postprocess_conv2d_output(conv_out, x, padding, kernel_shape, strides, data_format):
+    """A channels-first 2-D convolution's output ``conv_out`` of input ``x`` (channels first)
+    brought back to Keras' layout: for ``'same'`` padding cut to ``ceil(size / stride)`` rows
+    and columns (a 'half' border with an even kernel gives one more), then transposed back to
+    channels_last when ``data_format`` says so. ``kernel_shape`` (channels-first, ints or
+    symbolic) is accepted for the signature's sake: the cut does not depend on it."""
+    if padding == 'same':
+        rows = (x.shape[2] + strides[0] - 1) // strides[0]
+        cols = (x.shape[3] + strides[1] - 1) // strides[1]
+        conv_out = conv_out[:, :, :rows, :cols]
+    return conv_out.dimshuffle(0, 2, 3, 1) if data_format == 'channels_last' else conv_out
 
 
 # Keras 1 names (seed 000), each warning DeprecationWarning.

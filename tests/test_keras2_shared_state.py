@@ -35,7 +35,7 @@ def test_keras_config_setters_reach_the_adapter(engine, tmp_path):
         from keras import backend as K
         K.set_floatx('float64')
         v64 = K.dtype(K.variable([10.]))
-        K.set_floatx('float16' if K.backend() != 'keras_backend.cntk_backend' else 'float32')
+        K.set_floatx('float16' if K.backend() != 'cntk' else 'float32')
         v16 = K.dtype(K.variable([10.]))
         K.set_floatx('float32')
         K.set_epsilon(1e-4)

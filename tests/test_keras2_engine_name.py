@@ -1,0 +1,174 @@
+"""Code that asks Keras 2.3.1 which engine runs gets the engine's name, and what it then
+imports by that name.
+
+Each case runs Keras 2.3.1 on one of our adapters in its own process (Keras picks its backend
+once, at import): ``keras.backend.backend()``, a library that dispatches on it the way
+keras-contrib's ``keras_contrib.backend`` does (its modules import from
+``keras.backend.<engine>_backend``), and Keras' own branches on the name.
+"""
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import requested_backends
+from test_keras2_client import NO_KERAS2, run_keras2
+
+#: engine -> what keras.backend.backend() answers
+KERAS_NAME = {'tensorflow': 'tensorflow', 'theano': 'theano', 'cntk': 'cntk', 'jax': 'jax'}
+
+#: a library that dispatches on keras.backend.backend(), as keras-contrib's backend package
+LIBRARY = {
+    '__init__.py': '''
+        from keras import backend as K
+        if K.backend() == 'theano':
+            from .theano_backend import *
+        elif K.backend() == 'tensorflow':
+            from .tensorflow_backend import *
+        elif K.backend() == 'cntk':
+            from .cntk_backend import *
+        elif K.backend() == 'jax':
+            from .jax_backend import *
+        ''',
+    'theano_backend.py': '''
+        from keras.backend import theano_backend as KTH
+        from keras.backend.theano_backend import _preprocess_conv2d_input
+        from keras.backend.theano_backend import _postprocess_conv2d_output
+        ENGINE = 'theano'
+
+        def to_channels_first_and_back(x, padding, strides):
+            y = _preprocess_conv2d_input(x, 'channels_last')
+            return KTH.permute_dimensions(
+                _postprocess_conv2d_output(y, y, padding, (1, 1, 2, 2), strides,
+                                           'channels_first'), (0, 2, 3, 1))
+        ''',
+    'tensorflow_backend.py': '''
+        import tensorflow as tf
+        from keras.backend import tensorflow_backend as KTF
+        ENGINE = 'tensorflow'
+        TF1 = KTF._is_tf_1()
+
+        def depth_to_space(x, block):
+            return tf.nn.depth_to_space(x, block)
+        ''',
+    'cntk_backend.py': '''
+        from keras.backend import cntk_backend as KCN
+        ENGINE = 'cntk'
+
+        def moments(x, axes, shift=None, keep_dims=False):
+            return KCN._moments(x, axes=axes, shift=shift, keep_dims=keep_dims)
+        ''',
+    'jax_backend.py': '''
+        from keras.backend import jax_backend as KJ
+        ENGINE = 'jax'
+        ''',
+}
+
+
+def _keras2(engine, code, tmp_path):
+    for name, text in LIBRARY.items():
+        (tmp_path / 'dispatching_lib').mkdir(exist_ok=True)
+        (tmp_path / 'dispatching_lib' / name).write_text(textwrap.dedent(text))
+    script = tmp_path / 'case.py'
+    script.write_text(textwrap.dedent(code))
+    proc = run_keras2(engine, [str(script)], cwd=str(tmp_path))
+    if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
+        pytest.skip(NO_KERAS2)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize('engine', requested_backends())
+def test_keras_backend_answers_the_engine_name(engine, tmp_path):
+    out = _keras2(engine, '''
+        import json, sys
+        import keras
+        from keras import backend as K
+        import dispatching_lib
+        module = sys.modules['keras.backend.%s_backend' % K.backend()]
+        print(json.dumps({'backend': K.backend(), 'loader': keras.backend.load_backend.backend(),
+                          'library': dispatching_lib.ENGINE, 'module': module.__name__,
+                          'ours': module is sys.modules['keras_backend.%s_backend'
+                                                        % K.backend()]}))
+    ''', tmp_path)
+    assert out == {'backend': KERAS_NAME[engine], 'loader': KERAS_NAME[engine],
+                   'library': KERAS_NAME[engine],
+                   'module': 'keras_backend.%s_backend' % engine, 'ours': True}
+
+
+@pytest.mark.parametrize('engine', requested_backends())
+def test_library_functions_of_the_engine_run(engine, tmp_path):
+    """The functions a dispatching library imports from Keras' module of the engine compute
+    what Keras' own modules did (compared with numpy)."""
+    x = np.arange(2 * 5 * 4 * 3, dtype='float32').reshape(2, 5, 4, 3) / 10.
+    out = _keras2(engine, '''
+        import json
+        import numpy as np
+        from keras import backend as K
+        import dispatching_lib as lib
+        x = K.variable(np.arange(2 * 5 * 4 * 3, dtype='float32').reshape(2, 5, 4, 3) / 10.)
+        res = {'engine': lib.ENGINE}
+        if lib.ENGINE == 'theano':
+            # 'same' output of a (2, 2) kernel, stride 2: ceil(5 / 2) x ceil(4 / 2) kept
+            res['same'] = K.eval(lib.to_channels_first_and_back(x, 'same', (2, 2))).tolist()
+            res['valid'] = K.eval(lib.to_channels_first_and_back(x, 'valid', (1, 1))).tolist()
+        elif lib.ENGINE == 'tensorflow':
+            res['tf1'] = lib.TF1
+            res['d2s'] = K.eval(lib.depth_to_space(K.variable(np.ones((1, 2, 2, 4), 'float32')),
+                                                   2)).shape
+        elif lib.ENGINE == 'cntk':
+            m, v = lib.moments(x, axes=[0, 1, 2])
+            res['mean'], res['var'] = K.eval(m).tolist(), K.eval(v).tolist()
+            m, v = lib.moments(x, axes=[1], keep_dims=True)
+            res['mean1'], res['var1'] = K.eval(m).tolist(), K.eval(v).tolist()
+        print(json.dumps(res))
+    ''', tmp_path)
+    assert out['engine'] == KERAS_NAME[engine]
+    if engine == 'theano':
+        np.testing.assert_allclose(out['same'], x[:, :3, :2, :], atol=0)
+        np.testing.assert_allclose(out['valid'], x, atol=0)
+    elif engine == 'tensorflow':
+        assert out['tf1'] is False and out['d2s'] == [1, 4, 4, 1]
+    elif engine == 'cntk':
+        np.testing.assert_allclose(out['mean'], x.mean(axis=(0, 1, 2)), atol=1e-5)
+        np.testing.assert_allclose(out['var'], x.var(axis=(0, 1, 2)), atol=1e-5)
+        np.testing.assert_allclose(out['mean1'], x.mean(axis=1, keepdims=True), atol=1e-5)
+        np.testing.assert_allclose(out['var1'], x.var(axis=1, keepdims=True), atol=1e-5)
+
+
+@pytest.mark.parametrize('engine', requested_backends())
+def test_keras_engine_branches_take_the_engine(engine, tmp_path):
+    """Keras' own per-engine branches: Lambda's output shape is inferred on TensorFlow and
+    CNTK (Keras' rule), RNN dropout is dropped on Theano with Keras' warning, and on
+    TensorFlow the tf.keras-based features fail with a RuntimeError naming what is missing."""
+    out = _keras2(engine, '''
+        import json, warnings
+        import keras
+        from keras import layers as L
+        from keras import backend as K
+        res = {}
+        inp = L.Input((6,))
+        res['lambda'] = K.int_shape(L.Lambda(lambda t: t[:, :2])(inp))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            lstm = L.LSTM(3, dropout=0.5)
+        res['lstm_dropout'] = lstm.cell.dropout
+        res['dropout_warning'] = any('dropout' in str(w.message) for w in caught)
+        try:
+            keras.metrics.MeanIoU(num_classes=2)
+            res['mean_iou'] = 'ok'
+        except RuntimeError as e:
+            res['mean_iou'] = str(e)
+        print(json.dumps(res))
+    ''', tmp_path)
+    inferred = engine in ('tensorflow', 'cntk')
+    assert out['lambda'] == ([None, 2] if inferred else [None, 6])
+    if engine == 'theano':
+        assert out['lstm_dropout'] == 0 and out['dropout_warning']
+    else:
+        assert out['lstm_dropout'] == 0.5 and not out['dropout_warning']
+    if engine == 'tensorflow':
+        assert 'tf.keras.metrics.MeanIoU is not available' in out['mean_iou']
+    else:   # Keras' own refusal on engines other than TensorFlow
+        assert 'only with TensorFlow backend' in out['mean_iou']
