@@ -118,6 +118,17 @@ class Call(object):
         return '%s (%s)' % (text, type(value).__name__)
 
 
+def _is_array_like(v):
+    """True for an object numpy reads as a numeric array through its array interface (an
+    h5py dataset, a pandas frame, ...): Keras' backends took these wherever numpy could."""
+    if not (hasattr(v, '__array__') or hasattr(v, '__array_interface__')):
+        return False
+    try:
+        return np.asarray(v).dtype.kind in 'biuf'
+    except Exception:
+        return False
+
+
 def _flatten(v):
     if isinstance(v, (list, tuple)):
         for item in v:
@@ -143,6 +154,8 @@ def tensor(allow_none=False, allow_scipy_sparse=False):
             return
         if call.is_tensor(v) or isinstance(v, np.ndarray) or _is_number(v) \
                 or isinstance(v, (bool, np.bool_)):
+            return
+        if _is_array_like(v):
             return
         if isinstance(v, (list, tuple)):
             for item in _flatten(v):

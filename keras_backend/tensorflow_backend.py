@@ -1017,6 +1017,12 @@ def _is_tf_1():
     return tf.__version__.startswith('1.')
 
 
+def _get_available_gpus():
+    """The names of the GPUs TensorFlow sees (``'/device:GPU:0'``, ...), as Keras 2.3.1's own
+    TensorFlow module listed them (its tests and ``multi_gpu_model`` ask)."""
+    return ['/device:GPU:%d' % i for i, _ in enumerate(tf.config.list_physical_devices('GPU'))]
+
+
 class _Keras3OnlyMeta(type):
     """The type of what ``tf.keras`` and its attributes are while Keras 2.3.1 is the process's
     ``keras``: classes that can be looked up at any depth (``tf.keras.metrics.MeanIoU``),

@@ -2857,6 +2857,15 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 # (keras2_compat.adopt_engine_name).
 # ---------------------------------------------------------------------------
 
+def _adopted_by_keras2():
+    """Keras 2.3.1 is loading this adapter as its backend: on PyTensor, the Theano names
+    Keras 2 libraries import (``from theano import tensor as T``) are served by PyTensor
+    (:mod:`keras_backend._theano_names_on_pytensor`) unless a real ``theano`` imports."""
+    if ENGINE == 'pytensor':
+        from . import _theano_names_on_pytensor
+        _theano_names_on_pytensor.install()
+
+
 def _preprocess_conv2d_input(x, data_format):
     """A 4-D image batch in the engine's own layout, channels first: ``x`` as it is for
     ``'channels_first'``, transposed ``(0, 3, 1, 2)`` for ``'channels_last'``."""

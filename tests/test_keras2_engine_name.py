@@ -32,10 +32,20 @@ LIBRARY = {
             from .jax_backend import *
         ''',
     'theano_backend.py': '''
+        from theano import tensor as T
+        from theano.sandbox.neighbours import images2neibs
+        from theano.tensor.nnet.nnet import softsign
         from keras.backend import theano_backend as KTH
         from keras.backend.theano_backend import _preprocess_conv2d_input
         from keras.backend.theano_backend import _postprocess_conv2d_output
         ENGINE = 'theano'
+
+        def conv2d(x, kernel, border_mode, flip):
+            return T.nnet.conv2d(x, kernel, border_mode=border_mode, filter_flip=flip,
+                                 filter_shape=KTH.int_shape(kernel))
+
+        def unbroadcast_last(x):
+            return T.unbroadcast(x, x.ndim - 1).broadcastable
 
         def to_channels_first_and_back(x, padding, strides):
             y = _preprocess_conv2d_input(x, 'channels_last')
@@ -97,6 +107,20 @@ def test_keras_backend_answers_the_engine_name(engine, tmp_path):
                    'module': 'keras_backend.%s_backend' % engine, 'ours': True}
 
 
+def _theano_conv2d(x, w, pad, flip):
+    """numpy: Theano's conv2d of channels-first ``x`` with (out, in, rows, cols) ``w``."""
+    if flip:
+        w = w[:, :, ::-1, ::-1]
+    xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    rows, cols = xp.shape[2] - w.shape[2] + 1, xp.shape[3] - w.shape[3] + 1
+    out = np.zeros((x.shape[0], w.shape[0], rows, cols))
+    for i in range(rows):
+        for j in range(cols):
+            out[:, :, i, j] = np.einsum('bchw,ochw->bo',
+                                        xp[:, :, i:i + w.shape[2], j:j + w.shape[3]], w)
+    return out
+
+
 @pytest.mark.parametrize('engine', requested_backends())
 def test_library_functions_of_the_engine_run(engine, tmp_path):
     """The functions a dispatching library imports from Keras' module of the engine compute
@@ -113,6 +137,17 @@ def test_library_functions_of_the_engine_run(engine, tmp_path):
             # 'same' output of a (2, 2) kernel, stride 2: ceil(5 / 2) x ceil(4 / 2) kept
             res['same'] = K.eval(lib.to_channels_first_and_back(x, 'same', (2, 2))).tolist()
             res['valid'] = K.eval(lib.to_channels_first_and_back(x, 'valid', (1, 1))).tolist()
+            # Theano's own names (PyTensor serves them when no theano is installed)
+            xc = K.variable(np.random.RandomState(0).randn(2, 3, 6, 5).astype('float32'))
+            kc = K.variable(np.random.RandomState(1).randn(4, 3, 2, 3).astype('float32'))
+            for mode in ('valid', 'full', 'half'):
+                for flip in (True, False):
+                    res['conv_%s_%s' % (mode, flip)] = K.eval(lib.conv2d(xc, kc, mode,
+                                                                           flip)).tolist()
+            res['neibs'] = K.eval(lib.images2neibs(
+                K.variable(np.arange(2 * 2 * 4 * 4.).reshape(2, 2, 4, 4)), (2, 2))).tolist()
+            res['unbroadcast'] = list(lib.unbroadcast_last(K.expand_dims(K.variable([1., 2.]))))
+            res['softsign'] = K.eval(lib.softsign(K.variable([1., -3.]))).tolist()
         elif lib.ENGINE == 'tensorflow':
             res['tf1'] = lib.TF1
             res['d2s'] = K.eval(lib.depth_to_space(K.variable(np.ones((1, 2, 2, 4), 'float32')),
@@ -128,6 +163,17 @@ def test_library_functions_of_the_engine_run(engine, tmp_path):
     if engine == 'theano':
         np.testing.assert_allclose(out['same'], x[:, :3, :2, :], atol=0)
         np.testing.assert_allclose(out['valid'], x, atol=0)
+        xc = np.random.RandomState(0).randn(2, 3, 6, 5).astype('float32')
+        kc = np.random.RandomState(1).randn(4, 3, 2, 3).astype('float32')
+        for mode, pad in (('valid', (0, 0)), ('full', (1, 2)), ('half', (1, 1))):
+            for flip in (True, False):
+                np.testing.assert_allclose(out['conv_%s_%s' % (mode, flip)],
+                                           _theano_conv2d(xc, kc, pad, flip), atol=1e-4)
+        img = np.arange(2 * 2 * 4 * 4.).reshape(2, 2, 4, 4)
+        want = img.reshape(2, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(-1, 4)
+        np.testing.assert_allclose(out['neibs'], want, atol=0)
+        assert out['unbroadcast'] == [False, False]
+        np.testing.assert_allclose(out['softsign'], [0.5, -0.75], atol=1e-6)
     elif engine == 'tensorflow':
         assert out['tf1'] is False and out['d2s'] == [1, 4, 4, 1]
     elif engine == 'cntk':

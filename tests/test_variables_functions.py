@@ -480,3 +480,20 @@ def test_config_names_are_shared_with_common(K):
 def test_get_uid_prefixes(K):
     K.reset_uids()
     assert [K.get_uid('a'), K.get_uid('a'), K.get_uid('b')] == [1, 2, 1]
+
+
+def test_set_value_takes_array_likes(K, tmp_path):
+    """Values that numpy reads through their array interface (an h5py dataset: keras-contrib's
+    save_load_utils passes them straight to batch_set_value) are taken, as Keras' backends
+    took them."""
+    h5py = pytest.importorskip('h5py')
+    path = str(tmp_path / 'values.h5')
+    with h5py.File(path, 'w') as f:
+        f['w'] = np.arange(6.).reshape(2, 3)
+        f['b'] = np.array([4., 5.])
+    v, b = K.variable(np.zeros((2, 3))), K.variable(np.zeros(2))
+    with h5py.File(path, 'r') as f:
+        K.batch_set_value([(v, f['w'])])
+        K.set_value(b, f['b'])
+    np.testing.assert_array_equal(K.get_value(v), np.arange(6.).reshape(2, 3))
+    np.testing.assert_array_equal(K.get_value(b), [4., 5.])

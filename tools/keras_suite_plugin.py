@@ -62,48 +62,32 @@ def pytest_collection_modifyitems(config, items):
                                               strict=False))
 
 
-#: Our adapters for the engines after whose tests Keras' own conftest clears the session
-#: (JAX, which Keras 2.3.1 has no module for, as TensorFlow, whose conventions it follows).
-_CLEARED = ('keras_backend.tensorflow_backend', 'keras_backend.cntk_backend',
-            'keras_backend.jax_backend')
-#: Our Theano adapter: Keras' conftest leaves Theano's session alone, and on Keras' own
-#: Theano backend a learning phase that a test fixes cannot change a later one, because
-#: Keras' recurrent layers turn dropout off when ``K.backend() == 'theano'``. Under an
-#: external backend they keep it on, so the phase that ``normalization_test`` fixes at 1
-#: would switch dropout on in later tests' ``predict()`` comparisons (recurrent_test's
-#: test_dropout and test_implementation_mode, wrappers_test's test_Bidirectional_dropout).
-#: Only the learning phase is reset after each test.
-_PHASE_RESET = ('keras_backend.theano_backend',)
+#: Our adapter whose session Keras' own conftest does not clear: Keras' ``tests/conftest.py``
+#: calls ``K.clear_session()`` after every test when ``K.backend()`` is 'tensorflow' or 'cntk'
+#: (our adapters answer those names, so it does that itself there); JAX, which Keras 2.3.1 has
+#: no name for, gets the same cleanup as TensorFlow, whose conventions it follows.
+_CLEARED = ('keras_backend.jax_backend',)
 
 
 @pytest.fixture(autouse=True)
 def _clear_session_as_keras_conftest_does():
-    """Keras' ``tests/conftest.py`` calls ``K.clear_session()`` after every test when
-    ``K.backend()`` is 'tensorflow' or 'cntk'; with an external backend ``K.backend()`` is
-    the module path, so it never does, and a test's fixed learning phase
-    (``normalization_test``'s ``K.set_learning_phase(1)``) leaks into the next ones.
-    This does the same cleanup for our adapters of those engines, and resets the learning
-    phase on our Theano adapter (see ``_PHASE_RESET``)."""
+    """After each test on our JAX adapter, what Keras' conftest does after each test on
+    TensorFlow: clear the session, so that a test's fixed learning phase
+    (``normalization_test``'s ``K.set_learning_phase(1)``) does not leak into the next ones."""
     yield
-    backend = os.environ.get('KERAS_BACKEND')
-    if backend in _CLEARED:
-        # keras.backend re-exports clear_session only for its own 'tensorflow' and
-        # 'cntk' names; its loader module holds every name of the external backend
+    if os.environ.get('KERAS_BACKEND') in _CLEARED:
+        # keras.backend re-exports clear_session only for 'tensorflow' and 'cntk'; its loader
+        # module holds every name of the external backend
         from keras.backend import load_backend
         load_backend.clear_session()
-    elif backend in _PHASE_RESET:
-        from keras_backend import common
-        common._reset_learning_phase()
 
 
 # --- backend_test.py on our adapter ------------------------------------------------------
 # Keras' tests/keras/backend/backend_test.py compares "the backend" with numpy, but it picks
 # the backend module by name: ``keras.backend.<engine>_backend`` chosen by ``K.backend()``.
-# Under an external backend ``K.backend()`` is the module path, so the file would test Keras'
-# own TensorFlow module (and, for the sparse and skip conditions, the wrong engine). While that
-# file is imported and run, our adapter stands in for Keras' module of its engine and
-# ``K.backend()`` answers the engine's name, as it does under Keras' own backend: the file
-# then tests our adapter exactly as it tests Keras' own.
+# Our adapter already is that module and ``K.backend()`` the engine's name; while that file is
+# imported and run, the module also answers the facts of Keras' own modules the file reads
+# (``_KerasModuleView``), and on JAX our adapter stands in for Keras' TensorFlow module.
 _BACKEND_TEST = os.path.join('keras', 'backend', 'backend_test.py')
 # Keras 2.3.1 has no JAX module: our JAX adapter stands in for its TensorFlow one (the
 # conventions it follows: channels_last, TensorFlow's shapes and dtypes), so the file's
