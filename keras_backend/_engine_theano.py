@@ -15,7 +15,8 @@ a step's inner inputs the static shapes of their outer tensors and applies
 that fix to its outputs; shared variables' size-1 axes are broadcastable;
 random draws come from ``RandomStreams``, whose states the engine's
 ``function`` advances itself; without ``blas.ldflags`` :func:`batched_dot`
-avoids Theano's BLAS-only ``BatchedDot``.
+avoids Theano's BLAS-only ``BatchedDot``; and Theano's tensors, which
+have no ``@``, get the adapter's ``dot`` as ``@`` (``_add_matmul``).
 
 Interface: the names every engine module provides (its ``__all__``, in this
 order), each with its contract. The list is the same text in every engine
@@ -748,3 +749,47 @@ def assert_true(value, condition, message):
     engine's ``Assert``: the function raises ``message`` when it does not)."""
     from theano.tensor.opt import Assert
     return Assert(message)(value, condition)
+
+
+def _operand(value):
+    """``value`` as the other operand of ``@``, or None where ``@`` must answer
+    ``NotImplemented``: Theano tensors (not sparse ones) as they are, numbers,
+    numpy arrays and lists of numbers as numpy arrays."""
+    if isinstance(value, Variable):
+        return value if isinstance(value.type, T.TensorType) else None
+    if not isinstance(value, (bool, int, float, np.generic, np.ndarray, list, tuple)):
+        return None
+    try:
+        value = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return value if value.dtype.kind in 'biuf' else None
+
+
+def _matmul(reflected):
+    """``x @ y`` of Theano tensors: the adapter's ``dot(x, y)`` (imported at the
+    call: ``theano_backend`` imports this module first)."""
+    def operator(self, other):
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        from .theano_backend import dot
+        return dot(other, self) if reflected else dot(self, other)
+    operator.__name__ = operator.__qualname__ = '__rmatmul__' if reflected else '__matmul__'
+    operator._keras_backend_operator = True
+    return operator
+
+
+def _add_matmul():
+    """Theano 1.0.5's tensors have no ``@`` (its ``_tensor_py_operators`` predates
+    Python 3.5's ``__matmul__``); PyTensor's and the other engines' tensors have
+    it. Give Theano's tensor variables, constants and shared variables the
+    adapter's ``dot`` as ``@``, where Theano defines none itself."""
+    from theano.tensor.var import _tensor_py_operators as ops
+    for name, reflected in (('__matmul__', False), ('__rmatmul__', True)):
+        current = ops.__dict__.get(name)
+        if current is None or getattr(current, '_keras_backend_operator', False):
+            setattr(ops, name, _matmul(reflected))
+
+
+_add_matmul()

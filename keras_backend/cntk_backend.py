@@ -20,6 +20,10 @@ CNTK has float tensors only: integer and boolean results (``argmax``,
 comparisons, ``cast(x, 'int32')``, ``arange``, ``shape``, decoded CTC
 labels) hold integer values in ``floatx()``.
 
+While this adapter is imported, CNTK's tensor classes also have the Python
+operators ``**``, ``//``, ``%``, ``<``, ``<=``, ``>`` and ``>=`` (CNTK 2.7 has
+none of them), built from the adapter's functions (``_attach_operators``).
+
 Operations CNTK lacks (symbolic gradients, runtime shapes, the CTC loss and
 decoders, ``print_tensor``) are added to the graph as CNTK ``UserFunction``
 nodes, CNTK's extension point; their forward passes run numpy code.
@@ -837,6 +841,141 @@ def _seq_previous(init, seq):
     prev = C.element_select(C.sequence.is_first(seq), _seq_start(init, seq),
                             C.sequence.past_value(ph))
     return ph, prev
+
+
+# ---------------------------------------------------------------------------
+# Engine plumbing: Python operators on CNTK tensors
+# ---------------------------------------------------------------------------
+# CNTK 2.7's classes have +, -, *, /, @, unary -, abs() and [] (its
+# ``TensorOpsMixin``) but no **, //, % or ordered comparisons. While this
+# adapter is imported they have them, built from the adapter's own functions
+# (``pow``, ``less``, ...) so that an operator gives what the function gives;
+# a numpy value on the left goes through numpy's ``__array_ufunc__`` hook.
+# ``==``, ``!=`` and ``hash`` stay CNTK's (identity of the tensor); the other
+# engines' tensors compare by identity too (docs/semantics.md, "Python
+# operators on tensors"). Every other operator and ufunc is CNTK's and
+# numpy's as before.
+
+def _operand(value):
+    """``value`` as the other operand of an operator, or None where the
+    operator must answer ``NotImplemented`` (so that Python tries the other
+    operand's method or raises its TypeError): CNTK tensors as they are;
+    Python and numpy numbers, numpy arrays and (nested) lists of numbers as
+    numpy arrays; anything else (strings, None, complex numbers, lists
+    holding tensors, other libraries' tensors) is not an operand."""
+    if _is_engine_tensor(value):
+        return value
+    if not isinstance(value, (bool, int, float, np.generic, np.ndarray, list, tuple)):
+        return None
+    try:
+        value = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return value if value.dtype.kind in 'biuf' else None
+
+
+def _floor_divide(x, y):
+    """``floor(x / y)`` (Python's and numpy's ``//``), with ``C.floor``."""
+    x, y = _coerce_pair(x, y)
+    return C.floor(C.element_divide(x, y))
+
+
+def _floor_mod(x, y):
+    """``x - floor(x / y) * y`` (Python's and numpy's ``%``: the sign of ``y``)."""
+    x, y = _coerce_pair(x, y)
+    return C.minus(x, C.element_times(C.floor(C.element_divide(x, y)), y))
+
+
+#: operator -> (name of the adapter function computing it, operands swapped)
+_OPERATORS = (
+    ('__pow__', 'pow', False), ('__rpow__', 'pow', True),
+    ('__floordiv__', '_floor_divide', False), ('__rfloordiv__', '_floor_divide', True),
+    ('__mod__', '_floor_mod', False), ('__rmod__', '_floor_mod', True),
+    ('__lt__', 'less', False), ('__le__', 'less_equal', False),
+    ('__gt__', 'greater', False), ('__ge__', 'greater_equal', False),
+)
+
+
+def _operator(name, fn_name, reflected):
+    """The method ``name`` of CNTK tensors: the adapter function ``fn_name``
+    (looked up at each call, so the checked public function runs) of the
+    tensor and the other operand, in the order Python means."""
+    def operator(self, other):
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        fn = globals()[fn_name]
+        return fn(other, self) if reflected else fn(self, other)
+    operator.__name__ = name
+    operator.__qualname__ = name
+    operator.__doc__ = '``%s`` of the Keras backend adapter (keras_backend.cntk_backend.%s).' % (
+        name, fn_name)
+    operator._keras_backend_operator = True
+    return operator
+
+
+#: numpy ufunc -> the adapter function computing it where a CNTK tensor is an operand
+_UFUNCS = {np.power: 'pow', np.floor_divide: '_floor_divide', np.remainder: '_floor_mod',
+           np.less: 'less', np.less_equal: 'less_equal', np.greater: 'greater',
+           np.greater_equal: 'greater_equal'}
+
+
+def _opaque(value):
+    """A CNTK tensor as a 0-d numpy object array (how numpy sees an object it
+    cannot convert); other values as they are."""
+    if _is_engine_tensor(value):
+        box = np.empty((), dtype=object)
+        box[()] = value
+        return box
+    return value
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """numpy's hook for a ufunc with a CNTK tensor among its operands.
+
+    With a numpy value on the left (``np.float32(1) < x``, ``np.ones(3) ** x``)
+    numpy applies its ufunc before Python tries the tensor's reflected method;
+    numpy would apply ``<`` to the tensor as an opaque object and turn the
+    resulting tensor into ``True``. The ufuncs of the operators above give the
+    adapter's tensor instead; every other ufunc, method or keyword runs as
+    numpy ran it without this hook (``np.ones(3) + x`` is still numpy's object
+    array: CNTK's own ``+`` is unchanged).
+    """
+    if method == '__call__' and not kwargs and len(inputs) == 2 and ufunc in _UFUNCS:
+        a, b = _operand(inputs[0]), _operand(inputs[1])
+        if a is not None and b is not None:
+            return globals()[_UFUNCS[ufunc]](a, b)
+    out = kwargs.get('out', ())
+    if builtins.any(_is_engine_tensor(o) for o in (out if isinstance(out, tuple) else (out,))):
+        raise TypeError('%s: a CNTK tensor cannot be the output of a numpy ufunc' % ufunc.__name__)
+    return getattr(ufunc, method)(*[_opaque(v) for v in inputs], **kwargs)
+
+
+_array_ufunc._keras_backend_operator = True
+
+
+def _defines(cls, name):
+    """The method ``name`` of ``cls`` from a class other than ``object``, or None."""
+    for klass in cls.__mro__:
+        if klass is not object and name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
+def _attach_operators():
+    """Give CNTK's tensor classes the operators of ``_OPERATORS`` that they lack,
+    and numpy's ``__array_ufunc__`` hook for those operators with a numpy value
+    on the left (one CNTK already defines is left alone; ours are replaced when
+    the adapter is imported again)."""
+    from cntk.variables import Constant, Parameter, Variable
+    for cls in (C.Function, Variable, Parameter, Constant):
+        for name, fn_name, reflected in _OPERATORS:
+            current = _defines(cls, name)
+            if current is None or getattr(current, '_keras_backend_operator', False):
+                setattr(cls, name, _operator(name, fn_name, reflected))
+        current = _defines(cls, '__array_ufunc__')
+        if current is None or getattr(current, '_keras_backend_operator', False):
+            cls.__array_ufunc__ = _array_ufunc
 
 
 # ---------------------------------------------------------------------------
@@ -3503,7 +3642,6 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     return y if fmt == 'channels_last' else C.transpose(y, (0, 3, 1, 2))
 
 
-
 # ---------------------------------------------------------------------------
 # Names of Keras 2.3.1's own CNTK module that Keras 2 libraries import from it
 # (keras-contrib's ``KCN._moments``): this adapter is ``keras.backend.cntk_backend`` when
@@ -3535,4 +3673,6 @@ def _squeeze_axes(x, axes):
         x = squeeze(x, a)
     return x
 
+
+_attach_operators()
 api.install(globals(), ENGINE)

@@ -227,9 +227,10 @@ def _graph_always(fn):
 # other ``tf.Variable``s keep TensorFlow's eager operators, so TensorFlow code
 # sharing the process is not affected). They change nothing when no symbolic
 # tensor or adapter variable is involved, or when a graph is already being
-# built. Symbolic tensors of this adapter's
-# graph also get Keras 2 / TF1 identity semantics for ``==``, ``!=`` and
-# ``hash`` (so they can key feed dicts and sets); use ``K.equal`` for
+# built. Symbolic tensors of this adapter's graph, and the adapter's
+# variables, also get Keras 2 / TF1 identity semantics for ``==``, ``!=`` and
+# ``hash`` (so they can key feed dicts and sets; TensorFlow 2 compares
+# variables elementwise and refuses to hash them); use ``K.equal`` for
 # elementwise comparisons.
 _OPERATORS = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
               '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
@@ -293,20 +294,24 @@ def _ours(t):
         t.graph is _State.wrapped.graph
 
 
-def _wrap_eq(orig, negate):
+def _our_variable(v):
+    return getattr(v, '_keras_backend_variable', False)
+
+
+def _wrap_eq(orig, negate, ours=_ours):
     @functools.wraps(orig)
     def eq(self, other):
-        if _ours(self):
+        if ours(self):
             return (self is not other) if negate else (self is other)
         return orig(self, other)
     eq._keras_backend_original = orig
     return eq
 
 
-def _wrap_hash(orig):
+def _wrap_hash(orig, ours=_ours):
     @functools.wraps(orig)
     def tensor_hash(self):
-        if _ours(self):
+        if ours(self):
             return id(self)
         return orig(self)
     tensor_hash._keras_backend_original = orig
@@ -325,6 +330,11 @@ def _patch_operators():
         t.__eq__ = _wrap_eq(t.__dict__['__eq__'], False)
         t.__ne__ = _wrap_eq(t.__dict__['__ne__'], True)
         t.__hash__ = _wrap_hash(t.__dict__['__hash__'])
+    v = tf.Variable
+    if not hasattr(v.__dict__.get('__eq__'), '_keras_backend_original'):
+        v.__eq__ = _wrap_eq(v.__dict__['__eq__'], False, _our_variable)
+        v.__ne__ = _wrap_eq(v.__dict__['__ne__'], True, _our_variable)
+        v.__hash__ = _wrap_hash(v.__dict__['__hash__'], _our_variable)
 
 
 _patch_operators()

@@ -5,10 +5,16 @@ tests pin down what the adapter does instead (see the docstrings of
 ``identity``/``control_dependencies``, ``Function``, ``arange`` and
 ``name_scope`` in keras_backend/cntk_backend.py).
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from conftest import load_adapter, requested_backends
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 if 'cntk' not in requested_backends():
     pytest.skip('CNTK is not among KERAS_BACKEND_TESTS', allow_module_level=True)
@@ -108,3 +114,60 @@ def test_int_shape_keeps_sizes_cntk_knows_over_a_wrong_keras_shape():
     np.testing.assert_allclose(got, R.conv2d(xv, kv, padding='same',
                                              data_format='channels_first'),
                                rtol=1e-4, atol=1e-5)
+
+
+_OPERATOR_NAMES = ('__pow__', '__rpow__', '__floordiv__', '__rfloordiv__', '__mod__',
+                   '__rmod__', '__lt__', '__le__', '__gt__', '__ge__')
+
+
+def test_operators_exist_only_once_the_adapter_is_imported():
+    # CNTK 2.7 alone has no **, //, % or <; importing the adapter adds them
+    code = '\n'.join([
+        'import warnings; warnings.simplefilter("ignore")',
+        'import cntk as C',
+        'x = C.input_variable((3,), dynamic_axes=[])',
+        'for op in (lambda: x ** 2, lambda: 2 % x, lambda: x // 2, lambda: x < 1):',
+        '    try:',
+        '        op(); print("operator before import")',
+        '    except TypeError:',
+        '        pass',
+        'import keras_backend.cntk_backend as K',
+        'print(type(x ** 2).__name__, type(2 % x).__name__, type(x // 2).__name__,',
+        '      type(x < 1).__name__)',
+    ])
+    env = dict(os.environ, KERAS_BACKEND_QUIET='1')
+    env['PYTHONPATH'] = ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    out = subprocess.check_output([sys.executable, '-c', code], env=env, cwd=ROOT,
+                                  stderr=subprocess.DEVNULL, universal_newlines=True)
+    assert out.strip().splitlines()[-1] == 'Function Function Function Function', out
+
+
+def test_operators_add_only_what_cntk_lacks():
+    import cntk as C
+    from cntk.tensor import TensorOpsMixin
+    from cntk.variables import Constant, Parameter, Variable
+    for cls in (C.Function, Variable, Parameter, Constant):
+        for name in _OPERATOR_NAMES + ('__array_ufunc__',):
+            assert getattr(getattr(cls, name), '_keras_backend_operator', False), (cls, name)
+        # CNTK's own operators, equality and hash are CNTK's
+        for name in ('__add__', '__radd__', '__mul__', '__truediv__', '__matmul__', '__neg__',
+                     '__abs__', '__getitem__'):
+            assert not hasattr(getattr(cls, name), '_keras_backend_operator'), (cls, name)
+        if cls is not C.Function:
+            assert getattr(cls, '__add__') is TensorOpsMixin.__dict__['__add__']
+    assert Variable.__eq__ is C.cntk_py.Variable.__eq__        # CNTK's Variable_eq
+    assert C.Function.__eq__ is object.__eq__
+
+
+def test_numpy_on_the_left_of_other_operators_is_unchanged():
+    # numpy applies its ufunc to a CNTK tensor as an opaque object, as without
+    # the adapter (an object array); the adapter's operators give tensors
+    x = K.placeholder(shape=(None, 3))
+    plus = np.ones(3, 'float32') + x
+    assert isinstance(plus, np.ndarray) and plus.dtype == object and plus.shape == (3,)
+    assert K.is_tensor(np.float32(1) + x)
+    with pytest.raises(TypeError):
+        np.sin(x)
+    for out in (np.ones(3, 'float32') < x, np.float32(2) ** x, np.float32(2) % x,
+                np.less(np.float32(1), x)):
+        assert K.is_tensor(out) and K.int_shape(out) == (None, 3)
