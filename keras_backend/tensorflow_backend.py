@@ -991,6 +991,12 @@ class _Function(object):
         return fn(*flat)
 
     def __call__(self, inputs):
+        # run eagerly also when called where the symbolic graph is the default one (inside
+        # ``name_scope``: Keras makes and evaluates weights there)
+        with tf.init_scope():
+            return self._call_eagerly(inputs)
+
+    def _call_eagerly(self, inputs):
         if isinstance(inputs, dict):
             inputs = [inputs[t] for t in self.inputs]
         checks.check_feeds(self._feed_specs, inputs)
@@ -1164,15 +1170,19 @@ def learning_phase():
 
 @contextlib.contextmanager
 def name_scope(name):
-    """``tf.name_scope``; entered from eager code it also names the ops built in the
-    adapter's symbolic graph."""
+    """``tf.name_scope``; entered from eager code it also makes the adapter's symbolic graph
+    the default graph for its body, so that TensorFlow ops called directly on symbolic
+    tensors there (``tf.nn.relu(x)`` in a Keras layer's ``call``, which Keras 2.3.1 runs
+    inside ``K.name_scope(layer.name)``; its TensorFlow-only branches such as
+    ``tf.scalar_mul`` in ``clipnorm``) are built in that graph, as in Keras 2's graph mode."""
     if not isinstance(name, str):
         raise ValueError('name: expected a str, got %r' % (name,))
     if tf.executing_eagerly():
         # The scope given back is the symbolic graph's, made unique there as graph
         # mode did ('loss', then 'loss_1'): Keras names ops with it
         # (``K.size(x, name=scope)``), and an exact name may be used once per graph.
-        with tf.name_scope(name), _graph().name_scope(name) as scope:
+        graph = _graph()
+        with tf.name_scope(name), graph.as_default(), graph.name_scope(name) as scope:
             yield scope
     else:
         with tf.name_scope(name) as scope:

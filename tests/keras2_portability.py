@@ -10,7 +10,10 @@ own (``KERAS_BACKEND=theano`` / ``cntk``)::
 The model has one branch per layer Keras 2.3.1 converts between kernel conventions on load
 (``Conv1D``, ``Conv2D``, ``Conv3D``, ``Conv2DTranspose``, ``ConvLSTM2D``, each in
 channels_last and channels_first) and one branch of layers it does not convert (Embedding,
-LSTM, GRU, Dense, BatchNormalization), one output each. Its weights are drawn from a fixed
+LSTM, GRU, Dense, BatchNormalization), one output each. Kernels of even size are used with
+'valid' padding only: with 'same' padding, Keras' own Theano backend places an even window
+one step earlier than every other engine (docs/semantics.md), so its predictions differ
+whatever the file holds. Its weights are drawn from a fixed
 seed and set with ``set_weights``: the values are the writing engine's own, in its
 convention, as a trained model's would be.
 
@@ -20,7 +23,10 @@ convention, as a trained model's would be.
 
 ``load`` prints one JSON line: per directory, the largest absolute difference of each
 output's predictions from the writer's, after ``load_weights``, ``load_weights(by_name=True)``
-and ``load_model`` (its weights, predicted by the model this process compiled once).
+and ``load_model`` (its weights, predicted by the model this process compiled once), and
+under ``weights/<how>`` the largest difference of each branch's loaded weights from the
+writer's (``weights.npz``) in this engine's kernel convention: the file's part alone, where an
+engine computes a layer differently (Keras' own CNTK backend's LSTM outputs).
 """
 from __future__ import print_function
 
@@ -51,7 +57,7 @@ def _branches():
                                   activation='tanh', name='conv2d_' + fmt)(x)
 
     def conv3d(fmt):
-        return lambda x: L.Conv3D(2, (2, 3, 2), padding='same', data_format=fmt,
+        return lambda x: L.Conv3D(2, (2, 3, 2), padding='valid', data_format=fmt,
                                   activation='tanh', name='conv3d_' + fmt)(x)
 
     def conv2d_transpose(fmt):
@@ -60,14 +66,19 @@ def _branches():
                                            name='conv2dtranspose_' + fmt)(x)
 
     def conv_lstm2d(fmt):
-        return lambda x: L.ConvLSTM2D(2, (3, 2), padding='same', data_format=fmt,
-                                      return_sequences=True, name='convlstm2d_' + fmt)(x)
+        # its recurrent convolution is always 'same': an odd kernel
+        return lambda x: L.ConvLSTM2D(2, (3, 3), padding='same', data_format=fmt,
+                                      name='convlstm2d_' + fmt)(x)
 
-    def plain(x):
+    def embedding_lstm(x):
         h = L.Embedding(7, 4, name='embedding')(x)
-        h = L.LSTM(5, return_sequences=True, name='lstm')(h)
-        h = L.GRU(4, name='gru')(h)
-        h = L.Dense(6, activation='tanh', name='dense')(h)
+        return L.LSTM(5, name='lstm')(h)
+
+    def gru(x):
+        return L.GRU(4, name='gru')(x)
+
+    def dense_batchnorm(x):
+        h = L.Dense(6, activation='tanh', name='dense')(x)
         return L.BatchNormalization(name='batchnorm')(h)
 
     out = []
@@ -80,12 +91,18 @@ def _branches():
                  conv2d_transpose(fmt), 'float'),
                 ('convlstm2d_' + fmt, (3, 4, 3, 2) if last else (3, 2, 4, 3),
                  conv_lstm2d(fmt), 'float')]
-    out.append(('plain', (5,), plain, 'int'))
+    out += [('embedding_lstm', (5,), embedding_lstm, 'int'),
+            ('gru', (5, 3), gru, 'float'),
+            ('dense_batchnorm', (4,), dense_batchnorm, 'float')]
     return out
 
 
 BRANCHES = _branches()
 NAMES = [b[0] for b in BRANCHES]
+
+
+def K_int_shape(x):
+    return keras.backend.int_shape(x)
 
 
 def build():
@@ -95,7 +112,7 @@ def build():
         x = L.Input(shape, dtype='int32' if kind == 'int' else None, name='in_' + name)
         inputs.append(x)
         h = branch(x)
-        outputs.append(h if kind == 'int' else L.Flatten(name='out_' + name)(h))
+        outputs.append(L.Flatten(name='out_' + name)(h) if len(K_int_shape(h)) > 2 else h)
     model = keras.models.Model(inputs, outputs)
     model.compile('sgd', 'mse')
     return model
@@ -141,6 +158,7 @@ def save(folder):
     set_seeded_weights(model)
     preds = model.predict(inputs())
     np.savez(os.path.join(folder, 'predictions.npz'), **dict(zip(NAMES, preds)))
+    np.savez(os.path.join(folder, 'weights.npz'), *model.get_weights())
     model.save_weights(os.path.join(folder, 'weights.h5'))
     model.save(os.path.join(folder, 'model.h5'))
     info = {'backend': keras.backend.backend(),
@@ -149,6 +167,40 @@ def save(folder):
     with open(os.path.join(folder, 'engine.json'), 'w') as f:
         json.dump(info, f)
     print(json.dumps(info))
+
+
+#: Keras' kernel conventions: True where an engine flips kernels (Theano convolves)
+FLIPPED = {'theano': True, 'tensorflow': False, 'cntk': False, 'jax': False}
+#: the layers whose kernels Keras converts, and which of their weights are kernels
+CONVERTED = {'Conv1D': (0,), 'Conv2D': (0,), 'Conv3D': (0,), 'Conv2DTranspose': (0,),
+             'ConvLSTM2D': (0, 1)}
+#: layers of the branches with several layers
+BRANCH_OF = {'embedding': 'embedding_lstm', 'lstm': 'embedding_lstm',
+             'dense': 'dense_batchnorm', 'batchnorm': 'dense_batchnorm'}
+
+
+def _expected_weights(model, values, writer):
+    """The writer's weights as this engine must hold them after loading: kernels of the
+    converted layers flipped on every spatial axis where the two conventions differ."""
+    flip = FLIPPED[writer] != FLIPPED[keras.backend.backend()]
+    out, i = [], 0
+    for layer in model.layers:
+        n = len(layer.weights)
+        for j in range(n):
+            v = values[i + j]
+            if flip and j in CONVERTED.get(type(layer).__name__, ()):
+                v = v[tuple([slice(None, None, -1)] * (v.ndim - 2) + [slice(None)] * 2)]
+            out.append((BRANCH_OF.get(layer.name, layer.name), v))
+        i += n
+    return out
+
+
+def _weight_diffs(model, expected):
+    diffs = {}
+    for (branch, want), got in zip(expected, model.get_weights()):
+        d = float(np.max(np.abs(np.asarray(got) - want))) if np.size(want) else 0.
+        diffs[branch] = max(diffs.get(branch, 0.), d)
+    return diffs
 
 
 def _diffs(preds, expected):
@@ -162,13 +214,20 @@ def load(folders):
     report = {'backend': keras.backend.backend(), 'read': {}}
     for folder in folders:
         expected = dict(np.load(os.path.join(folder, 'predictions.npz')))
+        with open(os.path.join(folder, 'engine.json')) as f:
+            writer = json.load(f)['backend']
+        stored = np.load(os.path.join(folder, 'weights.npz'))
+        weights = _expected_weights(model, [stored['arr_%d' % i] for i in range(len(stored.files))],
+                                    writer)
         entry = {}
         try:
             model.load_weights(os.path.join(folder, 'weights.h5'))
             entry['load_weights'] = _diffs(model.predict(x), expected)
+            entry['weights/load_weights'] = _weight_diffs(model, weights)
             set_seeded_weights(model)   # other values, so by_name must load them again
             model.load_weights(os.path.join(folder, 'weights.h5'), by_name=True)
             entry['load_weights_by_name'] = _diffs(model.predict(x), expected)
+            entry['weights/load_weights_by_name'] = _weight_diffs(model, weights)
             # the loaded model's weights predicted by the model compiled once here: compiling
             # one predict function per file costs minutes on the Theano engines, and what
             # load_model adds to load_weights is where the weights come from
@@ -178,6 +237,7 @@ def load(folders):
                                      % [l.name for l in loaded.layers])
             model.set_weights(loaded.get_weights())
             entry['load_model'] = _diffs(model.predict(x), expected)
+            entry['weights/load_model'] = _weight_diffs(model, weights)
         except Exception as e:   # reported, so that one bad file does not hide the others
             import traceback
             entry['error'] = '%s: %s\n%s' % (type(e).__name__, e, traceback.format_exc()[-3000:])

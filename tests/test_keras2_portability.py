@@ -5,7 +5,10 @@ Every ordered pair of configurations: each one writes a model's files
 reads every configuration's files (``load``: ``load_weights``, ``load_weights(by_name=True)``,
 ``load_model``) and predicts the same inputs; the predictions must agree within 1e-5 for
 every branch of the model (each layer Keras converts between kernel conventions, in both
-data formats, and the layers it does not convert).
+data formats, and the layers it does not convert), and the loaded weights must be the
+writer's in the reader's kernel convention. Where an engine computes a layer differently
+from all others (``COMPUTED_DIFFERENTLY``: Keras' own CNTK backend's LSTM), only the weights
+are compared for that branch.
 
 Configurations: our TensorFlow, PyTensor and JAX adapters (this interpreter, with Keras 2.3.1
 on its path), and, through a CPython 3.6 interpreter (``$KERAS_BACKEND_PY36``, else the
@@ -47,6 +50,13 @@ CONFIGS = {
 ENGINE_NAME = {'tensorflow': 'tensorflow', 'pytensor': 'theano', 'jax': 'jax', 'cntk': 'cntk',
                'theano': 'theano', 'cntk-keras': 'cntk', 'theano-keras': 'theano'}
 ORDER = list(CONFIGS)
+#: branches an engine computes differently from every other one, whatever the weights: their
+#: predictions are not compared with that engine's (their loaded weights still are)
+COMPUTED_DIFFERENTLY = {
+    # Keras 2.3.1's own CNTK backend gives an LSTM's (and ConvLSTM2D's) outputs from the
+    # step's last new state, the cell state c, where the other engines give h
+    'cntk-keras': ('embedding_lstm', 'convlstm2d_channels_last', 'convlstm2d_channels_first'),
+}
 
 
 def _py36():
@@ -150,8 +160,12 @@ def test_model_moves_between_engines(writer, reader):
     assert report['backend'] == ENGINE_NAME[reader]
     entry = report['read'][_saved(writer)[0]]
     assert 'error' not in entry, entry.get('error')
+    skip = set(COMPUTED_DIFFERENTLY.get(writer, ()) + COMPUTED_DIFFERENTLY.get(reader, ()))
     bad = dict(('%s/%s' % (how, branch), diff)
                for how in ('load_weights', 'load_weights_by_name', 'load_model')
-               for branch, diff in entry[how].items() if not diff <= ATOL)
-    assert not bad, '%s -> %s: predictions differ by more than %g: %s' % (
-        writer, reader, ATOL, bad)
+               for branch, diff in entry[how].items() if branch not in skip and not diff <= ATOL)
+    bad.update(('%s/%s' % (how, branch), diff)
+               for how in ('weights/load_weights', 'weights/load_weights_by_name',
+                           'weights/load_model')
+               for branch, diff in entry[how].items() if not diff <= 1e-7)
+    assert not bad, '%s -> %s: predictions or weights differ: %s' % (writer, reader, bad)
