@@ -1,4 +1,8 @@
-"""Packaging for keras_backend (the Keras 2 backend API on TensorFlow, Theano and CNTK)."""
+"""Packaging for keras_backend (the Keras 2 backend API on TensorFlow, Theano, CNTK and JAX).
+
+The extras of the engines are the ``extra`` column of the engine table
+(keras_backend/engines.py); tests/test_layout.py checks that each is here.
+"""
 import io
 import os
 import re
@@ -14,7 +18,7 @@ with io.open(os.path.join(HERE, 'README.md'), encoding='utf-8') as f:
 setup(
     name='keras_backend',
     version=VERSION,
-    description='The Keras 2 backend API (K) on TensorFlow 2, Theano/PyTensor and CNTK 2.7',
+    description='The Keras 2 backend API (K) on TensorFlow 2, Theano/PyTensor, CNTK 2.7 and JAX',
     long_description=LONG_DESCRIPTION,
     long_description_content_type='text/markdown',
     license='MIT',

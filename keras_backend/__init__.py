@@ -1,4 +1,7 @@
-"""keras_backend: the Keras 2 backend API on TensorFlow, Theano and CNTK.
+"""keras_backend: the Keras 2 backend API on several engines.
+
+The engines (TensorFlow, Theano/PyTensor, CNTK, JAX) and the interpreters each runs
+on are the engine table of :mod:`keras_backend.engines`.
 
 Use it as ``from keras_backend import backend as K``. Importing this package
 alone loads no engine; ``keras_backend.backend`` reads ``keras.json`` and

@@ -1,8 +1,9 @@
 """``python -m keras_backend``: show the version, the configuration and the engines.
 
 Prints the package version, the keras.json in use (and whether it exists), each
-setting with where it came from (file / env / default) and, for each of the
-three engines, whether it imports here (its version) or why it does not. It
+setting with where it came from (file / env / default) and, for each engine of
+the engine table (:mod:`keras_backend.engines`), whether it imports here (its
+version) or why it does not. It
 loads no backend through the loader, so it works with a broken keras.json too
 (exit status 1 then).
 """
@@ -14,15 +15,15 @@ import sys
 import tempfile
 
 from . import __version__
-from . import api
 from . import config_file as _cfg
+from . import engines
 from .engines import BUILTIN_BACKEND_NAMES
 
 
 def _engine_status(name):
     """Return a one-line status of engine ``name`` in this interpreter."""
     try:
-        module = importlib.import_module('keras_backend.%s_backend' % name)
+        module = importlib.import_module(engines.adapter_module(name))
     except ImportError as e:
         return 'not importable: %s' % e
     except Exception as e:  # an engine that breaks on import is reported, not raised
@@ -30,11 +31,11 @@ def _engine_status(name):
     engine = str(getattr(module, 'ENGINE', name))
     version = getattr(module, 'ENGINE_VERSION', '?')
     # ENGINE is lower-case ('tensorflow'); show the engine's own spelling.
-    return 'ok: %s %s' % (api.ENGINE_TITLES.get(engine.lower(), engine), version)
+    return 'ok: %s %s' % (engines.title(engine.lower()), version)
 
 
 def _probe_engines():
-    """{name: status} for the three engines, probed with a throw-away KERAS_HOME.
+    """{name: status} for each engine name of the table, probed with a throw-away KERAS_HOME.
 
     Some engines read or write keras.json themselves on import (TensorFlow's
     bundled Keras does): the probe must neither write the user's file nor

@@ -10,7 +10,24 @@ with ``K`` (the adapter) and ``np`` (numpy) in scope. Names are in the order
 of ``api.SECTIONS``.
 """
 
+import textwrap
+
+from keras_backend import engines
+
 DOCS = {}
+
+
+def _backend_names_text():
+    """The backend names of the engine table in words, each name served by several
+    configurations followed by them: ``'theano'`` (PyTensor or Theano 1.0.5)."""
+    parts = []
+    for name in engines.names():
+        rows = engines.configurations(name)
+        text = '``%r``' % name
+        if len(rows) > 1:
+            text += ' (%s)' % ' or '.join(row.release for row in rows)
+        parts.append(text)
+    return ', '.join(parts[:-1]) + ' or ' + parts[-1]
 
 
 # ---------------------------------------------------------------------------
@@ -23,11 +40,12 @@ Keras 2 code reads this string to take engine-specific paths (for example
 the kernel flipping of Theano convolutions).
 
 Returns:
-    A ``str``: ``'tensorflow'``, ``'theano'`` (also when PyTensor serves the
-    Theano adapter) or ``'cntk'``.
+""" + textwrap.fill('A ``str``, one of the backend names of the engine table '
+                    '(``keras_backend.engines``): %s.' % _backend_names_text(),
+                    width=76, initial_indent='    ', subsequent_indent='    ') + """
 
 Example:
-    >>> K.backend() in ('tensorflow', 'theano', 'cntk', 'jax')
+    >>> K.backend() in """ + repr(engines.names()) + """
     True
 """
 

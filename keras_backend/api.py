@@ -1,9 +1,10 @@
 """The API contract, declared once: its names, their order, their documentation.
 
-Every adapter (``tensorflow_backend``, ``theano_backend``, ``cntk_backend``)
-defines the public functions listed in :data:`SECTIONS`, in that order (the
-order of the Keras 2 backend pages, seed 001, grouped into the sections of the
-API reference), and ends with ``api.install(globals(), '<Engine>')``, which
+Every adapter (the ``adapter`` column of the engine table,
+:data:`keras_backend.engines.TABLE`) defines the public functions listed in
+:data:`SECTIONS`, in that order (the order of the Keras 2.2 backend page,
+grouped into the sections of the API reference), and ends with
+``api.install(globals(), ENGINE)``, which
 
 * gives each public function its one docstring from
   :mod:`keras_backend._api_docs` (an adapter's own docstring, when it has one,
@@ -18,11 +19,11 @@ import inspect
 import sys
 import warnings
 
-from . import common
+from . import common, engines
 
 #: (title, names): the sections of the API reference, in order. Within a
-#: section the names follow seed 001 (Keras 2.2's backend page); names that
-#: page lacks sit beside their closest relative.
+#: section the names follow Keras 2.2's backend page; names that page lacks
+#: sit beside their closest relative.
 SECTIONS = (
     ('Configuration', (
         'backend', 'epsilon', 'set_epsilon', 'floatx', 'set_floatx', 'cast_to_floatx',
@@ -73,10 +74,10 @@ SECTIONS = (
         'local_conv1d', 'local_conv2d')),
 )
 
-#: Every public name of ../shared/API.md (rows 1-163), in reference order.
+#: Every public name of the Keras 2 backend API (163 names), in reference order.
 API_NAMES = tuple(name for _, names in SECTIONS for name in names)
 
-#: Keras 1 names (seed 000) kept for old code; each warns DeprecationWarning.
+#: Keras 1 names kept for old code; each warns DeprecationWarning.
 LEGACY_NAMES = ('lesser', 'lesser_equal', 'deconv2d', 'asymmetric_temporal_padding')
 
 #: The names every adapter takes unchanged from :mod:`keras_backend.common`.
@@ -86,16 +87,6 @@ COMMON_NAMES = tuple(n for n in API_NAMES if n in common.__all__)
 def missing_api_names(module):
     """Return the sorted API names that ``module`` lacks (empty list when complete)."""
     return sorted(n for n in API_NAMES if not callable(getattr(module, n, None)))
-
-
-def section_of(name):
-    """The title of the reference section that documents ``name``."""
-    for title, names in SECTIONS:
-        if name in names:
-            return title
-    if name in LEGACY_NAMES:
-        return 'Keras 1 aliases'
-    raise KeyError(name)
 
 
 # ---------------------------------------------------------------------------
@@ -190,16 +181,17 @@ def documented(fn, name, engine=None):
     return fn
 
 
-#: engine (the adapters' ``ENGINE``) -> the name shown to users
-ENGINE_TITLES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'pytensor': 'PyTensor',
-                  'cntk': 'CNTK', 'jax': 'JAX'}
+#: engine (the adapters' ``ENGINE``) -> the name shown to users (the engine table's
+#: ``title`` column, :data:`keras_backend.engines.ENGINE_TITLES`)
+ENGINE_TITLES = engines.ENGINE_TITLES
 
 
 def install(namespace, engine):
     """Finish an adapter module: attach the docs and add the Keras 1 aliases.
 
-    ``namespace`` is the adapter's ``globals()``; ``engine`` the engine's name
-    (``ENGINE``: 'tensorflow', 'theano', 'pytensor' or 'cntk'). Names the
+    ``namespace`` is the adapter's ``globals()``; ``engine`` the adapter's
+    ``ENGINE`` (the ``engine`` column of :data:`keras_backend.engines.TABLE`,
+    e.g. 'pytensor'), shown by its title in the engine notes. Names the
     adapter takes from :mod:`keras_backend.common` get the shared text only.
     """
     from . import checks

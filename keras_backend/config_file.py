@@ -12,7 +12,7 @@ import os
 import tempfile
 
 from .common import DATA_FORMATS, FLOATX_VALUES
-from .engines import canonical_backend
+from .engines import BUILTIN_BACKEND_NAMES, canonical_backend
 
 DEFAULTS = {
     'backend': 'tensorflow',
@@ -66,8 +66,8 @@ def validate_config(config, path):
     if 'backend' in config:
         value = config['backend']
         if not isinstance(value, str) or not value.strip():
-            raise _expect(path, 'backend', "a non-empty string ('tensorflow', 'theano', "
-                          "'cntk' or a module path)", value)
+            raise _expect(path, 'backend', 'a non-empty string (%s or a module path)'
+                          % ', '.join(repr(n) for n in BUILTIN_BACKEND_NAMES), value)
     if 'floatx' in config and config['floatx'] not in FLOATX_VALUES:
         raise _expect(path, 'floatx', 'one of %s' % ', '.join(
             repr(v) for v in FLOATX_VALUES), config['floatx'])

@@ -40,6 +40,8 @@ import collections
 import collections.abc
 import sys
 
+from . import engines as _engines
+
 #: the names Python 3.10 removed from ``collections``
 ABC_ALIASES = ('Awaitable', 'Coroutine', 'AsyncIterable', 'AsyncIterator', 'AsyncGenerator',
                'Hashable', 'Iterable', 'Iterator', 'Generator', 'Reversible', 'Sized',
@@ -139,23 +141,25 @@ def loaded_by_keras2():
 
 #: engine name (``keras.backend.backend()``) -> the kernel convention of its convolutions:
 #: True where a kernel is flipped (Theano's true convolution), False where it is not
-#: (cross-correlation). Keras 2.3.1's own table (``keras/engine/saving.py``) knows the first
-#: three; JAX, like TensorFlow, correlates.
-FLIPPED_KERNELS = {'theano': True, 'tensorflow': False, 'cntk': False, 'jax': False}
+#: (cross-correlation); the ``flips_kernels`` column of the engine table
+#: (:data:`keras_backend.engines.TABLE`). Keras 2.3.1's own table (``keras/engine/saving.py``)
+#: knows TensorFlow, Theano and CNTK; JAX, like TensorFlow, correlates.
+FLIPPED_KERNELS = dict((row.name, row.flips_kernels) for row in _engines.TABLE)
 
 #: the name files record for an engine Keras 2.3.1 does not know, so that every Keras 2.3.1
-#: (its own backends included) reads the kernels right: JAX's convention is TensorFlow's
-FILE_ENGINE_NAMES = {'jax': 'tensorflow'}
+#: (its own backends included) reads the kernels right: JAX's convention is TensorFlow's (the
+#: ``keras2_known_as`` column of the engine table)
+FILE_ENGINE_NAMES = dict((row.name, row.keras2_known_as) for row in _engines.TABLE
+                         if row.keras2_known_as)
 
 
 def _engine_of_name(name):
     """The engine a recorded name means: Keras' own names as they are, and the import paths of
     our adapters (``'keras_backend.theano_backend'``, which files written before the adapters
     answered the engine's name carry) as their engine; None for anything else."""
-    from .engines import canonical_backend
     if isinstance(name, bytes):
         name = name.decode('utf8')
-    engine = canonical_backend(str(name)) if name is not None else None
+    engine = _engines.canonical_backend(str(name)) if name is not None else None
     return engine if engine in FLIPPED_KERNELS else None
 
 
@@ -282,8 +286,7 @@ def adopt_engine_name(module):
     loader = sys.modules.get('keras.backend.load_backend')
     if loader is None or getattr(loader, '_BACKEND', None) != module.__name__:
         return None
-    from .engines import canonical_backend
-    name = canonical_backend(module.__name__)
+    name = _engines.canonical_backend(module.__name__)
     loader._BACKEND = name
     key = 'keras.backend.%s_backend' % name
     package = sys.modules.get('keras.backend')

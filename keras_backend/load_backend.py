@@ -10,8 +10,9 @@ Importing this module (``keras_backend.backend`` does) resolves the settings:
   ``ConfigError`` naming the file, the key and what was expected, and is
   never rewritten;
 * ``KERAS_BACKEND`` (when not empty) overrides the file's backend. A backend
-  is ``tensorflow``, ``theano``, ``cntk`` or the import path of a module that
-  provides the API (a custom backend);
+  is one of the names of the engine table (:mod:`keras_backend.engines`:
+  ``tensorflow``, ``theano``, ``cntk``, ``jax``) or the import path of a module
+  that provides the API (a custom backend);
 
 then imports the adapter, applies the settings to :mod:`keras_backend.common`,
 prints ``Using TensorFlow backend.`` (or the engine's name) to stderr once per
@@ -22,15 +23,11 @@ import importlib
 import os
 import sys
 
-from . import api, common, config_file
+from . import api, common, config_file, engines
 
-#: backend name -> (adapter module, engine name shown to users)
-BUILTIN_BACKENDS = {
-    'tensorflow': ('keras_backend.tensorflow_backend', 'TensorFlow'),
-    'theano': ('keras_backend.theano_backend', 'Theano'),
-    'cntk': ('keras_backend.cntk_backend', 'CNTK'),
-    'jax': ('keras_backend.jax_backend', 'JAX'),
-}
+#: backend name -> (adapter module, engine name shown to users), from the engine table
+BUILTIN_BACKENDS = dict((name, (engines.adapter_module(name), engines.title(name)))
+                        for name in engines.names())
 
 
 def import_backend(name):

@@ -2886,5 +2886,5 @@ def _postprocess_conv2d_output(conv_out, x, padding, kernel_shape, strides, data
     return conv_out.dimshuffle(0, 2, 3, 1) if data_format == 'channels_last' else conv_out
 
 
-# Keras 1 names (seed 000), each warning DeprecationWarning.
+# Keras 1 names, each warning DeprecationWarning.
 api.install(globals(), ENGINE)

@@ -1,16 +1,16 @@
 """Shared pytest fixtures: the ``K`` fixture runs a test once per backend.
 
-Backends come from ``KERAS_BACKEND_TESTS`` (comma-separated, default
-``tensorflow,theano,cntk``). A backend whose adapter cannot be imported in this
-interpreter is skipped with the ImportError's text as the reason (``pytest -rs``
-prints it); it is never replaced by a mock.
+Backends come from ``KERAS_BACKEND_TESTS`` (comma-separated, default: every
+name of the engine table, ``keras_backend.engines``). A backend whose adapter
+cannot be imported in this interpreter is skipped with the ImportError's text as
+the reason (``pytest -rs`` prints it); it is never replaced by a mock.
 """
 import importlib
 import os
 
 import pytest
 
-from keras_backend import common
+from keras_backend import common, engines
 
 
 def _compile_test_graphs_without_gxx_optimisation():
@@ -28,7 +28,8 @@ def _compile_test_graphs_without_gxx_optimisation():
 
 _compile_test_graphs_without_gxx_optimisation()
 
-ALL_BACKENDS = ('tensorflow', 'theano', 'cntk', 'jax')
+#: every backend name, from the engine table
+ALL_BACKENDS = engines.names()
 
 
 def requested_backends():
@@ -50,7 +51,7 @@ def load_adapter(name):
     """Return (module, None) or (None, reason) for backend ``name``."""
     if name not in _LOADED:
         try:
-            _LOADED[name] = (importlib.import_module('keras_backend.%s_backend' % name), None)
+            _LOADED[name] = (importlib.import_module(engines.adapter_module(name)), None)
         except ImportError as e:
             _LOADED[name] = (None, str(e))
     return _LOADED[name]

@@ -24,6 +24,8 @@ import sys
 
 import numpy as np
 
+from keras_backend import engines
+
 ATOL = RTOL = 1e-5
 
 _EVAL_NAMES = {
@@ -114,12 +116,12 @@ def run_examples(K, name, doc):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--engine', required=True, choices=('tensorflow', 'theano', 'cntk', 'jax'))
+    parser.add_argument('--engine', required=True, choices=engines.names())
     parser.add_argument('--docs-file', help='a file defining DOCS (default: keras_backend._api_docs)')
     parser.add_argument('names', nargs='*', help='API names (default: all documented)')
     args = parser.parse_args(argv)
     os.environ.setdefault('KERAS_BACKEND_QUIET', '1')
-    K = importlib.import_module('keras_backend.%s_backend' % args.engine)
+    K = importlib.import_module(engines.adapter_module(args.engine))
     docs = load_docs(args.docs_file)
     names = args.names or sorted(docs)
     failed = 0

@@ -1,19 +1,27 @@
-"""Every adapter lays out the API the same way: the order of ``api.SECTIONS``.
+"""The layout of the code: the API in one order, the engines in one table.
 
-The test reads each adapter's source without importing its engine (so it
-runs in every interpreter), finds the top-level definition of each public
-name, and checks that they come in reference order, each under its section's
-banner comment, after the engine plumbing.
+* Every adapter lays out the API the same way: the order of ``api.SECTIONS``.
+  The test reads each adapter's source without importing its engine (so it
+  runs in every interpreter), finds the top-level definition of each public
+  name, and checks that they come in reference order, each under its section's
+  banner comment, after the engine plumbing.
+* The engines are listed once, in the engine table (``keras_backend/engines.py``):
+  no other module of the package, the tests, the tools or CI spells out a list of
+  engines (a scan of their source, with a commented allow-list of the per-engine
+  facts that are not engine lists), and no text counts the engines in words.
 """
 import ast
 import os
+import re
 
 import pytest
 
-from keras_backend import api
+from keras_backend import api, engines
 
-ADAPTERS = ('tensorflow_backend', 'theano_backend', 'cntk_backend', 'jax_backend')
-ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'keras_backend')
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.join(REPO, 'keras_backend')
+#: the adapter modules (file names without .py), from the engine table
+ADAPTERS = tuple(engines.adapter_module(name).rsplit('.', 1)[1] for name in engines.names())
 
 
 def _source(adapter):
@@ -71,3 +79,168 @@ def test_each_section_has_its_banner_in_order(adapter):
         assert misplaced == [], '%s: %s defined outside section %r' % (adapter, misplaced, title)
     order = [t for t in titles if t in dict(api.SECTIONS)]
     assert order == [t for t, _ in api.SECTIONS], '%s: sections in order %s' % (adapter, order)
+
+
+# ---------------------------------------------------------------------------
+# One engine table
+# ---------------------------------------------------------------------------
+
+#: the folders whose Python files may not list engines (benchmarks/ is left out: its tables
+#: are per benchmark side, Keras' own backends and Keras 3 among them)
+SCANNED = ('keras_backend', 'tests', 'tools', '.ci')
+#: the one module that lists them
+TABLE_MODULE = os.path.join('keras_backend', 'engines.py')
+
+#: (file, the engine strings of one literal, space-separated, in source order; dicts: keys,
+#: then values):
+#: literals that name several engines on purpose, each a per-engine fact or an expectation
+#: that is not a list of the engines keras_backend runs on. A new entry needs its reason.
+ALLOWED = {
+    # Keras 3's backend names (which one tf.keras would load), not ours
+    (os.path.join('keras_backend', 'tensorflow_backend.py'), 'tensorflow jax'),
+    # expected Keras 2.3.1 behaviour: the engines whose Lambda output shapes it infers
+    (os.path.join('tests', 'test_keras2_engine_name.py'), 'tensorflow cntk'),
+    # the engines whose gradient tie rules the test checks (TensorFlow's; JAX follows them)
+    (os.path.join('tests', 'test_keras2_contract.py'), 'tensorflow jax'),
+    # the Theano adapter's two engine modules and the package each wraps
+    (os.path.join('tests', 'test_theano_specific.py'), 'theano pytensor'),
+    # the CI configurations the portability test runs, Keras' own backends among them, and
+    # what Keras answers on each
+    (os.path.join('tests', 'test_keras2_portability.py'),
+     'tensorflow pytensor jax cntk theano'),
+    (os.path.join('tests', 'test_keras2_portability.py'),
+     'tensorflow pytensor jax cntk theano tensorflow theano jax cntk theano cntk theano'),
+    # Keras 2.3.1's own facts: the names its keras/backend/__init__.py takes from its loader
+    # only on its own TensorFlow, Theano or CNTK backend
+    (os.path.join('tools', 'keras_suite_plugin.py'), 'theano tensorflow cntk'),
+}
+
+
+def _vocabulary():
+    """{string: the engine it denotes}: every way the table's rows name an engine (the
+    backend name, the adapter's ENGINE, title and package, the adapter and collectives
+    modules by their paths and file names)."""
+    vocab = {}
+    for row in engines.TABLE:
+        for word in (row.name, row.adapter, row.adapter.rsplit('.', 1)[1], row.collectives,
+                     row.collectives.rsplit('.', 1)[1]):
+            vocab.setdefault(word, row.name)
+        for word in (row.engine, row.title, row.package):
+            vocab.setdefault(word, row.engine)
+    return vocab
+
+
+def _strings(nodes):
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.Str):   # Python < 3.8 (ast.Constant in later ones)
+            out.append(node.s)
+        elif type(node).__name__ == 'Constant' and isinstance(node.value, str):
+            out.append(node.value)
+    return out
+
+
+def _python_files():
+    for top in SCANNED:
+        for folder, dirs, files in os.walk(os.path.join(REPO, top)):
+            dirs[:] = sorted(d for d in dirs if d != '__pycache__')
+            for name in sorted(files):
+                if name.endswith('.py'):
+                    path = os.path.join(folder, name)
+                    yield os.path.relpath(path, REPO), path
+
+
+def engine_lists(source, vocab):
+    """[(line, engine strings)] of the tuple, list, set and dict literals of ``source`` that
+    name two or more different engines."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            words = _strings(node.elts)
+        elif isinstance(node, ast.Dict):
+            words = _strings(k for k in node.keys if k is not None) + _strings(node.values)
+        else:
+            continue
+        words = tuple(w for w in words if w in vocab)
+        if len(set(vocab[w] for w in words)) >= 2:
+            found.append((node.lineno, words))
+    return found
+
+
+def test_the_scan_finds_an_engine_list():
+    vocab = _vocabulary()
+    assert engine_lists("ENGINES = ('tensorflow', 'theano')", vocab) == [
+        (1, tuple('tensorflow theano'.split()))]
+    assert engine_lists("M = {'keras_backend.cntk_backend': 1, 'jax_backend': 2}", vocab) != []
+    assert engine_lists("X = {'PyTensor': 'theano'}", vocab) != []
+    # one engine's row, or words that are not engines, are no list of engines
+    assert engine_lists("R = ('py3', 'keras_backend.jax_backend', 'jax')", vocab) == []
+    assert engine_lists("F = ('tensorflow-cpu', 'numpy')", vocab) == []
+
+
+def test_nothing_but_the_engine_table_lists_engines():
+    vocab = _vocabulary()
+    unexpected, used = [], set()
+    for rel, path in _python_files():
+        if rel == TABLE_MODULE:
+            continue
+        with open(path) as f:
+            source = f.read()
+        for line, words in engine_lists(source, vocab):
+            key = (rel, ' '.join(words))
+            if key in ALLOWED:
+                used.add(key)
+            else:
+                unexpected.append('%s:%d: %s' % (rel, line, ', '.join(words)))
+    assert unexpected == [], (
+        'these literals list engines; read them from the engine table '
+        '(keras_backend/engines.py) instead, or add a per-engine fact to ALLOWED with its '
+        'reason:\n  ' + '\n  '.join(unexpected))
+    assert sorted(ALLOWED - used) == [], 'ALLOWED entries that no longer occur'
+
+
+#: a count of all the engines in words goes stale when one is added; the two engines of the
+#: Theano adapter (PyTensor, Theano 1.0.5) may be counted
+COUNTED = re.compile(r'\b(three|four|five|six|seven|[3-9])\s+(engines|backends)\b', re.I)
+
+
+def test_no_text_counts_the_engines():
+    paths = [p for _, p in _python_files()]
+    paths += [os.path.join(REPO, n) for n in ('README.md', 'setup.py')]
+    for folder, dirs, files in os.walk(os.path.join(REPO, 'docs')):
+        paths += [os.path.join(folder, n) for n in files if n.endswith(('.md', '.rst', '.py'))]
+    stale = []
+    for path in paths:
+        with open(path, encoding='utf-8') as f:
+            for i, line in enumerate(f, 1):
+                if COUNTED.search(line):
+                    stale.append('%s:%d: %s' % (os.path.relpath(path, REPO), i, line.strip()))
+    assert stale == [], 'say "every engine" or name the table instead:\n' + '\n'.join(stale)
+
+
+def test_the_table_is_consistent():
+    names = engines.names()
+    assert names == engines.BUILTIN_BACKEND_NAMES
+    for name in names:
+        rows = engines.configurations(name)
+        # the loader's banner shows the title of the row whose engine is the name itself
+        assert [row.engine for row in rows].count(name) == 1, name
+        for column in ('adapter', 'collectives', 'workers', 'flips_kernels', 'keras2_known_as'):
+            assert len(set(getattr(row, column) for row in rows)) == 1, (name, column)
+    for row in engines.TABLE:
+        assert row.workers in (engines.WORKERS_TF_CONFIG, engines.WORKERS_COORDINATOR,
+                               engines.WORKERS_MPIEXEC)
+        assert os.path.exists(os.path.join(REPO, *row.adapter.split('.')) + '.py'), row
+        assert os.path.exists(os.path.join(REPO, *row.collectives.split('.')) + '.py'), row
+    # configurations of one name do not overlap: the advice picks one per interpreter
+    for major_minor in [(3, m) for m in range(5, 15)]:
+        for name in names:
+            fits = [r for r in engines.configurations(name) if r.runs_on(major_minor)]
+            assert len(fits) <= 1, (name, major_minor)
+
+
+def test_every_pip_extra_of_the_table_is_in_setup_py():
+    with open(os.path.join(REPO, 'setup.py')) as f:
+        setup = f.read()
+    for row in engines.TABLE:
+        assert "'%s': [" % row.extra in setup, row

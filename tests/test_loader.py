@@ -17,7 +17,6 @@ from keras_backend import common, config_file, engines
 from conftest import load_adapter, requested_backends
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE_NAMES = {'tensorflow': 'TensorFlow', 'theano': 'Theano', 'cntk': 'CNTK', 'jax': 'JAX'}
 
 
 def _available_backend():
@@ -75,7 +74,7 @@ def test_missing_config_is_written_with_defaults(avail, home):
     with open(os.path.join(home, 'keras.json')) as f:
         assert json.load(f) == config_file.DEFAULTS
     assert [n for n in os.listdir(home)] == ['keras.json']  # no temp file left behind
-    assert err.count('Using %s backend.' % ENGINE_NAMES[avail]) == 1
+    assert err.count('Using %s backend.' % engines.title(avail)) == 1
 
 
 def test_quiet_env_silences_the_banner(avail, home):
@@ -231,7 +230,7 @@ def test_custom_backend_missing_names_are_listed(home, tmp_path):
 
 
 def test_engine_that_cannot_import_names_engine_extra_and_cause(home):
-    missing = [n for n in ('cntk', 'theano', 'tensorflow') if load_adapter(n)[0] is None]
+    missing = [n for n in engines.names() if load_adapter(n)[0] is None]
     if not missing:
         pytest.skip('every engine imports in this interpreter')
     name = missing[0]
@@ -239,14 +238,14 @@ def test_engine_that_cannot_import_names_engine_extra_and_cause(home):
     assert rc != 0
     last = err.strip().splitlines()[-1]
     assert last.startswith('ImportError')
-    assert ENGINE_NAMES[name] in last
+    assert engines.title(name) in last
     # the advice names this interpreter and a command that works on it
     assert sys.executable in last
     assert ('-m pip install "keras_backend[' in last or 'tools/setup_cntk_env.sh' in last
             or 'use a Python' in last or 'use an interpreter' in last)
 
 
-@pytest.mark.parametrize('engine', ['tensorflow', 'theano', 'cntk'])
+@pytest.mark.parametrize('engine', engines.names())
 def test_install_advice_fits_the_interpreter(engine):
     advice = engines.engine_install_advice(engine)
     assert sys.executable in advice
@@ -257,6 +256,49 @@ def test_install_advice_fits_the_interpreter(engine):
         assert 'no wheels' in advice and sys.executable + ' -m pip' not in advice
     if engine == 'theano' and py >= (3, 10):
         assert sys.executable + ' -m pip install "keras_backend[theano]"' in advice
+    if engine == 'jax':
+        if py >= (3, 11):
+            assert sys.executable + ' -m pip install "keras_backend[jax]"' in advice
+        else:
+            assert 'JAX needs Python 3.11+' in advice and sys.executable + ' -m pip' not in advice
+
+
+@pytest.mark.parametrize('version', [(3, 6), (3, 10)])
+def test_jax_advice_names_python_311_below_it(version, monkeypatch):
+    # JAX installs on Python 3.11+ only: below it, pip install "keras_backend[jax]" would
+    # install nothing, so the advice names this interpreter and one that works.
+    monkeypatch.setattr(sys, 'version_info', version + (0, 'final', 0))
+    advice = engines.engine_install_advice('jax')
+    here = 'Python %d.%d (%s)' % (version[0], version[1], sys.executable)
+    assert advice == ('JAX needs Python 3.11+; this is %s. Install it for a Python 3.11+ '
+                      'interpreter with: python3.11 -m pip install "keras_backend[jax]"' % here)
+    assert engines.install_advice('jax', version, '/x/python') == advice.replace(
+        sys.executable, '/x/python')
+
+
+def test_jax_advice_on_python_311_is_the_pip_command():
+    assert engines.install_advice('jax', (3, 11), '/x/python') == (
+        'Install it for Python 3.11 (/x/python) with: '
+        '/x/python -m pip install "keras_backend[jax]"')
+    assert engines.install_advice('jax', (3, 13), 'py').endswith(
+        'py -m pip install "keras_backend[jax]"')
+
+
+def test_jax_import_error_carries_the_jax_advice(monkeypatch):
+    monkeypatch.setattr(sys, 'version_info', (3, 10, 0, 'final', 0))
+    error = engines.engine_import_error('JAX', 'jax', 'jax', ImportError('No module named jax'))
+    assert str(error).startswith("The JAX backend needs the 'jax' package, which could not be "
+                                 "imported (ImportError: No module named jax). JAX needs "
+                                 "Python 3.11+; this is Python 3.10 (")
+
+
+def test_theano_advice_between_its_two_configurations():
+    # Python 3.8 and 3.9: neither PyTensor (3.10+) nor Theano 1.0.5 (< 3.8) installs
+    assert engines.install_advice('theano', (3, 9), 'py') == (
+        'neither PyTensor (Python 3.10+) nor Theano 1.0.5 (Python < 3.8) installs on '
+        'Python 3.9 (py); use an interpreter in one of those ranges')
+    assert 'Install Theano 1.0.5 for' in engines.install_advice('theano', (3, 6), 'py')
+    assert engines.install_advice('no_such_engine', (3, 11), 'py') == ''
 
 
 def test_diagnostics_command(avail, home):
@@ -271,7 +313,7 @@ def test_diagnostics_command(avail, home):
     assert avail in lines['backend'] and '(env KERAS_BACKEND)' in lines['backend']
     assert 'float64' in lines['floatx'] and '(file)' in lines['floatx']
     assert '(default)' in lines['epsilon'] and '(default)' in lines['image_data_format']
-    for name in ('tensorflow', 'theano', 'cntk'):
+    for name in engines.names():
         assert lines[name].split()[1] in ('ok:', 'not', 'broken:')
     assert lines[avail].split()[1] == 'ok:'
 

@@ -92,10 +92,22 @@ _BACKEND_TEST = os.path.join('keras', 'backend', 'backend_test.py')
 # Keras 2.3.1 has no JAX module: our JAX adapter stands in for its TensorFlow one (the
 # conventions it follows: channels_last, TensorFlow's shapes and dtypes), so the file's
 # TensorFlow cases test it.
-_ENGINE_OF = {'keras_backend.tensorflow_backend': 'tensorflow',
-              'keras_backend.theano_backend': 'theano',
-              'keras_backend.cntk_backend': 'cntk',
-              'keras_backend.jax_backend': 'tensorflow'}
+def _keras_engine_of(backend):
+    """The Keras 2.3.1 engine whose backend module our adapter ``backend`` (an import path,
+    the run's KERAS_BACKEND) stands in for: its own name, or the engine table's
+    ``keras2_known_as`` (JAX: 'tensorflow'); None for anything but one of our adapters."""
+    if not backend.startswith('keras_backend.'):
+        # Keras' own backend: keras_backend is not imported in this run, and stays so
+        return None
+    # Keras imports our package first, as its external backend (keras_backend/__init__.py
+    # then shares Keras' config state); the table is read after that
+    import keras.backend  # noqa: F401
+    from keras_backend import engines
+    name = engines.canonical_backend(backend)
+    rows = engines.configurations(name)
+    if not rows:
+        return None
+    return rows[0].keras2_known_as or name
 
 
 #: keras/backend/__init__.py: the names it takes from its loader only for that engine
@@ -113,7 +125,7 @@ def _ours_as_keras_own():
     import sys
 
     name = os.environ.get('KERAS_BACKEND', '')
-    engine = _ENGINE_OF.get(name)
+    engine = _keras_engine_of(name)
 
     @contextlib.contextmanager
     def swapped():

@@ -56,7 +56,7 @@ def _generate_pages():
     for title, names in pages:
         lines = [title, '=' * len(title), '']
         if title == 'Keras 1 aliases':
-            lines += ['Names of the Keras 1 backend (seed 000), kept for old code. Each warns',
+            lines += ['Names of the Keras 1 backend, kept for old code. Each warns',
                       '``DeprecationWarning`` and calls its Keras 2 replacement.', '']
         lines += ['.. currentmodule:: keras_backend.backend', '']
         for name in names:

@@ -38,18 +38,16 @@ import sys
 
 import numpy as np
 
+from .. import engines as _engines
+
 __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', 'local_size',
            'engine', 'allreduce', 'allreduce_values', 'broadcast_values',
            'broadcast_variables', 'barrier', 'shard', 'shard_indices', 'WorkerLost',
            'DistributedOptimizer', 'BroadcastGlobalVariablesCallback', 'MetricAverageCallback']
 
-#: engine name -> module (in this package) that drives its collectives
-ENGINES = {
-    'tensorflow': 'keras_backend.distribute._tensorflow',
-    'theano': 'keras_backend.distribute._mpi',
-    'cntk': 'keras_backend.distribute._cntk',
-    'jax': 'keras_backend.distribute._jax',
-}
+#: engine name -> module (in this package) that drives its collectives (the ``collectives``
+#: column of the engine table, :data:`keras_backend.engines.TABLE`)
+ENGINES = dict((name, _engines.collectives_module(name)) for name in _engines.names())
 
 #: the environment the launcher gives each worker (MPI engines: mpiexec's own variables)
 ENV_RANK = 'KERAS_BACKEND_DISTRIBUTE_RANK'
@@ -95,13 +93,12 @@ def _env_int(names, default):
 def _configured_engine():
     """The engine of the adapter in use: one already imported, else the configuration's
     (KERAS_BACKEND, keras.json), read without importing an engine."""
-    from ..engines import canonical_backend, BUILTIN_BACKEND_NAMES
-    loaded = [e for e in BUILTIN_BACKEND_NAMES if 'keras_backend.%s_backend' % e in sys.modules]
+    loaded = [e for e in _engines.names() if _engines.adapter_module(e) in sys.modules]
     if len(loaded) == 1:
         return loaded[0]
     from ..config_file import resolve_settings
     settings = resolve_settings(write_default=False)[0]
-    return canonical_backend(settings['backend'])
+    return _engines.canonical_backend(settings['backend'])
 
 
 def init(timeout=None, engine=None):
@@ -117,7 +114,8 @@ def init(timeout=None, engine=None):
         timeout: seconds a collective may wait for the slowest worker before it raises
             :class:`WorkerLost` (float > 0). Default: ``$KERAS_BACKEND_DISTRIBUTE_TIMEOUT``
             (the launcher's ``--timeout``), else 300.
-        engine: 'tensorflow', 'theano', 'cntk' or 'jax'; default: the configured backend
+        engine: a backend name of the engine table (:data:`ENGINES`: 'tensorflow',
+            'theano', 'cntk' or 'jax'); default: the configured backend
             (``KERAS_BACKEND`` or keras.json, as ``keras_backend.backend`` reads them).
 
     Returns:

@@ -33,9 +33,13 @@ import time
 
 from . import (ENGINES, ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, ENV_TIMEOUT,
                _configured_engine)
+from .. import engines as _engines
 
 ENV_PIDDIR = 'KERAS_BACKEND_DISTRIBUTE_PIDDIR'
-MPI_ENGINES = ('theano', 'cntk')
+#: the engines whose workers run under ``mpiexec -n N`` (the ``workers`` column of the
+#: engine table, :data:`keras_backend.engines.TABLE`)
+MPI_ENGINES = tuple(name for name in _engines.names()
+                    if _engines.worker_start(name) == _engines.WORKERS_MPIEXEC)
 
 
 def free_ports(n):
@@ -62,8 +66,8 @@ def _parser():
     p.add_argument('-n', '--num-workers', type=int, required=True, metavar='N',
                    help='number of worker processes (>= 1)')
     p.add_argument('--backend', default=None,
-                   help='engine: tensorflow, theano, cntk or jax (default: KERAS_BACKEND or '
-                        'keras.json)')
+                   help='engine: %s (default: KERAS_BACKEND or keras.json)'
+                        % ', '.join(_engines.names()))
     p.add_argument('--timeout', type=float, default=None, metavar='SECONDS',
                    help='how long a collective waits for a slow worker before it raises '
                         'WorkerLost (default 300)')
@@ -185,9 +189,7 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
     module docstring). ``env``: the workers' base environment (default: this one's)."""
     if n < 1:
         raise ValueError('-n must be >= 1, got %d' % n)
-    engine = backend or _configured_engine()
-    from ..engines import canonical_backend
-    engine = canonical_backend(engine)
+    engine = _engines.canonical_backend(backend or _configured_engine())
     if engine not in ENGINES:
         raise ValueError('backend must be one of %s, got %r' % (', '.join(sorted(ENGINES)),
                                                                  engine))
@@ -207,7 +209,8 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
     job = _Job(engine, n, piddir)
     started = time.time()
     try:
-        if engine in MPI_ENGINES:
+        start = _engines.worker_start(engine)
+        if start == _engines.WORKERS_MPIEXEC:
             exe = mpiexec or shutil.which('mpiexec')
             if not exe:
                 raise RuntimeError('the %s engine runs its workers under mpiexec, which is not '
@@ -224,11 +227,12 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
                 _worker_command(script, args)
             job.procs.append(subprocess.Popen(cmd, env=e, start_new_session=True))
         else:
-            ports = free_ports(n if engine == 'tensorflow' else 1)
+            # TF_CONFIG: a port per worker; a coordinator (JAX): one port for all
+            ports = free_ports(n if start == _engines.WORKERS_TF_CONFIG else 1)
             for rank in range(n):
                 e = dict(base)
                 e[ENV_RANK], e[ENV_SIZE], e[ENV_LOCAL_RANK] = str(rank), str(n), str(rank)
-                if engine == 'tensorflow':
+                if start == _engines.WORKERS_TF_CONFIG:
                     e['TF_CONFIG'] = json.dumps({
                         'cluster': {'worker': ['127.0.0.1:%d' % p for p in ports]},
                         'task': {'type': 'worker', 'index': rank}})
