@@ -170,7 +170,7 @@ def save(folder):
 
 
 #: Keras' kernel conventions: True where an engine flips kernels (Theano convolves)
-FLIPPED = {'theano': True, 'tensorflow': False, 'cntk': False, 'jax': False}
+FLIPPED = keras_backend.keras2_compat.FLIPPED_KERNELS
 #: the layers whose kernels Keras converts, and which of their weights are kernels
 CONVERTED = {'Conv1D': (0,), 'Conv2D': (0,), 'Conv3D': (0,), 'Conv2DTranspose': (0,),
              'ConvLSTM2D': (0, 1)}
