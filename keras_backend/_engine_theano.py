@@ -65,6 +65,7 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``freeze_rng(rng)``: stop advancing generator ``rng`` between calls.
 - ``forget_draws()``: drop the random state that ``clear_session`` drops.
 - ``assert_true(value, condition, message)``: ``value`` behind a run-time check of ``condition``.
+- ``provide_theano_names()``: make importable the ``theano`` names Keras 2 libraries use, when Keras 2.3.1 loads the adapter.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -97,7 +98,7 @@ __all__ = [
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
     'batched_dot', 'conv2d', 'pool', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
     'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
-    'freeze_rng', 'forget_draws', 'assert_true',
+    'freeze_rng', 'forget_draws', 'assert_true', 'provide_theano_names',
 ]
 
 ENGINE = 'theano'
@@ -793,3 +794,8 @@ def _add_matmul():
 
 
 _add_matmul()
+
+
+def provide_theano_names():
+    """Keras 2.3.1 loads the adapter: nothing to do, this engine is ``theano`` itself."""
+    return False

@@ -2858,12 +2858,10 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 # ---------------------------------------------------------------------------
 
 def _adopted_by_keras2():
-    """Keras 2.3.1 is loading this adapter as its backend: on PyTensor, the Theano names
-    Keras 2 libraries import (``from theano import tensor as T``) are served by PyTensor
-    (:mod:`keras_backend._theano_names_on_pytensor`) unless a real ``theano`` imports."""
-    if ENGINE == 'pytensor':
-        from . import _theano_names_on_pytensor
-        _theano_names_on_pytensor.install()
+    """Keras 2.3.1 is loading this adapter as its backend: the Theano names Keras 2 libraries
+    import (``from theano import tensor as T``) are made importable (on PyTensor, served by
+    PyTensor unless a real ``theano`` imports)."""
+    _engine.provide_theano_names()
 
 
 def _preprocess_conv2d_input(x, data_format):
