@@ -3648,6 +3648,11 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 # Keras runs on it (keras2_compat.adopt_engine_name).
 # ---------------------------------------------------------------------------
 
+#: the device CNTK computes on (Keras' own CNTK module had it; Keras' tests read
+#: ``load_backend.dev.type()`` to skip what CNTK runs only on a GPU)
+dev = C.device.use_default_device()
+
+
 def _moments(x, axes=None, shift=None, keep_dims=False):
     """Mean and population variance of ``x`` over ``axes`` (a list of ints), computed on data
     shifted by ``shift`` (default: the mean itself, held constant for the gradient), which
