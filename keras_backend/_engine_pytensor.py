@@ -11,7 +11,10 @@ records them; :func:`fix_broadcast` has nothing to fix; random draws use a
 seeded shared numpy ``Generator`` each, whose next state ``function`` must
 add as an update (:func:`rng_updates`); :func:`default_mode` is the C ``cvm``
 linker with the ``fast_run`` rewrites (the numba default takes minutes on a
-first CNN call).
+first CNN call); new variables record no creation stack
+(``traceback__limit=0`` unless the user's flags set it: the rewrites' copies
+of those stacks grow exponentially, issue 33) and :func:`compiling` makes a
+failing rewrite raise.
 
 Interface: the names every engine module provides (its ``__all__``, in this
 order), each with its contract. The list is the same text in every engine
@@ -53,6 +56,7 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``log_softmax(x, axis)``: log-softmax along the int ``axis``, stable.
 - ``scan(fn, shape_of, **kwargs)``: the outputs of ``th.scan``; ``shape_of``: static shapes.
 - ``default_mode()``: the compile mode when neither caller nor flags chose one (None: engine's).
+- ``compiling()``: a context manager the adapter compiles in (``th.function``): engine flags for compiling.
 - ``random_draw(kind, seed, size, dtype, **params)``: a seeded 'normal'/'uniform' draw.
 - ``rng_mark()``: a marker of the random draws made so far, for ``rng_updates_since``.
 - ``rng_updates_since(mark)``: (generator, its next state or None) of the draws since ``mark``.
@@ -92,7 +96,7 @@ __all__ = [
     'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
     'batched_dot', 'conv2d', 'pool', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
-    'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
+    'default_mode', 'compiling', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
     'freeze_rng', 'forget_draws', 'assert_true', 'provide_theano_names',
 ]
 
@@ -118,6 +122,33 @@ def _configure_blas():
 
 
 _configure_blas()
+
+
+def _user_set(name):
+    """True when the engine flag ``name`` came from the user's flags or rc file."""
+    var = th.config._config_var_dict.get(name)
+    return var is None or not var.is_default
+
+
+def _drop_creation_traces():
+    """Record no creation stack on new variables (``traceback__limit=0``)
+    unless the user's flags or rc file set ``traceback__limit``.
+
+    PyTensor's default (8 frames per variable) makes compiling blow up:
+    its rewrites concatenate the traces of a replaced node's inputs and
+    outputs onto the replacement (``copy_stack_trace``), and where the
+    replacement is one of those inputs (``local_useless_switch`` on
+    ``switch(c, a, a)`` -> ``a``) its trace triples, once per such switch
+    sharing the merged constant ``a``: ``3**k`` entries. The slice arithmetic
+    its subtensor and scan rewrites generate for Keras' masked bidirectional
+    LSTMs gives 4 such switches per layer: 5 layers reach 3**20 entries (the
+    24 GB of issue 33). With no creation trace there is nothing to copy.
+    See docs/semantics.md (PyTensor: traces of rewritten graphs)."""
+    if not _user_set('traceback__limit'):
+        th.config.traceback__limit = 0
+
+
+_drop_creation_traces()
 
 
 def _is_var(x):
@@ -248,6 +279,17 @@ def default_mode():
         mode = None
     _MODE_CACHE.append(mode)
     return mode
+
+
+def compiling():
+    """``config.change_flags(on_opt_error='raise')`` unless the user chose
+    ``on_opt_error`` (flags, rc file or code): a rewrite that fails during the
+    compile (a ``MemoryError`` included) raises instead of being logged and
+    skipped, which leaves a graph the rewrite did not finish and the time
+    and memory it spent. Else no change."""
+    if _user_set('on_opt_error') or str(th.config.on_opt_error) != 'warn':
+        return th.config.change_flags()
+    return th.config.change_flags(on_opt_error='raise')
 
 
 # ---------------------------------------------------------------------------

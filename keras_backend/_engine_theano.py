@@ -58,6 +58,7 @@ module; ``tests/test_theano_specific.py`` checks it.
 - ``log_softmax(x, axis)``: log-softmax along the int ``axis``, stable.
 - ``scan(fn, shape_of, **kwargs)``: the outputs of ``th.scan``; ``shape_of``: static shapes.
 - ``default_mode()``: the compile mode when neither caller nor flags chose one (None: engine's).
+- ``compiling()``: a context manager the adapter compiles in (``th.function``): engine flags for compiling.
 - ``random_draw(kind, seed, size, dtype, **params)``: a seeded 'normal'/'uniform' draw.
 - ``rng_mark()``: a marker of the random draws made so far, for ``rng_updates_since``.
 - ``rng_updates_since(mark)``: (generator, its next state or None) of the draws since ``mark``.
@@ -97,7 +98,7 @@ __all__ = [
     'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
     'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
     'batched_dot', 'conv2d', 'pool', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
-    'default_mode', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
+    'default_mode', 'compiling', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
     'freeze_rng', 'forget_draws', 'assert_true', 'provide_theano_names',
 ]
 
@@ -689,6 +690,18 @@ def _scan_body(fn, kwargs, shape_of):
 def default_mode():
     """None: Theano compiles with its own default mode."""
     return None
+
+
+def compiling():
+    """``change_flags(on_opt_error='raise')`` unless the user chose
+    ``on_opt_error`` (flags, rc file or code): an optimization that fails
+    during the compile (a ``MemoryError`` included) raises instead of being
+    logged and skipped. Else no change."""
+    from theano.configparser import change_flags
+    param = [p for p in th.configparser._config_var_list if p.fullname == 'on_opt_error'][0]
+    if not param.is_default or str(th.config.on_opt_error) != 'warn':
+        return change_flags()
+    return change_flags(on_opt_error='raise')
 
 
 # ---------------------------------------------------------------------------

@@ -166,6 +166,14 @@ def _default_mode():
     return mode
 
 
+def _compile(inputs, outputs, **kwargs):
+    """``th.function`` in the engine module's ``compiling()`` flags: a rewrite
+    that fails while compiling (``MemoryError`` included) raises rather than
+    being skipped, unless the user's flags chose ``on_opt_error``."""
+    with _engine.compiling():
+        return th.function(inputs, outputs, **kwargs)
+
+
 def _normalize_dtype(dtype, where='dtype'):
     """``dtype`` as a numpy dtype name (``floatx()`` when None).
 
@@ -691,7 +699,7 @@ def eval(x):
     if fn is None:
         y = _engine.fix_broadcast([x])[0]
         try:
-            fn = th.function([], y, givens=_givens_for([y], []), mode=_default_mode(),
+            fn = _compile([], y, givens=_givens_for([y], []), mode=_default_mode(),
                              updates=_engine.rng_updates([y], []), on_unused_input='ignore')
         except Exception as e:
             if type(e).__name__ != 'MissingInputError':
@@ -1614,8 +1622,8 @@ class Function(object):
         kwargs.setdefault('allow_input_downcast', True)
         if kwargs.get('mode') is None:
             kwargs['mode'] = _default_mode()
-        self._fn = th.function(self.inputs, outputs, updates=pairs, givens=givens,
-                               name=name, **kwargs)
+        self._fn = _compile(self.inputs, outputs, updates=pairs, givens=givens,
+                            name=name, **kwargs)
 
     def __call__(self, inputs):
         if isinstance(inputs, dict):

@@ -327,3 +327,52 @@ def test_full_padding_conv2d_transpose_is_the_adjoint(TK, strides):
 def test_full_padding_is_refused_by_pooling(TK):
     with pytest.raises(ValueError, match='padding'):
         TK.pool2d(TK.constant(randn(1, 4, 4, 1)), (2, 2), padding='full')
+
+
+# ---------------------------------------------------------------------------
+# Compiling: failed rewrites raise, PyTensor records no creation stacks (issue 33)
+# ---------------------------------------------------------------------------
+
+def _switch_rewrite(K):
+    """The engine's rewrite of ``switch(c, a, a)`` and the name of its function attribute."""
+    if K.ENGINE == 'pytensor':
+        from pytensor.tensor.rewriting.basic import local_useless_switch
+        return local_useless_switch, 'fn'
+    from theano.tensor.opt import local_useless_switch
+    return local_useless_switch, 'transform'
+
+
+def test_function_raises_a_rewrite_failure(TK, monkeypatch):
+    """An engine rewrite that fails while ``function`` compiles (here a ``MemoryError``,
+    as PyTensor's rewrites raised on issue 33's model) raises from ``function``: the
+    engines' own default (``on_opt_error=warn``) logs it and compiles on without it."""
+    K = TK
+    rewrite, attr = _switch_rewrite(K)
+
+    def out_of_memory(*args):
+        raise MemoryError('rewrite failed')
+    monkeypatch.setattr(rewrite, attr, out_of_memory)
+    x = K.placeholder(shape=(None, 3))
+    y = K.switch(K.greater(x, 0.), x * 2., -x)
+    with pytest.raises(MemoryError, match='rewrite failed'):
+        K.function([x], [y])
+    # the engine's flag is left as it was outside the compile
+    assert str(K.th.config.on_opt_error) == 'warn'
+
+
+def test_graph_variables_record_no_creation_stack(TK):
+    """PyTensor: ``traceback__limit`` is 0 (the user's flags did not set it), so the
+    graphs the adapter builds carry no creation stacks for PyTensor's rewrites to copy
+    (they copied them into 3**k entries on issue 33's model). Theano 1.0.5 keeps its own
+    default."""
+    K = TK
+    if K.ENGINE != 'pytensor':
+        pytest.skip('PyTensor only: Theano 1.0.5 keeps its traceback.limit')
+    if 'traceback__limit' in os.environ.get('PYTENSOR_FLAGS', ''):
+        pytest.skip('traceback__limit set in PYTENSOR_FLAGS')
+    assert K.th.config.traceback__limit == 0
+    x = K.placeholder(shape=(None, 3))
+    y = K.sum(K.switch(K.greater(x, 0.), K.exp(x), K.zeros_like(x)), axis=1)
+    nodes = list(K._engine.ancestors([y]))
+    assert len(nodes) > 4
+    assert [v for v in nodes if getattr(v.tag, 'trace', [])] == []
