@@ -24,7 +24,8 @@ On every engine the process must exit cleanly with a finite loss, its ``ru_maxrs
 stay under 3 GB, and its stderr must not mention a ``MemoryError``: the engines' rewriters
 log a failed rewrite and go on (PyTensor's and Theano's ``on_opt_error=warn``), so a
 swallowed one would otherwise pass unseen. The Theano engines compile in their
-compiledir (CI shares it): warm, the five heads take about a minute to compile there.
+compiledir (CI shares it): warm, the five heads' train function compiles in about 17 s on
+PyTensor and 40 s on Theano 1.0.5 (a cold Theano 1.0.5 compiledir: about 5 minutes).
 """
 import json
 import os
