@@ -69,7 +69,7 @@ def test_rnn_hoists_outer_dropout_mask_and_differentiates(TK):
     def step(x, states):
         if 'mask' not in cache:     # as Keras' recurrent cells: drawn on the first call
             ones = K.ones_like(x)
-            cache['mask'] = K.in_train_phase(K.dropout(ones, 0.5), ones)
+            cache['mask'] = K.in_train_phase(K.dropout(ones, 0.5, seed=5), ones)
         h = K.tanh(K.dot(x * cache['mask'], w) + states[0])
         h._uses_learning_phase = True       # what Keras' cells set with dropout
         return h, [h]
