@@ -1380,7 +1380,13 @@ def dtype(x):
 def eval(x):
     """A graph tensor is computed by a ``function`` compiled once per tensor (so it reads
     the variables' current values); an update is run once and the variable's new value
-    returned; sparse tensors come back dense."""
+    returned; sparse tensors come back dense. Runs eagerly also where the symbolic graph is
+    the default one (inside ``name_scope``: Keras reads and sets weights there)."""
+    with tf.init_scope():
+        return _eval_eagerly(x)
+
+
+def _eval_eagerly(x):
     if isinstance(x, _Update):
         return x.run()
     if isinstance(x, tf.Variable):

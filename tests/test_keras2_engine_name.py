@@ -222,3 +222,32 @@ def test_keras_engine_branches_take_the_engine(engine, tmp_path):
         assert 'tf.keras.metrics.MeanIoU is not available' in out['mean_iou']
     else:   # Keras' own refusal on engines other than TensorFlow
         assert 'only with TensorFlow backend' in out['mean_iou']
+
+
+@pytest.mark.skipif('tensorflow' not in requested_backends(),
+                    reason='tensorflow not among KERAS_BACKEND_TESTS')
+def test_tensorflow_ops_inside_keras_layers(tmp_path):
+    """On TensorFlow, Keras 2.3.1 takes its TensorFlow-only branches (clipnorm's
+    tf.scalar_mul) and users call tf ops in layers: they build in the adapter's graph, and
+    weights set inside a layer's scope (``weights=``) are read and written eagerly."""
+    out = _keras2('tensorflow', '''
+        import json
+        import numpy as np
+        import tensorflow as tf
+        import keras
+        from keras import layers as L
+        m = keras.models.Sequential([
+            L.Dense(3, input_shape=(2,), weights=[np.ones((2, 3)), np.zeros(3)]),
+            L.Lambda(lambda t: tf.nn.relu(t - 2.5)),
+            L.Dense(1, kernel_initializer='ones')])
+        m.compile(keras.optimizers.SGD(0.1, clipnorm=0.5), 'mse')
+        before = m.predict(np.array([[1., 2.]])).tolist()
+        m.fit(np.array([[1., 2.]]), np.array([[0.]]), epochs=1, verbose=0)
+        print(json.dumps({'before': before, 'after': m.predict(np.array([[1., 2.]])).tolist(),
+                          'kernel': m.layers[0].get_weights()[0].tolist()}))
+    ''', tmp_path)
+    # x = [1, 2]: dense -> [3, 3, 3], relu(t - 2.5) -> 0.5 each, dense(ones) -> 1.5
+    np.testing.assert_allclose(out['before'], [[1.5]], atol=1e-6)
+    # one SGD step on (1.5 - 0)^2 with the global gradient norm clipped to 0.5 lowers it
+    assert out['after'][0][0] < 1.5
+    assert not np.allclose(out['kernel'], np.ones((2, 3)))
