@@ -73,6 +73,7 @@ from __future__ import absolute_import, division, print_function
 import numpy as np
 
 from . import blas as _blas
+from . import shape_rules
 
 import theano as th
 import theano.tensor as T
@@ -771,13 +772,7 @@ def _operand(value):
     numpy arrays and lists of numbers as numpy arrays."""
     if isinstance(value, Variable):
         return value if isinstance(value.type, T.TensorType) else None
-    if not isinstance(value, (bool, int, float, np.generic, np.ndarray, list, tuple)):
-        return None
-    try:
-        value = np.asarray(value)
-    except (TypeError, ValueError):
-        return None
-    return value if value.dtype.kind in 'biuf' else None
+    return shape_rules.numeric_operand(value)
 
 
 def _matmul(reflected):

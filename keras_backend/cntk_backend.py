@@ -865,13 +865,7 @@ def _operand(value):
     holding tensors, other libraries' tensors) is not an operand."""
     if _is_engine_tensor(value):
         return value
-    if not isinstance(value, (bool, int, float, np.generic, np.ndarray, list, tuple)):
-        return None
-    try:
-        value = np.asarray(value)
-    except (TypeError, ValueError):
-        return None
-    return value if value.dtype.kind in 'biuf' else None
+    return shape_rules.numeric_operand(value)
 
 
 def _floor_divide(x, y):
@@ -2801,21 +2795,18 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     ``alpha``, ``max_value`` and ``threshold`` may be tensors (broadcast against ``x``)."""
     x = _to_tensor(x)
 
-    def param(v):
-        return _param_like(x, v)
-
     def is_zero(v):
         return not _is_engine_tensor(v) and np.all(np.asarray(v) == 0)
 
-    thr = None if is_zero(threshold) else param(threshold)
+    thr = None if is_zero(threshold) else _param_like(x, threshold)
     if thr is not None:
         kept = x * C.greater(x, thr)
     else:
         kept = C.relu(x)
     if max_value is not None:
-        kept = C.clip(kept, _constant_like(x, 0.), param(max_value))
+        kept = C.clip(kept, _constant_like(x, 0.), _param_like(x, max_value))
     if not is_zero(alpha):
-        kept = kept - param(alpha) * C.relu((thr if thr is not None else param(0.)) - x)
+        kept = kept - _param_like(x, alpha) * C.relu((thr if thr is not None else _param_like(x, 0.)) - x)
     return kept
 
 

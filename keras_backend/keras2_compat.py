@@ -224,9 +224,6 @@ class _PatchAfterImport(object):
         self.name = name
         self.patch = patch
 
-    def find_module(self, fullname, path=None):   # Python < 3.4 protocol: not used
-        return None
-
     def find_spec(self, fullname, path=None, target=None):
         if fullname != self.name:
             return None

@@ -344,3 +344,22 @@ def clip_bounds(min_value, max_value):
             and hi < lo:
         hi = lo
     return lo, hi
+
+
+def numeric_operand(value):
+    """``value`` as a numpy array when it is a Python or numpy number, a numpy array or a
+    (nested) list or tuple of numbers; None for anything else (strings, None, complex
+    numbers, lists holding tensors): the rule the adapters' Python operators use for a
+    non-tensor operand before answering ``NotImplemented``.
+
+    Example:
+        >>> numeric_operand([1, 2]).tolist(), numeric_operand('a')
+        ([1, 2], None)
+    """
+    if not isinstance(value, (bool, int, float, np.generic, np.ndarray, list, tuple)):
+        return None
+    try:
+        value = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return value if value.dtype.kind in 'biuf' else None

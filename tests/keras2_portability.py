@@ -101,10 +101,6 @@ BRANCHES = _branches()
 NAMES = [b[0] for b in BRANCHES]
 
 
-def K_int_shape(x):
-    return keras.backend.int_shape(x)
-
-
 def build():
     """The model (a fresh one each call: same names, same architecture)."""
     inputs, outputs = [], []
@@ -112,7 +108,7 @@ def build():
         x = L.Input(shape, dtype='int32' if kind == 'int' else None, name='in_' + name)
         inputs.append(x)
         h = branch(x)
-        outputs.append(L.Flatten(name='out_' + name)(h) if len(K_int_shape(h)) > 2 else h)
+        outputs.append(L.Flatten(name='out_' + name)(h) if len(keras.backend.int_shape(h)) > 2 else h)
     model = keras.models.Model(inputs, outputs)
     model.compile('sgd', 'mse')
     return model

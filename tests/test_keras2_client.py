@@ -53,6 +53,19 @@ def run_keras2(engine, args, cwd=None):
                           stderr=subprocess.PIPE, env=env, universal_newlines=True, cwd=cwd)
 
 
+def run_keras2_script(engine, code, tmp_path):
+    """Write ``code`` (dedented) to a script in ``tmp_path`` and run it with Keras 2.3.1 on our
+    adapter for ``engine``; return the JSON of its last line (skip without Keras 2.3.1)."""
+    import textwrap
+    script = tmp_path / 'script.py'
+    script.write_text(textwrap.dedent(code))
+    proc = run_keras2(engine, [str(script)], cwd=str(tmp_path))
+    if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
+        pytest.skip(NO_KERAS2)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def _client_results(engine):
     """Run the client once per engine (cached); return its JSON or skip with the reason."""
     if engine in _RESULTS:

@@ -6,14 +6,13 @@ once, at import): ``keras.backend.backend()``, a library that dispatches on it t
 keras-contrib's ``keras_contrib.backend`` does (its modules import from
 ``keras.backend.<engine>_backend``), and Keras' own branches on the name.
 """
-import json
 import textwrap
 
 import numpy as np
 import pytest
 
 from conftest import requested_backends
-from test_keras2_client import NO_KERAS2, run_keras2
+from test_keras2_client import run_keras2_script
 
 
 def keras_name(engine):
@@ -84,13 +83,7 @@ def _keras2(engine, code, tmp_path):
     for name, text in LIBRARY.items():
         (tmp_path / 'dispatching_lib').mkdir(exist_ok=True)
         (tmp_path / 'dispatching_lib' / name).write_text(textwrap.dedent(text))
-    script = tmp_path / 'case.py'
-    script.write_text(textwrap.dedent(code))
-    proc = run_keras2(engine, [str(script)], cwd=str(tmp_path))
-    if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
-        pytest.skip(NO_KERAS2)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_keras2_script(engine, code, tmp_path)
 
 
 @pytest.mark.parametrize('engine', requested_backends())

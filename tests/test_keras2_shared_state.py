@@ -6,26 +6,18 @@ Keras' own ``K.set_floatx`` / ``set_epsilon`` / ``set_image_data_format`` reach
 the adapter, and a model saved to HDF5 (``save``, ``save_weights``) loads back
 with the same predictions on today's NumPy (``keras2_compat``).
 """
-import json
-import textwrap
 
 import pytest
 
 from conftest import load_adapter, requested_backends
-from test_keras2_client import NO_KERAS2, run_keras2
+from test_keras2_client import run_keras2_script
 
 
 def _keras2(engine, code, tmp_path):
     module, reason = load_adapter(engine)
     if module is None:
         pytest.skip('%s backend not importable here: %s' % (engine, reason))
-    script = tmp_path / 'script.py'
-    script.write_text(textwrap.dedent(code))
-    proc = run_keras2(engine, [str(script)], cwd=str(tmp_path))
-    if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
-        pytest.skip(NO_KERAS2)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_keras2_script(engine, code, tmp_path)
 
 
 @pytest.mark.parametrize('engine', requested_backends())
