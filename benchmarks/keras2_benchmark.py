@@ -292,6 +292,7 @@ def worker(engine, side, name, epochs, batch):
     timer = EpochTimer()
     start = time.perf_counter()
     model.compile(optimizer='adam', loss='categorical_crossentropy')
+    build_times = train_function_build(keras, model) if side.startswith('ours') else {}
     hist = model.fit(inputs, targets, batch_size=batch, epochs=epochs, shuffle=False, verbose=0,
                      callbacks=[timer])
     epoch_s = [e - b for b, e in zip(timer.begin, timer.end)]
@@ -308,6 +309,7 @@ def worker(engine, side, name, epochs, batch):
         'samples': int(len(inputs)),
         'python': platform.python_version(),
     }
+    result.update(build_times)
     engine_mod = sys.modules.get(ENGINE_MODULE[engine])
     result['engine_version'] = str(getattr(engine_mod, '__version__', 'not imported'))
     ours = sys.modules.get('keras_backend')
@@ -391,6 +393,33 @@ def run_one(args, side, name):
             'traceback': '\n'.join(err[-30:])}
 
 
+def train_function_build(keras, model):
+    """Build Keras 2.3.1's train function now (``fit`` would build it first); return
+    ``{'build_s': ..., 'function_s': ...}``: the seconds spent building the graph on the
+    Python side (the layers' losses, the optimizer's updates: every backend call Keras
+    makes), and the seconds inside ``K.function`` (where the engine prepares or compiles
+    the program)."""
+    backend = keras.backend
+    function = backend.function
+    inside = []
+
+    def timed_function(*args, **kwargs):
+        begin = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            inside.append(time.perf_counter() - begin)
+
+    backend.function = timed_function
+    try:
+        begin = time.perf_counter()
+        model._make_train_function()
+        total = time.perf_counter() - begin
+    finally:
+        backend.function = function
+    return {'build_s': total - sum(inside), 'function_s': sum(inside)}
+
+
 def describe(result):
     if 'error' in result:
         return 'ERROR %s' % result['error']
@@ -411,6 +440,9 @@ def summarize(runs):
     steady = [r['steady_s'] for r in good if r['steady_s'] is not None]
     out['steady'] = float(np.median(steady)) if steady else None
     out['loss'] = float(np.median([r['final_loss'] for r in good]))
+    for key in ('build_s', 'function_s'):
+        values = [r[key] for r in good if key in r]
+        out[key] = float(np.median(values)) if values else None
     return out
 
 
@@ -490,6 +522,8 @@ def parse_args():
                         help='the keras_backend checkout to benchmark (default: %(default)s)')
     parser.add_argument('--cold', action='store_true',
                         help='an empty Theano/PyTensor compile cache for every process')
+    parser.add_argument('--sides', help='comma-separated sides to run (default: all of the '
+                        'engine\'s; e.g. ours)')
     parser.add_argument('--timeout', type=int, default=1800, help='seconds per worker process')
     parser.add_argument('--worker', help=argparse.SUPPRESS)
     parser.add_argument('--model', help=argparse.SUPPRESS)
@@ -510,6 +544,13 @@ def main():
                  % (', '.join(unknown), ', '.join(MODELS)))
     args.repo = os.path.abspath(args.repo)
     sides, notes = preflight(args.engine)
+    if args.sides:
+        wanted = [w.strip() for w in args.sides.split(',') if w.strip()]
+        bad = [w for w in wanted if w not in [side for side, _ in sides]]
+        if bad or 'ours' not in wanted:
+            sys.exit('keras2_benchmark: --sides must name ours and sides of %s (%s); got %s'
+                     % (args.engine, ', '.join(side for side, _ in sides), args.sides))
+        sides = [sd for sd in sides if sd[0] in wanted]
     for note in notes:
         print(note)
     sys.stdout.flush()
@@ -556,6 +597,17 @@ def main():
             errors = sorted(set(res['error'] for res in runs[side][name] if 'error' in res))
             for err in errors:
                 print('%s on %s failed: %s' % (name, side, err))
+    print('\nKeras 2.3.1 train function, ours: build = the Python side (every backend call '
+          'of the layers\' losses and the optimizer\'s updates); K.function = the call that '
+          'prepares the engine program\n')
+    print('| model | build (s) | K.function (s) |')
+    print('|---|---|---|')
+    for name in models:
+        o = med['ours'][name]
+        print('| %s | %s | %s |' % (name, _cell(o, 'build_s', '%.3f') if 'error' not in o
+                                     and o.get('build_s') is not None else 'n/a',
+                                     _cell(o, 'function_s', '%.3f') if 'error' not in o
+                                     and o.get('function_s') is not None else 'n/a'))
     anchors = sides[1:]
     if anchors:
         for side, label in anchors:

@@ -186,16 +186,51 @@ def documented(fn, name, engine=None):
 ENGINE_TITLES = engines.ENGINE_TITLES
 
 
-def install(namespace, engine):
-    """Finish an adapter module: attach the docs and add the Keras 1 aliases.
+def install(namespace, ops):
+    """Make an engine package's namespace the public adapter: the checked API.
 
-    ``namespace`` is the adapter's ``globals()``; ``engine`` the adapter's
-    ``ENGINE`` (the ``engine`` column of :data:`keras_backend.engines.TABLE`,
-    e.g. 'pytensor'), shown by its title in the engine notes. Names the
-    adapter takes from :mod:`keras_backend.common` get the shared text only.
+    ``namespace`` is the ``globals()`` of the adapter package
+    (``keras_backend.<engine>_backend/__init__.py``); ``ops`` is the engine's
+    ``ops`` module, whose functions are the engine-level API functions: they
+    call each other directly, never through the checks. ``install``
+
+    * copies every name of ``ops`` that ``namespace`` lacks (the private
+      helpers that Keras 2.3.1 and libraries read, such as TensorFlow's
+      ``_is_tf_1``);
+    * gives each API function of ``ops`` its one docstring (:func:`documented`;
+      an adapter's own docstring becomes the engine note, shown under the
+      title of ``ops.ENGINE``) and puts it into ``namespace`` behind its
+      argument checks (:func:`keras_backend.checks.wrap`, checking against
+      ``ops``);
+    * adds the Keras 1 aliases of :data:`LEGACY_NAMES`;
+    * lets Keras 2.3.1 see the engine's name
+      (:func:`keras_backend.keras2_compat.adopt_engine_name`).
+
+    An engine's own per-op wrapper (TensorFlow's graph placement, the
+    ``_keras_shape`` that Theano-style engines record) is a decorator in its
+    ``core`` module, applied where the op is defined in ``ops``.
     """
     from . import checks
     module = sys.modules[namespace['__name__']]
+    if not inspect.ismodule(ops):    # the one-file form: ``install(globals(), ENGINE)``
+        return _install_in_place(namespace, ops, module)
+    for name, value in vars(ops).items():
+        if not name.startswith('__'):
+            namespace.setdefault(name, value)
+    engine = ENGINE_TITLES.get(str(ops.ENGINE).lower(), str(ops.ENGINE))
+    for name in API_NAMES:
+        fn = getattr(ops, name, None)
+        if fn is None:
+            continue
+        documented(fn, name, None if name in COMMON_NAMES else engine)
+        namespace[name] = checks.wrap(fn, name, ops)
+    namespace.update(legacy_aliases(module))
+    from . import keras2_compat
+    keras2_compat.adopt_engine_name(module)
+
+
+def _install_in_place(namespace, engine, module):
+    from . import checks
     engine = ENGINE_TITLES.get(str(engine).lower(), str(engine))
     for name in API_NAMES:
         fn = namespace.get(name)

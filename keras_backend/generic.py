@@ -1,0 +1,73 @@
+"""API functions written once, on top of other API functions of the same engine.
+
+Some API names compute the same thing on every engine out of the engine's other
+API functions (``batch_set_value`` is ``set_value`` on each pair). Each is written
+here once. An engine's ``ops`` module binds it to itself by passing the module (the
+engine-level functions, not the checked public ones)::
+
+    _K = sys.modules[__name__]
+    batch_set_value = generic.batch_set_value(_K)
+
+Each call returns a new function object, so that every engine's function carries
+its own docstring and engine note (``keras_backend.api.install``). The functions
+look the engine's functions up when they run, so the module may bind them before it
+defines those.
+"""
+
+
+def batch_set_value(K):
+    """The API's ``batch_set_value`` on the engine whose ops module is ``K``:
+    ``K.set_value`` of each ``(variable, value)`` pair, in order (the shared checks
+    have refused a bad pair before any value is written)."""
+    def batch_set_value(tuples):
+        for x, value in tuples:
+            K.set_value(x, value)
+    return batch_set_value
+
+
+def get_variable_shape(K):
+    """The API's ``get_variable_shape`` on ``K``: ``K.int_shape`` of the variable."""
+    def get_variable_shape(x):
+        return K.int_shape(x)
+    return get_variable_shape
+
+
+def unchanged(name, why):
+    """The API's ``symbolic`` or ``eager`` (``name``) on an engine with one mode only:
+    ``func`` returned unchanged; ``why`` (the engine note) says why."""
+    def decorator(func):
+        return func
+    decorator.__name__ = name
+    decorator.__doc__ = why
+    return decorator
+
+
+def unrolled_rnn(K, step_function, inputs, initial_states, go_backwards=False, mask=None,
+                 constants=None, steps=None):
+    """The ``rnn(..., unroll=True)`` loop on the engine whose ops module is ``K``.
+
+    Calls ``step_function`` once per time step in Python (``steps`` steps, the static
+    time length), so the graph holds one copy of the step per time step. Where
+    ``mask`` (``(batch, time)``, nonzero = keep) is 0, the step's output repeats the
+    previous output (zeros before the first) and the states keep their values, as
+    Keras 2.3.1's backends do. Returns ``(last_output, outputs, new_states)`` with
+    ``outputs`` of shape ``(batch, time, ...)`` in the order of the steps taken.
+    The caller has checked the ranks and knows ``steps``.
+    """
+    constants = list(constants or [])
+    order = range(steps - 1, -1, -1) if go_backwards else range(steps)
+    states = list(initial_states)
+    outputs, prev = [], None
+    for t in order:
+        out, new_states = step_function(inputs[:, t], states + constants)
+        new_states = list(new_states)
+        if mask is not None:
+            keep = mask[:, t]
+            if prev is None:
+                prev = K.zeros_like(out)
+            out = K.switch(keep, out, prev)
+            new_states = [K.switch(keep, ns, s) for s, ns in zip(states, new_states)]
+        outputs.append(out)
+        prev = out
+        states = new_states
+    return outputs[-1], K.stack(outputs, axis=1), states
