@@ -1,7 +1,8 @@
 """Argument checks, written once, that every adapter runs before its engine sees a call.
 
 :func:`keras_backend.api.install` wraps each public function of an adapter
-with the checks that :data:`SPECS` declares for its name: the type and range
+with the checks that its name's ``SPECS`` entry declares (written beside its
+docstring, in its section's module of :mod:`keras_backend.api`): the type and range
 of each argument (ranks, axes, sizes, dtypes, paddings, data formats) and the
 shape agreements that static shapes already decide (contraction sizes of
 ``dot``/``batch_dot``, ``concatenate``/``stack`` shapes, convolution input
@@ -1062,215 +1063,10 @@ SEED = integer(allow_none=True)
 DT = dtype()
 
 
-def _reduction():
-    return {'x': T, 'axis': axes('x'), 'keepdims': BOOL}, []
-
-
-SPECS = {
-    # names without arguments: a call that does not bind raises TypeError naming them
-    'backend': ({}, []), 'epsilon': ({}, []), 'floatx': ({}, []),
-    'image_data_format': ({}, []), 'image_dim_ordering': ({}, []), 'reset_uids': ({}, []),
-    'clear_session': ({}, []), 'get_session': ({}, []), 'learning_phase': ({}, []),
-    'set_session': ({}, []), 'is_variable': ({}, []), 'is_tensor': ({}, []),
-    'is_placeholder': ({}, []),
-    'set_epsilon': ({'e': number(0, open_min=True, allow_tensor=False)}, []),
-    'set_floatx': ({'floatx': choice(('float16', 'float32', 'float64'),
-                                          type_error=ValueError)}, []),
-    'cast_to_floatx': ({'x': T}, []),
-    'set_image_data_format': ({'data_format': choice(DATA_FORMATS, type_error=ValueError)}, []),
-    'normalize_data_format': ({'value': DF}, []),
-    'set_image_dim_ordering': ({'dim_ordering': choice(('th', 'tf'), type_error=ValueError)},
-                               []),
-    'get_uid': ({'prefix': string(allow_none=False)}, []),
-    'set_learning_phase': ({'value': phase()}, []),
-    'learning_phase_scope': ({'value': phase()}, []),
-    'name_scope': ({'name': string(allow_none=False)}, []),
-    'manual_variable_initialization': ({'value': BOOL}, []),
-    'is_sparse': ({}, []),
-    'to_dense': ({'tensor': T}, []),
-    'variable': ({'value': tensor(allow_scipy_sparse=True), 'dtype': DT, 'name': NAME}, []),
-    'constant': ({'value': T, 'dtype': DT, 'shape': shape_arg(allow_tensor=False, allow_none=True), 'name': NAME},
-                 []),
-    'is_keras_tensor': ({}, []),
-    'placeholder': ({'shape': shape_arg(allow_none_dims=True, allow_tensor=False,
-                                         allow_none=True),
-                     'ndim': integer(0, allow_none=True), 'dtype': DT, 'sparse': BOOL,
-                     'name': NAME}, []),
-    'shape': ({'x': T}, []),
-    'int_shape': ({'x': T}, []),
-    'ndim': ({'x': T}, []),
-    'size': ({'x': T, 'name': NAME}, []),
-    'dtype': ({'x': T}, []),
-    'eval': ({'x': evaluable()}, []),
-    'zeros': ({'shape': shape_arg(), 'dtype': DT, 'name': NAME}, []),
-    'ones': ({'shape': shape_arg(), 'dtype': DT, 'name': NAME}, []),
-    'eye': ({'size': eye_size(), 'dtype': DT, 'name': NAME}, []),
-    'zeros_like': ({'x': T, 'dtype': DT, 'name': NAME}, []),
-    'ones_like': ({'x': T, 'dtype': DT, 'name': NAME}, []),
-    'identity': ({'x': T, 'name': NAME}, []),
-    'random_uniform_variable': ({'shape': shape_arg(allow_tensor=False), 'low': number(),
-                                 'high': number(), 'dtype': DT, 'name': NAME, 'seed': SEED}, []),
-    'random_normal_variable': ({'shape': shape_arg(allow_tensor=False), 'mean': number(),
-                                'scale': number(0), 'dtype': DT, 'name': NAME, 'seed': SEED}, []),
-    'count_params': ({'x': T}, [known_shape]),
-    'cast': ({'x': T, 'dtype': dtype(allow_none=False)}, []),
-    'update': ({'x': T, 'new_x': T}, [update_shapes('new_x')]),
-    'update_add': ({'x': T, 'increment': T}, [update_shapes('increment')]),
-    'update_sub': ({'x': T, 'decrement': T}, [update_shapes('decrement')]),
-    'moving_average_update': ({'x': T, 'value': T, 'momentum': number()},
-                              [variable_arg('x'), same_shape('x', 'value')]),
-    'dot': ({'x': T, 'y': T}, [dot_sizes]),
-    'batch_dot': ({'x': T, 'y': T}, [batch_dot_sizes]),
-    'transpose': ({'x': T}, []),
-    'gather': ({'reference': T, 'indices': T}, [gather_indices]),
-    'max': _reduction(), 'min': _reduction(), 'sum': _reduction(), 'prod': _reduction(),
-    'var': _reduction(), 'std': _reduction(), 'mean': _reduction(), 'any': _reduction(),
-    'all': _reduction(), 'logsumexp': _reduction(),
-    'cumsum': ({'x': T, 'axis': axis('x')}, []),
-    'cumprod': ({'x': T, 'axis': axis('x')}, []),
-    'argmax': ({'x': T, 'axis': axis('x')}, []),
-    'argmin': ({'x': T, 'axis': axis('x')}, []),
-    'square': ({'x': T}, []), 'abs': ({'x': T}, []), 'sqrt': ({'x': T}, []),
-    'exp': ({'x': T}, []), 'log': ({'x': T}, []), 'round': ({'x': T}, []),
-    'sign': ({'x': T}, []), 'sin': ({'x': T}, []), 'cos': ({'x': T}, []),
-    'pow': ({'x': T, 'a': T}, []),
-    'clip': ({'x': T, 'min_value': tensor(allow_none=True), 'max_value': tensor(allow_none=True)},
-             []),
-    'equal': ({'x': T, 'y': T}, [broadcastable()]),
-    'not_equal': ({'x': T, 'y': T}, [broadcastable()]),
-    'greater': ({'x': T, 'y': T}, [broadcastable()]),
-    'greater_equal': ({'x': T, 'y': T}, [broadcastable()]),
-    'less': ({'x': T, 'y': T}, [broadcastable()]),
-    'less_equal': ({'x': T, 'y': T}, [broadcastable()]),
-    'maximum': ({'x': T, 'y': T}, [broadcastable()]),
-    'minimum': ({'x': T, 'y': T}, [broadcastable()]),
-    'normalize_batch_in_training': ({'x': T, 'gamma': tensor(allow_none=True),
-                                     'beta': tensor(allow_none=True),
-                                     'reduction_axes': reduction_axes(),
-                                     'epsilon': number(0)}, []),
-    'batch_normalization': ({'x': T, 'mean': T, 'var': T, 'beta': tensor(allow_none=True),
-                             'gamma': tensor(allow_none=True), 'axis': axis('x'),
-                             'epsilon': number(0)}, [batch_norm_params]),
-    'concatenate': ({'tensors': tensor_list(), 'axis': integer()}, [concatenate_shapes]),
-    'reshape': ({'x': T, 'shape': shape_arg(allow_minus_one=True, allow_none_dims=True)},
-                [reshape_count]),
-    'permute_dimensions': ({'x': T}, [permutation]),
-    'resize_images': ({'x': rank(4), 'height_factor': integer(1), 'width_factor': integer(1),
-                       'data_format': DF,
-                       'interpolation': choice(('nearest', 'bilinear'))}, []),
-    'resize_volumes': ({'x': rank(5), 'depth_factor': integer(1), 'height_factor': integer(1),
-                        'width_factor': integer(1), 'data_format': DF}, []),
-    'repeat_elements': ({'x': T, 'rep': integer(1), 'axis': axis('x')}, []),
-    'repeat': ({'x': rank(2), 'n': integer(1, allow_tensor=True)}, []),
-    'arange': ({'start': number(), 'stop': number(allow_none=True), 'step': number(),
-                'dtype': DT}, [arange_step]),
-    'tile': ({'x': T, 'n': shape_arg()}, []),
-    'flatten': ({'x': T}, []),
-    'batch_flatten': ({'x': rank(min_rank=1)}, []),
-    'expand_dims': ({'x': T, 'axis': axis('x', extra=1)}, []),
-    'squeeze': ({'x': T, 'axis': axis('x')}, []),
-    'temporal_padding': ({'x': rank(3), 'padding': int_tuple(2, minimum=0)}, []),
-    'spatial_2d_padding': ({'x': rank(4), 'padding': padding_pairs(2), 'data_format': DF}, []),
-    'spatial_3d_padding': ({'x': rank(5), 'padding': padding_pairs(3), 'data_format': DF}, []),
-    'stack': ({'x': tensor_list(), 'axis': integer()}, [stack_shapes]),
-    'one_hot': ({'indices': T, 'num_classes': integer(1, allow_tensor=True)}, []),
-    'reverse': ({'x': T, 'axes': axes('x', allow_none=False)}, []),
-    'slice': ({'x': T}, [slice_args]),
-    'pattern_broadcast': ({'x': T}, [pattern_length]),
-    'get_value': ({'x': evaluable()}, []),
-    'batch_get_value': ({'ops': tensor_list(min_len=0)}, []),
-    'set_value': ({}, [set_value_shape]),
-    'batch_set_value': ({}, [value_tuples]),
-    'get_variable_shape': ({'x': T}, []),
-    'print_tensor': ({'x': T, 'message': string(allow_none=False)}, []),
-    'function': ({}, [function_args]),
-    'gradients': ({}, [gradients_args]),
-    'stop_gradient': ({}, [tensors_or_list]),
-    'control_dependencies': ({}, []),
-    'symbolic': ({'func': callable_()}, []),
-    'eager': ({'func': callable_()}, []),
-    'rnn': ({'step_function': callable_(), 'go_backwards': BOOL, 'unroll': BOOL},
-            [rnn_inputs]),
-    'switch': ({'condition': T}, [switch_ranks]),
-    'in_train_phase': ({}, [phase_alternatives]),
-    'in_test_phase': ({}, [phase_alternatives]),
-    'relu': ({'x': T, 'alpha': number(), 'max_value': number(allow_none=True),
-              'threshold': number()}, []),
-    'elu': ({'x': T, 'alpha': number()}, []),
-    'softmax': ({'x': T, 'axis': axis('x')}, []),
-    'softplus': ({'x': T}, []), 'softsign': ({'x': T}, []), 'sigmoid': ({'x': T}, []),
-    'hard_sigmoid': ({'x': T}, []), 'tanh': ({'x': T}, []),
-    'categorical_crossentropy': ({'target': T, 'output': T, 'from_logits': BOOL,
-                                  'axis': axis('output')}, [crossentropy_shapes()]),
-    'sparse_categorical_crossentropy': ({'target': T, 'output': T, 'from_logits': BOOL,
-                                         'axis': axis('output')},
-                                        [crossentropy_shapes(sparse=True)]),
-    'binary_crossentropy': ({'target': T, 'output': T, 'from_logits': BOOL},
-                            [crossentropy_shapes()]),
-    'dropout': ({'x': T, 'level': number(0, 1, open_max=True), 'noise_shape': anything(),
-                 'seed': SEED}, []),
-    'l2_normalize': ({'x': T, 'axis': axes('x')}, []),
-    'in_top_k': ({'predictions': T, 'targets': T, 'k': integer(0, allow_tensor=True)},
-                 [in_top_k_shapes]),
-    'conv1d': ({'x': T, 'kernel': T, 'strides': int_tuple(1),
-                'padding': CONV_PAD_CAUSAL, 'data_format': DF,
-                'dilation_rate': int_tuple(1)}, [conv_channels(1)]),
-    'conv2d': ({'x': T, 'kernel': T, 'strides': int_tuple(2), 'padding': CONV_PAD, 'data_format': DF,
-                'dilation_rate': int_tuple(2)}, [conv_channels(2)]),
-    'conv2d_transpose': ({'x': T, 'kernel': T, 'output_shape': shape_arg(allow_none_dims=True),
-                          'strides': int_tuple(2), 'padding': CONV_PAD, 'data_format': DF,
-                          'dilation_rate': int_tuple(2)}, [output_shape_rank(2)]),
-    'separable_conv1d': ({'x': T, 'depthwise_kernel': T, 'pointwise_kernel': T,
-                          'strides': int_tuple(1), 'padding': CONV_PAD_CAUSAL,
-                          'data_format': DF, 'dilation_rate': int_tuple(1)},
-                         [separable_channels(1)]),
-    'separable_conv2d': ({'x': T, 'depthwise_kernel': T, 'pointwise_kernel': T,
-                          'strides': int_tuple(2), 'padding': CONV_PAD, 'data_format': DF,
-                          'dilation_rate': int_tuple(2)}, [separable_channels(2)]),
-    'depthwise_conv2d': ({'x': T, 'depthwise_kernel': T, 'strides': int_tuple(2),
-                          'padding': CONV_PAD, 'data_format': DF, 'dilation_rate': int_tuple(2)},
-                         [conv_channels(2, 'depthwise_kernel')]),
-    'conv3d': ({'x': T, 'kernel': T, 'strides': int_tuple(3), 'padding': CONV_PAD, 'data_format': DF,
-                'dilation_rate': int_tuple(3)}, [conv_channels(3)]),
-    'conv3d_transpose': ({'x': T, 'kernel': T, 'output_shape': shape_arg(allow_none_dims=True),
-                          'strides': int_tuple(3), 'padding': CONV_PAD, 'data_format': DF},
-                         [output_shape_rank(3)]),
-    'pool2d': ({'x': T, 'pool_size': int_tuple(2), 'strides': int_tuple(2), 'padding': PAD,
-                'data_format': DF, 'pool_mode': choice(('max', 'avg'))}, [pool_rank(2)]),
-    'pool3d': ({'x': T, 'pool_size': int_tuple(3), 'strides': int_tuple(3), 'padding': PAD,
-                'data_format': DF, 'pool_mode': choice(('max', 'avg'))}, [pool_rank(3)]),
-    'bias_add': ({'x': T, 'bias': T, 'data_format': DF}, [bias_size]),
-    'random_normal': ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0), 'dtype': DT,
-                       'seed': SEED}, []),
-    'random_uniform': ({'shape': shape_arg(), 'minval': number(), 'maxval': number(),
-                        'dtype': DT, 'seed': SEED}, []),
-    'random_binomial': ({'shape': shape_arg(), 'p': number(0, 1), 'dtype': DT, 'seed': SEED},
-                        []),
-    'truncated_normal': ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0),
-                          'dtype': DT, 'seed': SEED}, []),
-    'ctc_label_dense_to_sparse': ({'labels': rank(2), 'label_lengths': T}, []),
-    'ctc_batch_cost': ({'y_true': rank(2), 'y_pred': T, 'input_length': T, 'label_length': T},
-                       [ctc_shapes]),
-    'ctc_decode': ({'y_pred': T, 'input_length': T, 'greedy': BOOL,
-                    'beam_width': integer(1), 'top_paths': integer(1),
-                    'merge_repeated': BOOL}, [ctc_decode_args]),
-    'map_fn': ({'fn': callable_(), 'name': NAME, 'dtype': DT}, [map_elems]),
-    'foldl': ({'fn': callable_(), 'initializer': tensor(allow_none=True), 'name': NAME},
-              [map_elems]),
-    'foldr': ({'fn': callable_(), 'initializer': tensor(allow_none=True), 'name': NAME},
-              [map_elems]),
-    'local_conv1d': ({'kernel': T, 'kernel_size': int_tuple(1), 'strides': int_tuple(1),
-                      'data_format': DF}, [local_conv_args(1)]),
-    'local_conv2d': ({'kernel': T, 'kernel_size': int_tuple(2), 'strides': int_tuple(2),
-                      'output_shape': int_tuple(2), 'data_format': DF}, [local_conv_args(2)]),
-}
-
-
-def check_call(K, fname, arguments):
-    """Run the checks of ``SPECS[fname]`` on the bound ``arguments`` (defaults applied)."""
-    spec = SPECS.get(fname)
-    if spec is None:
-        return
+def check_call(K, fname, arguments, spec):
+    """Run the checks of ``spec`` (an API name's ``SPECS`` entry, :mod:`keras_backend.api`) on
+    the bound ``arguments`` (defaults applied) of a call of ``fname``; ``K`` is the engine's
+    ops module (its engine-level ``is_tensor`` and ``int_shape``)."""
     call = Call(K, fname, arguments)
     per_arg, across = spec
     for arg, checker in per_arg.items():
@@ -1280,17 +1076,18 @@ def check_call(K, fname, arguments):
         checker(call)
 
 
-def wrap(fn, fname, module):
-    """``fn`` (the adapter ``module``'s function for API name ``fname``) behind its checks.
+def wrap(fn, fname, K, spec):
+    """``fn`` (the engine-level function of API name ``fname``) behind the checks of ``spec``.
 
-    The wrapper binds the call to ``fn``'s signature (a call that does not bind
-    raises ``TypeError`` naming the function), runs :func:`check_call` and then
-    calls ``fn`` unchanged. ``inspect.signature`` and Sphinx see ``fn``'s own
-    signature through ``__wrapped__``.
+    ``K`` is the engine's ops module, which the checks ask what a value is. The
+    wrapper binds the call to ``fn``'s signature (a call that does not bind raises
+    ``TypeError`` naming the function), runs :func:`check_call` and then calls
+    ``fn`` unchanged. ``inspect.signature`` and Sphinx see ``fn``'s own signature
+    through ``__wrapped__``. Without a ``spec`` (None), ``fn`` is returned as it is.
     """
     import functools
     import inspect
-    if fname not in SPECS or getattr(fn, 'checked_call', False):
+    if spec is None or getattr(fn, 'checked_call', False):
         return fn
     try:
         signature = inspect.signature(fn)
@@ -1304,7 +1101,7 @@ def wrap(fn, fname, module):
         except TypeError as e:
             raise TypeError('%s: %s' % (fname, e))
         bound.apply_defaults()
-        check_call(module, fname, bound.arguments)
+        check_call(K, fname, bound.arguments, spec)
         return fn(*args, **kwargs)
     checked.checked_call = True
     return checked

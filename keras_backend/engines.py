@@ -12,7 +12,7 @@ Everything else reads this table instead of listing engines itself:
 * :mod:`keras_backend.load_backend` (the adapter module of a name, the
   ``Using <title> backend.`` banner, the names in its error message);
 * :mod:`keras_backend.api` (``ENGINE_TITLES``) and the docstring of
-  ``K.backend()`` (:mod:`keras_backend._api_docs`);
+  ``K.backend()`` (:mod:`keras_backend.api.configuration`);
 * :mod:`keras_backend.config_file` (the names in its ``backend`` error);
 * ``python -m keras_backend`` (the engines it probes);
 * :mod:`keras_backend.distribute` (the collectives module of each name) and its

@@ -1,4 +1,4 @@
-"""Run the ``Example:`` of each API docstring (``keras_backend._api_docs``) on an engine.
+"""Run the ``Example:`` of each API docstring (``keras_backend.api`` (``api.DOCS``)) on an engine.
 
 Each name's examples run as a doctest with ``K`` (the adapter module) and
 ``np`` (numpy) in scope, in a fresh namespace, with the configuration
@@ -72,10 +72,10 @@ class NumericOutputChecker(doctest.OutputChecker):
 
 
 def load_docs(path=None):
-    """{name: docstring} from ``keras_backend._api_docs`` or a file defining ``DOCS``."""
+    """{name: docstring} from ``keras_backend.api`` (``api.DOCS``) or a file defining ``DOCS``."""
     if path is None:
-        from keras_backend import _api_docs
-        return dict(_api_docs.DOCS)
+        from keras_backend import api
+        return dict(api.DOCS)
     namespace = {}
     with open(path) as f:
         exec(compile(f.read(), path, 'exec'), namespace)
@@ -117,7 +117,7 @@ def run_examples(K, name, doc):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--engine', required=True, choices=engines.names())
-    parser.add_argument('--docs-file', help='a file defining DOCS (default: keras_backend._api_docs)')
+    parser.add_argument('--docs-file', help='a file defining DOCS (default: keras_backend.api.DOCS)')
     parser.add_argument('names', nargs='*', help='API names (default: all documented)')
     args = parser.parse_args(argv)
     os.environ.setdefault('KERAS_BACKEND_QUIET', '1')

@@ -1,12 +1,12 @@
 """Every API docstring's Example runs, and prints the same values, on every engine.
 
-The docstrings live once, in ``keras_backend._api_docs``; ``doc_examples``
+The docstrings live once, in ``keras_backend.api`` (each beside its name's rules); ``doc_examples``
 runs a name's examples as a doctest with ``K`` (this engine's adapter) and
 ``np`` in scope (see its module docstring for how outputs are compared).
 """
 import pytest
 
-from keras_backend import _api_docs, api
+from keras_backend import api
 import doc_examples
 
 NAMES = list(api.API_NAMES) + list(api.LEGACY_NAMES)
@@ -19,20 +19,20 @@ NO_RESULT = ('set_epsilon', 'set_floatx', 'set_image_data_format', 'set_image_di
 
 
 def test_every_name_has_one_docstring_with_the_sections():
-    missing = [n for n in NAMES if n not in _api_docs.DOCS]
-    assert missing == [], 'no docstring in _api_docs.DOCS for %s' % missing
-    extra = sorted(set(_api_docs.DOCS) - set(NAMES))
-    assert extra == [], '_api_docs.DOCS documents names outside the API: %s' % extra
-    lacking = [n for n in NAMES if ('Returns:' not in _api_docs.DOCS[n] and n not in NO_RESULT)
-               or 'Example:' not in _api_docs.DOCS[n]]
+    missing = [n for n in NAMES if n not in api.DOCS]
+    assert missing == [], 'no docstring in api.DOCS for %s' % missing
+    extra = sorted(set(api.DOCS) - set(NAMES))
+    assert extra == [], 'api.DOCS documents names outside the API: %s' % extra
+    lacking = [n for n in NAMES if ('Returns:' not in api.DOCS[n] and n not in NO_RESULT)
+               or 'Example:' not in api.DOCS[n]]
     assert lacking == [], 'docstrings without a Returns: or Example: section: %s' % lacking
 
 
 @pytest.mark.parametrize('name', NAMES)
 def test_doc_example_runs(K, name):
-    doc = _api_docs.DOCS.get(name)
+    doc = api.DOCS.get(name)
     if doc is None:
-        pytest.fail('no docstring for %s in keras_backend._api_docs' % name)
+        pytest.fail('no docstring for %s in keras_backend.api' % name)
     n, report = doc_examples.run_examples(K, name, doc)
     assert n > 0, '%s: the docstring has no example' % name
     assert not report, report
@@ -42,5 +42,5 @@ def test_adapter_functions_carry_the_shared_docstring(K):
     import inspect
     for name in NAMES:
         doc = inspect.getdoc(getattr(K, name))
-        shared = inspect.cleandoc(_api_docs.DOCS[name])
+        shared = inspect.cleandoc(api.DOCS[name])
         assert doc.startswith(shared), '%s: the docstring is not the shared one' % name

@@ -4,7 +4,8 @@ Build (from the repository root):  python -m sphinx -W -b html docs/reference do
 
 Each section of ``keras_backend.api.SECTIONS`` becomes one page, its functions
 in reference order, documented by autodoc (napoleon reads the Google-style
-sections) from the one docstring each name has in ``keras_backend._api_docs``.
+sections) from the one docstring each name has in ``keras_backend.api`` (written
+beside its argument rules, one module per section).
 The functions are those of the engine the build imports (TensorFlow unless
 ``KERAS_BACKEND`` says otherwise), so each page also shows that engine's notes.
 """

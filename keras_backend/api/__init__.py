@@ -1,16 +1,19 @@
-"""The API contract, declared once: its names, their order, their documentation.
+"""The API contract, declared once: its names, their order, their argument rules, their docs.
 
-Every adapter (the ``adapter`` column of the engine table,
-:data:`keras_backend.engines.TABLE`) defines the public functions listed in
-:data:`SECTIONS`, in that order (the order of the Keras 2.2 backend page,
-grouped into the sections of the API reference), and ends with
-``api.install(globals(), ENGINE)``, which
+One module per section of the API reference (``configuration``, ``session``,
+``tensors``, ..., ``locally_connected``; :data:`SECTION_MODULES`) holds the contract of
+each of its names side by side: its argument rules (``SPECS[name]``, in the
+vocabulary of :mod:`keras_backend.checks`) and its one docstring (``DOCS[name]``).
+This package gathers them: :data:`SECTIONS`, :data:`API_NAMES`, :data:`SPECS`,
+:data:`DOCS`.
 
-* gives each public function its one docstring from
-  :mod:`keras_backend._api_docs` (an adapter's own docstring, when it has one,
-  is a short engine note and is appended under ``Note:``);
-* adds the Keras 1 aliases of :data:`LEGACY_NAMES`, each warning
-  ``DeprecationWarning``.
+Every engine package (the ``adapter`` column of the engine table,
+:data:`keras_backend.engines.TABLE`) has an ``ops`` module defining the public
+functions listed in :data:`SECTIONS`, in that order, and ends its
+``__init__.py`` with ``api.install(globals(), ops)`` (:func:`install`), which
+puts each behind its checks, gives it its docstring (an adapter's own docstring,
+when it has one, is a short engine note appended under ``Note:``) and adds the
+Keras 1 aliases of :data:`LEGACY_NAMES`, each warning ``DeprecationWarning``.
 
 ``tests/test_layout.py`` checks the order; ``tests/test_doc_examples.py`` runs
 every docstring's example on every engine that imports here.
@@ -19,66 +22,36 @@ import inspect
 import sys
 import warnings
 
-from . import common, engines
+from .. import common, engines
+from . import (_legacy_docs, activations, configuration, control_flow, convolution, ctc,
+               functions, higher_order, locally_connected, math, random, session, shapes,
+               tensors, updates)
+
+#: The section modules, in the order of the API reference (Keras 2.2's backend page,
+#: grouped): each holds its ``TITLE``, its ``NAMES`` in reference order, and each
+#: name's ``SPECS`` (argument rules) and ``DOCS`` (docstring) side by side.
+SECTION_MODULES = (configuration, session, tensors, updates, math, shapes, functions,
+                   control_flow, activations, convolution, random, ctc, higher_order,
+                   locally_connected)
 
 #: (title, names): the sections of the API reference, in order. Within a
 #: section the names follow Keras 2.2's backend page; names that page lacks
 #: sit beside their closest relative.
-SECTIONS = (
-    ('Configuration', (
-        'backend', 'epsilon', 'set_epsilon', 'floatx', 'set_floatx', 'cast_to_floatx',
-        'image_data_format', 'set_image_data_format', 'normalize_data_format',
-        'image_dim_ordering', 'set_image_dim_ordering')),
-    ('Session and learning phase', (
-        'get_uid', 'reset_uids', 'clear_session', 'get_session', 'set_session',
-        'manual_variable_initialization', 'learning_phase', 'set_learning_phase',
-        'learning_phase_scope', 'name_scope')),
-    ('Tensors and variables', (
-        'is_sparse', 'to_dense', 'variable', 'is_variable', 'constant', 'is_keras_tensor',
-        'is_tensor', 'placeholder', 'is_placeholder', 'shape', 'int_shape', 'ndim', 'size',
-        'dtype', 'eval', 'zeros', 'ones', 'eye', 'zeros_like', 'ones_like', 'identity',
-        'random_uniform_variable', 'random_normal_variable', 'count_params', 'cast')),
-    ('Variable updates', (
-        'update', 'update_add', 'update_sub', 'moving_average_update')),
-    ('Math', (
-        'dot', 'batch_dot', 'transpose', 'gather', 'max', 'min', 'sum', 'prod', 'cumsum',
-        'cumprod', 'var', 'std', 'mean', 'any', 'all', 'argmax', 'argmin', 'square', 'abs',
-        'sqrt', 'exp', 'log', 'logsumexp', 'round', 'sign', 'pow', 'clip', 'equal',
-        'not_equal', 'greater', 'greater_equal', 'less', 'less_equal', 'maximum', 'minimum',
-        'sin', 'cos', 'normalize_batch_in_training', 'batch_normalization')),
-    ('Shape manipulation', (
-        'concatenate', 'reshape', 'permute_dimensions', 'resize_images', 'resize_volumes',
-        'repeat_elements', 'repeat', 'arange', 'tile', 'flatten', 'batch_flatten',
-        'expand_dims', 'squeeze', 'temporal_padding', 'spatial_2d_padding',
-        'spatial_3d_padding', 'stack', 'one_hot', 'reverse', 'slice', 'pattern_broadcast')),
-    ('Values, functions and gradients', (
-        'get_value', 'batch_get_value', 'set_value', 'batch_set_value', 'get_variable_shape',
-        'print_tensor', 'function', 'gradients', 'stop_gradient', 'control_dependencies',
-        'symbolic', 'eager')),
-    ('Control flow', (
-        'rnn', 'switch', 'in_train_phase', 'in_test_phase')),
-    ('Activations and losses', (
-        'relu', 'elu', 'softmax', 'softplus', 'softsign', 'categorical_crossentropy',
-        'sparse_categorical_crossentropy', 'binary_crossentropy', 'sigmoid', 'hard_sigmoid',
-        'tanh', 'dropout', 'l2_normalize', 'in_top_k')),
-    ('Convolution and pooling', (
-        'conv1d', 'conv2d', 'conv2d_transpose', 'separable_conv1d', 'separable_conv2d',
-        'depthwise_conv2d', 'conv3d', 'conv3d_transpose', 'pool2d', 'pool3d', 'bias_add')),
-    ('Random', (
-        'random_normal', 'random_uniform', 'random_binomial', 'truncated_normal')),
-    ('CTC', (
-        'ctc_label_dense_to_sparse', 'ctc_batch_cost', 'ctc_decode')),
-    ('Higher-order functions', (
-        'map_fn', 'foldl', 'foldr')),
-    ('Locally connected', (
-        'local_conv1d', 'local_conv2d')),
-)
+SECTIONS = tuple((m.TITLE, m.NAMES) for m in SECTION_MODULES)
 
 #: Every public name of the Keras 2 backend API (163 names), in reference order.
 API_NAMES = tuple(name for _, names in SECTIONS for name in names)
 
 #: Keras 1 names kept for old code; each warns DeprecationWarning.
 LEGACY_NAMES = ('lesser', 'lesser_equal', 'deconv2d', 'asymmetric_temporal_padding')
+
+#: name -> its argument rules, ``({argument: checker}, [checks across arguments])``, in the
+#: vocabulary of :mod:`keras_backend.checks`; every API name has one.
+SPECS = dict((name, spec) for m in SECTION_MODULES for name, spec in m.SPECS.items())
+
+#: name -> its one docstring (the API names and the Keras 1 aliases).
+DOCS = dict((name, doc) for m in SECTION_MODULES + (_legacy_docs,)
+            for name, doc in m.DOCS.items())
 
 #: The names every adapter takes unchanged from :mod:`keras_backend.common`.
 COMMON_NAMES = tuple(n for n in API_NAMES if n in common.__all__)
@@ -147,7 +120,6 @@ def legacy_aliases(module):
 # ---------------------------------------------------------------------------
 
 def _doc_for(name):
-    from ._api_docs import DOCS
     return DOCS.get(name)
 
 
@@ -210,7 +182,7 @@ def install(namespace, ops):
     ``_keras_shape`` that Theano-style engines record) is a decorator in its
     ``core`` module, applied where the op is defined in ``ops``.
     """
-    from . import checks
+    from .. import checks
     module = sys.modules[namespace['__name__']]
     if not inspect.ismodule(ops):    # the one-file form: ``install(globals(), ENGINE)``
         return _install_in_place(namespace, ops, module)
@@ -223,21 +195,21 @@ def install(namespace, ops):
         if fn is None:
             continue
         documented(fn, name, None if name in COMMON_NAMES else engine)
-        namespace[name] = checks.wrap(fn, name, ops)
+        namespace[name] = checks.wrap(fn, name, ops, SPECS.get(name))
     namespace.update(legacy_aliases(module))
-    from . import keras2_compat
+    from .. import keras2_compat
     keras2_compat.adopt_engine_name(module)
 
 
 def _install_in_place(namespace, engine, module):
-    from . import checks
+    from .. import checks
     engine = ENGINE_TITLES.get(str(engine).lower(), str(engine))
     for name in API_NAMES:
         fn = namespace.get(name)
         if fn is None:
             continue
         documented(fn, name, None if name in COMMON_NAMES else engine)
-        namespace[name] = checks.wrap(fn, name, module)
+        namespace[name] = checks.wrap(fn, name, module, SPECS.get(name))
     namespace.update(legacy_aliases(module))
-    from . import keras2_compat
+    from .. import keras2_compat
     keras2_compat.adopt_engine_name(module)
