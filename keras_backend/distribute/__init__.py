@@ -45,8 +45,9 @@ __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', '
            'broadcast_variables', 'barrier', 'shard', 'shard_indices', 'WorkerLost',
            'DistributedOptimizer', 'BroadcastGlobalVariablesCallback', 'MetricAverageCallback']
 
-#: engine name -> module (in this package) that drives its collectives (the ``collectives``
-#: column of the engine table, :data:`keras_backend.engines.TABLE`)
+#: engine name -> the module that drives its collectives (the ``collectives`` column of the
+#: engine table, :data:`keras_backend.engines.TABLE`), which provides the interface of
+#: :mod:`keras_backend.distribute.collectives`
 ENGINES = dict((name, _engines.collectives_module(name)) for name in _engines.names())
 
 #: the environment the launcher gives each worker (MPI engines: mpiexec's own variables)
@@ -240,7 +241,7 @@ def engine():
 def _adapter():
     """The adapter module of the engine in use (imported on first use)."""
     import importlib
-    return importlib.import_module('keras_backend.%s_backend' % _State.engine)
+    return importlib.import_module(_engines.adapter_module(_State.engine))
 
 
 def _dtype_name(K, t):
