@@ -1,4 +1,5 @@
-"""CNTK 2.7's collectives for keras_backend.distribute.
+"""CNTK 2.7's collectives for :mod:`keras_backend.distribute` (the engine table's
+``collectives`` module of CNTK; ``keras_backend.distribute._cntk`` re-exports it).
 
 The runtime: CNTK's MPI communicator (``cntk.train.distributed.mpi_communicator()``,
 which calls ``MPI_Init``) under ``mpiexec``. The op: ``_Allreduce``, a CNTK
@@ -156,16 +157,17 @@ def _aggregate(view, what):
 
 # -- the graph op ---------------------------------------------------------------
 
-def _user_function_class(K):
-    C = K.C
+def _user_function_class():
+    from . import core
+    C = core.C
 
-    class _Allreduce(K._UserFunction):
+    class _Allreduce(core._UserFunction):
         """Sum over the workers (``Communicator.aggregate_in_place``); its gradient is
         the same sum of the incoming gradient."""
 
         def __init__(self, x, name='allreduce', aliased=False):
-            self._keep = [x if aliased else K._input_like(x)]
-            super(_Allreduce, self).__init__([K._var(self._keep[0])], as_numpy=False,
+            self._keep = [x if aliased else core._input_like(x)]
+            super(_Allreduce, self).__init__([core._var(self._keep[0])], as_numpy=False,
                                              name=name)
 
         def _run(self, value, what):
@@ -173,7 +175,7 @@ def _user_function_class(K):
                 view = _aggregate(value.data().deep_clone(False), what)
                 return C.cntk_py.Value(view)
             except Exception as e:
-                K._PENDING_ERRORS.append(e)   # CNTK reports "SWIG director method error"
+                core._PENDING_ERRORS.append(e)   # CNTK reports "SWIG director method error"
                 raise
 
         def forward(self, argument, device=None, outputs_to_retain=None):
@@ -198,17 +200,19 @@ _ALLREDUCE = []
 
 def allreduce_tensor(K, x, average, state):
     """``_Allreduce`` (CNTK's ``aggregate_in_place``) of ``x``; the mean multiplies the
-    sum by ``1 / size`` in the graph; float16 is summed in float32 (``C.cast``)."""
+    sum by ``1 / size`` in the graph; float16 is summed in float32 (``C.cast``). ``K``, the
+    adapter, is not needed: the engine's helpers are ``core``'s."""
+    from . import core
     if not _ALLREDUCE:
-        _ALLREDUCE.append(_user_function_class(K))
-    C = K.C
-    x = K._to_tensor(x)
-    half = K._var(x).dtype == np.float16   # the communicator sums float32/float64 only
+        _ALLREDUCE.append(_user_function_class())
+    C = core.C
+    x = core._to_tensor(x)
+    half = core._var(x).dtype == np.float16   # the communicator sums float32/float64 only
     if half:
         x = C.cast(x, np.float32)
     total = C.user_function(_ALLREDUCE[0](x)).output
     if average:
-        total = C.element_times(total, K._constant_like(total, 1.0 / state.size))
+        total = C.element_times(total, core._constant_like(total, 1.0 / state.size))
     return C.cast(total, np.float16) if half else total
 
 
@@ -223,7 +227,7 @@ def allreduce_array(flat, average, state):
     try:
         out = _aggregate(view, 'allreduce of values').asarray()
     except RuntimeError as e:
-        from . import _raise_if_lost
+        from ..distribute import _raise_if_lost
         _raise_if_lost(e)
         raise
     if average:
