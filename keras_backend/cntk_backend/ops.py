@@ -296,7 +296,7 @@ def ones(shape, dtype=None, name=None):
 def eye(size, dtype=None, name=None):
     """A CNTK parameter; dtypes are held as ``variable`` holds them."""
     if isinstance(size, (tuple, list)):
-        if len(size) != 2:
+        if len(size) != 2:   # the shared rules take a one-element size too
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
         return variable(np.eye(size[0], size[1]), dtype, name)
     return variable(np.eye(size), dtype, name)
@@ -364,7 +364,7 @@ def cast(x, dtype):
 def update(x, new_x):
     """A ``C.assign`` node; ValueError when ``new_x``'s shape neither broadcasts to ``x``'s nor
     holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
-    if not is_variable(x):
+    if not is_variable(x):   # also reached from ``function``'s (variable, value) update pairs
         raise ValueError('update: x must be a variable, got %r' % (x,))
     new_x = _to_tensor(new_x, dtype=dtype(x))
     if _var(new_x).dtype != _var(x).dtype:
@@ -811,7 +811,7 @@ def reshape(x, shape):
             and sizes[keep].of(x) and sizes[keep].axis == keep:
         keep += 1
     rest = [-1 if d is None or (not isinstance(d, int)) else d for d in sizes[keep:]]
-    for d in rest:
+    for d in rest:   # sizes held in a shape tensor, which the shared rules do not read
         if d < -1:
             raise ValueError('reshape: shape %r holds a negative size other than -1' % (shape,))
     if rest.count(-1) <= 1:
@@ -843,9 +843,6 @@ def permute_dimensions(x, pattern):
     """``C.transpose``."""
     x = _to_tensor(x)
     pattern = tuple(int(p) for p in pattern)
-    if sorted(pattern) != list(range(_nd(x))):
-        raise ValueError('permute_dimensions: pattern %r is not a permutation of %d axes'
-                         % (pattern, _nd(x)))
     if pattern == tuple(range(_nd(x))):
         return x
     return C.transpose(x, pattern)
@@ -873,7 +870,6 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     x = _to_tensor(x)
     fmt = normalize_data_format(data_format)
     interpolation = shape_rules.normalize_interpolation(interpolation)
-    shape_rules.check_ndim(_nd(x), (4,), 'resize_images', '4-D')
     ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
     fh, fw = int(height_factor), int(width_factor)
     if interpolation == 'nearest':
@@ -894,7 +890,6 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """Nearest upsampling with ``repeat_elements``."""
     x = _to_tensor(x)
     fmt = normalize_data_format(data_format)
-    shape_rules.check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
     axes = (2, 3, 4) if fmt == 'channels_first' else (1, 2, 3)
     for a, f in zip(axes, (depth_factor, height_factor, width_factor)):
         x = repeat_elements(x, f, a)
@@ -919,12 +914,11 @@ def repeat(x, n):
     """``C.splice`` of ``n`` copies along a new axis 1; a count known only at run time
     (a tensor) broadcasts ``x`` against ones of that length."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
     e = _add_axis(x, 1)
     count = _resolve_sizes([n], 'repeat', 'n')[0]
     if isinstance(count, (_FreeAxis, _RunTime)):
         return _repeat_axis(e, 1, _ones_of_length(count, _var(x).dtype))
-    if count is None or count < 0:
+    if count is None or count < 0:   # a count held in a tensor, which the shared rules do not read
         raise ValueError('repeat: n must be a count >= 0, got %r' % (n,))
     if count == 0:
         return tile(e, [1, 0, 1])
@@ -980,7 +974,7 @@ def tile(x, n):
             continue
         if r is None:
             raise ValueError('tile: n must hold numbers or scalar tensors, got %r' % (n,))
-        if r < 0:
+        if r < 0:   # a repetition count held in a tensor
             raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
         if r > 1:
             x = C.splice(*([x] * r), axis=a)
@@ -1049,17 +1043,14 @@ def expand_dims(x, axis=-1):
     x = _to_tensor(x)
     n = _nd(x)
     axis = int(axis)
-    a = axis + n + 1 if axis < 0 else axis
-    if not 0 <= a <= n:
-        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, n))
-    return _add_axis(x, a)
+    return _add_axis(x, axis + n + 1 if axis < 0 else axis)
 
 
 def squeeze(x, axis):
     """``C.reshape`` removing the axis; an axis of unknown (free) size is not checked."""
     x = _to_tensor(x)
     a = shape_rules.normalize_axis(axis, _nd(x))
-    if _static_shape(x)[a] not in (1, None):
+    if _static_shape(x)[a] not in (1, None):   # the shared rules check the axis, not its size
         raise ValueError('squeeze: axis %d has size %d, not 1' % (axis, _static_shape(x)[a]))
     return _drop_axis(x, a)
 
@@ -1067,7 +1058,6 @@ def squeeze(x, axis):
 def temporal_padding(x, padding=(1, 1)):
     """``C.pad``."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
     p = shape_rules.normalize_tuple(padding, 2, 'padding')
     return _pad(x, [(0, 0), p, (0, 0)])
 
@@ -1075,7 +1065,6 @@ def temporal_padding(x, padding=(1, 1)):
 def _spatial_padding(x, padding, n, data_format):
     x = _to_tensor(x)
     fmt = normalize_data_format(data_format)
-    shape_rules.check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
     pairs = list(shape_rules.normalize_spatial_padding(padding, n))
     full = [(0, 0)] + ([(0, 0)] + pairs if fmt == 'channels_first' else pairs + [(0, 0)])
     return _pad(x, full)
@@ -1144,7 +1133,7 @@ def slice(x, start, size):
     x = _to_tensor(x)
     start = _resolve_sizes(start, 'slice', 'start')
     size = [-1 if d == -1 else d for d in _resolve_sizes(size, 'slice', 'size')]
-    if len(start) != _nd(x) or len(size) != _nd(x):
+    if len(start) != _nd(x) or len(size) != _nd(x):   # start/size given as tensors
         raise ValueError('slice: start and size need %d entries' % _nd(x))
     axes, begins, ends = [], [], []
     for a, (b, s) in enumerate(zip(start, size)):
@@ -1163,11 +1152,7 @@ def slice(x, start, size):
 
 
 def pattern_broadcast(x, broadcastable):
-    """CNTK has no broadcast patterns: the pattern's length is checked against ``ndim(x)`` and
-    ``x`` is returned unchanged."""
-    if len(broadcastable) != ndim(x):
-        raise ValueError('pattern_broadcast: pattern of length %d for a tensor of rank %d'
-                         % (len(broadcastable), ndim(x)))
+    """CNTK has no broadcast patterns: ``x`` is returned unchanged."""
     return x
 
 
@@ -1187,14 +1172,8 @@ def batch_get_value(ops):
 
 def set_value(x, value):
     """Writes the CNTK parameter's ``value``."""
-    if not is_variable(x):
-        raise ValueError('set_value: x must be a variable, got %r' % (x,))
     v = _var(x)
-    value = np.asarray(value, dtype=v.dtype)
-    if value.shape != tuple(v.shape):
-        raise ValueError('set_value: value of shape %s does not match the variable shape %s'
-                         % (value.shape, tuple(v.shape)))
-    v.value = value
+    v.value = np.asarray(value, dtype=v.dtype)
 
 
 batch_set_value = generic.batch_set_value(_K)
@@ -1455,9 +1434,6 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     with a static length (or an int ``input_length`` for an unknown one), and a static length of
     1 or 2 steps (faster so), write the steps out."""
     inputs = _to_tensor(inputs)
-    if _nd(inputs) < 3:
-        raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
-                         % _nd(inputs))
     constants = [_to_tensor(c) for c in (constants or [])]
     states = [_to_tensor(s) for s in initial_states]
     if mask is not None:
@@ -1643,8 +1619,6 @@ def dropout(x, level, noise_shape=None, seed=None):
     """A ``C.random.bernoulli_like`` keep mask, kept values scaled by ``1 / (1 - level)``; a
     rate computed in the graph (a tensor ``level``) keeps where a uniform draw is >= it."""
     rate_tensor = _is_engine_tensor(level)
-    if not rate_tensor and (level < 0. or level >= 1):
-        raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     if not rate_tensor and level == 0:
         return x
@@ -1771,8 +1745,6 @@ def _conv_nd(x, kernel, nsp, strides, padding, data_format, dilation_rate, name)
     x, kernel = _coerce_pair(x, kernel)
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    shape_rules.check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     y = _conv_cf(_to_channels_first(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
@@ -1798,7 +1770,6 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
     x, kernel = _coerce_pair(x, kernel)
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     given = output_shape
@@ -1852,13 +1823,6 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 
 def _depthwise_conv(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
     ks = _static_shape(depthwise_kernel)
-    if len(ks) != nsp + 2:
-        raise ValueError('%s: depthwise_kernel must be %d-D (kernel..., in, multiplier), got '
-                         'shape %s' % (name, nsp + 2, ks))
-    cin = _static_shape(x_cf)[1]
-    if cin is not None and cin != ks[nsp]:
-        raise ValueError('%s: depthwise_kernel %s expects %d input channels but x has %d'
-                         % (name, ks, ks[nsp], cin))
     if nsp == 1:
         # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
         pads = _spatial_pads(x_cf, _static_shape(depthwise_kernel)[:1], strides, dilation,
@@ -1881,15 +1845,8 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
     pk = _to_tensor(pk, dtype=dtype(x))
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    shape_rules.check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
-    dks, pks = _static_shape(dk), _static_shape(pk)
-    if len(dks) == nsp + 2 and pks[nsp] != dks[nsp] * dks[nsp + 1]:
-        raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
-                         'step gives %d (depthwise_kernel %s)'
-                         % (name, pks, pks[nsp], dks[nsp] * dks[nsp + 1], dks))
     y = _depthwise_conv(_to_channels_first(x, fmt), dk, nsp, strides, dilation, padding, name)
     y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
     return _from_channels_first(y, fmt)
@@ -1916,7 +1873,6 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     x, depthwise_kernel = _coerce_pair(x, depthwise_kernel)
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
-    shape_rules.check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
     strides = shape_rules.normalize_tuple(strides, 2, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     y = _depthwise_conv(_to_channels_first(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
@@ -1944,7 +1900,6 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
     pool_mode = shape_rules.normalize_pool_mode(pool_mode)
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     pool_size = shape_rules.normalize_tuple(pool_size, nsp, 'pool_size')
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     x_cf = _to_channels_first(x, fmt)
@@ -2250,8 +2205,6 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
     padded with -1 to at least one column (CNTK holds no zero-size value)."""
     if greedy:
         top_paths = 1
-    elif not 1 <= int(top_paths) <= int(beam_width):
-        raise ValueError('ctc_decode: top_paths must be in 1..beam_width, got %r' % (top_paths,))
     top_paths, beam_width = int(top_paths), int(beam_width)
     y_pred = _to_tensor(y_pred)
     logits = C.log(y_pred + _constant_like(y_pred, epsilon()))
@@ -2302,8 +2255,6 @@ def _fold(fn, elems, initializer, backwards):
             acc = _to_tensor(fn(prev, xs))
         C.combine([_var(acc)]).replace_placeholders({ph: _var(acc)})
         return _seq_last(acc)
-    if n == 0 and initializer is None:
-        raise ValueError('foldl/foldr: elems is empty and no initializer was given')
     idx = list(range(n))[::-1] if backwards else list(range(n))
     items = [_drop_axis(C.slice(elems, 0, i, i + 1), 0) for i in idx]
     if initializer is None:
