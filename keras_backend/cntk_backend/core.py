@@ -701,13 +701,8 @@ class _PassThrough(_UserFunction):
 
 
 # ---------------------------------------------------------------------------
-# Engine plumbing: module state and evaluation
+# Engine plumbing: graph caches and evaluation
 # ---------------------------------------------------------------------------
-
-def _new_learning_phase():
-    return C.input_variable((), dtype=np.float32, dynamic_axes=[], needs_gradient=False,
-                            name='keras_learning_phase')
-
 
 #: uid of a ``shape(x)`` result -> ``x``: random ops given ``K.shape(x)`` draw
 #: with CNTK's ``*_constant_like`` ops on ``x`` instead of reading the shape's value.
@@ -1005,6 +1000,11 @@ class _Session(object):
             feed[_var(k)] = _feed_value(k, v)
         res = _evaluate(items, feed)
         return res[0] if single else res
+
+
+def _new_learning_phase():
+    return C.input_variable((), dtype=np.float32, dynamic_axes=[], needs_gradient=False,
+                            name='keras_learning_phase')
 
 
 class _State(object):
