@@ -1305,5 +1305,4 @@ class Function(object):
         return out[0] if self._single else out
 
 
-
 _attach_operators()

@@ -51,8 +51,6 @@ def clear_session():
     _State.learning_phase = _new_learning_phase()
 
 
-
-
 def get_session():
     """CNTK has no sessions: a session-like object whose ``run(fetches, feed_dict=None)`` evaluates
     tensors."""
@@ -312,7 +310,6 @@ def ones_like(x, dtype=None, name=None):
     """``C.ones_like``; ``name`` is ignored."""
     o = C.ones_like(_to_tensor(x))
     return cast(o, dtype) if dtype is not None else o
-
 
 
 def identity(x, name=None):
@@ -1189,7 +1186,6 @@ def print_tensor(x, message=''):
         print(message, value)
         sys.stdout.flush()
     return C.user_function(_PassThrough(x, show))
-
 
 
 def function(inputs, outputs, updates=None, **kwargs):
