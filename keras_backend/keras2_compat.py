@@ -261,6 +261,14 @@ def _after_import(name, patch):
         sys.meta_path.insert(0, _PatchAfterImport(name, patch))
 
 
+def _adopt_imported_adapter(loader):
+    """After Keras' loader ran: :func:`adopt_engine_name` of the adapter it loaded when that
+    adapter was imported before Keras (its import found no loader to adopt it)."""
+    module = sys.modules.get(str(getattr(loader, '_BACKEND', '')))
+    if module is not None and module.__name__.startswith(__package__ + '.'):
+        adopt_engine_name(module)
+
+
 def adopt_engine_name(module):
     """When Keras 2 is importing ``module`` (one of our adapters) as its external backend,
     make Keras see the engine as it sees its own backends; else do nothing.
@@ -281,7 +289,13 @@ def adopt_engine_name(module):
         ``module``.
     """
     loader = sys.modules.get('keras.backend.load_backend')
-    if loader is None or getattr(loader, '_BACKEND', None) != module.__name__:
+    if loader is None:
+        # imported before Keras (``keras_backend.distribute.init`` imports the engine's
+        # collectives, a module of the adapter package, before the script imports Keras):
+        # adopt when Keras' loader has run, if it chose an adapter already imported
+        _after_import('keras.backend.load_backend', _adopt_imported_adapter)
+        return None
+    if getattr(loader, '_BACKEND', None) != module.__name__:
         return None
     name = _engines.canonical_backend(module.__name__)
     loader._BACKEND = name

@@ -3,7 +3,7 @@
 CNTK has no control edges, no zero-element values and no name scopes; these
 tests pin down what the adapter does instead (see the docstrings of
 ``identity``/``control_dependencies``, ``Function``, ``arange`` and
-``name_scope`` in keras_backend/cntk_backend.py).
+``name_scope`` in keras_backend/cntk_backend/).
 """
 import os
 import subprocess

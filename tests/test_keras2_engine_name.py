@@ -104,6 +104,27 @@ def test_keras_backend_answers_the_engine_name(engine, tmp_path):
                    'module': 'keras_backend.%s_backend' % engine, 'ours': True}
 
 
+@pytest.mark.parametrize('engine', requested_backends())
+def test_an_adapter_imported_before_keras_is_adopted(engine, tmp_path):
+    # keras_backend.distribute.init imports the engine's collectives, a module of the adapter
+    # package, before the script imports Keras
+    if engine == 'tensorflow':
+        pytest.skip('importing the TensorFlow adapter before Keras 2.3.1 ends in a '
+                    'RecursionError in Keras\' import (on the previous main as well)')
+    out = _keras2(engine, '''
+        import importlib, json, sys
+        import keras_backend.keras2_compat
+        keras_backend.keras2_compat.install()
+        ours = importlib.import_module('keras_backend.%s_backend')
+        import keras
+        from keras import backend as K
+        print(json.dumps({'backend': K.backend(),
+                          'ours': sys.modules.get('keras.backend.%%s_backend' %% K.backend())
+                          is ours}))
+    ''' % engine, tmp_path)
+    assert out == {'backend': keras_name(engine), 'ours': True}
+
+
 def _theano_conv2d(x, w, pad, flip):
     """numpy: Theano's conv2d of channels-first ``x`` with (out, in, rows, cols) ``w``."""
     if flip:

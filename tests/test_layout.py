@@ -25,7 +25,12 @@ ADAPTERS = tuple(engines.adapter_module(name).rsplit('.', 1)[1] for name in engi
 
 
 def _source(adapter):
-    with open(os.path.join(ROOT, adapter + '.py')) as f:
+    """The source of an adapter's API functions: its module, or the ``ops`` module of an
+    adapter that is a package (``keras_backend/<adapter>/ops.py``)."""
+    path = os.path.join(ROOT, adapter + '.py')
+    if not os.path.exists(path):
+        path = os.path.join(ROOT, adapter, 'ops.py')
+    with open(path) as f:
         return f.read()
 
 
@@ -233,8 +238,10 @@ def test_the_table_is_consistent():
     for row in engines.TABLE:
         assert row.workers in (engines.WORKERS_TF_CONFIG, engines.WORKERS_COORDINATOR,
                                engines.WORKERS_MPIEXEC)
-        assert os.path.exists(os.path.join(REPO, *row.adapter.split('.')) + '.py'), row
-        assert os.path.exists(os.path.join(REPO, *row.collectives.split('.')) + '.py'), row
+        for module in (row.adapter, row.collectives):   # a module file or a package
+            path = os.path.join(REPO, *module.split('.'))
+            assert os.path.exists(path + '.py') or os.path.exists(
+                os.path.join(path, '__init__.py')), row
     # configurations of one name do not overlap: the advice picks one per interpreter
     for major_minor in [(3, m) for m in range(5, 15)]:
         for name in names:

@@ -1,975 +1,32 @@
-"""The Keras 2 backend API on CNTK 2.7 (CPU).
+"""The Keras 2 backend API on CNTK 2.7: the op bodies, in the order of ``api.SECTIONS``.
 
-Representation
---------------
-Every tensor is a CNTK ``Variable`` or ``Function`` whose axes are all
-*static*: the batch axis of a placeholder is a CNTK free dimension
-(``C.FreeDimension``) rather than CNTK's dynamic batch axis, so Keras axis
-numbers map one to one onto CNTK axes and ``int_shape`` reports the free
-dimension as ``None``. Operations that CNTK only runs per sample
-(convolution, pooling, per-sample matrix products) move the leading axis
-onto CNTK's batch axis with ``C.to_batch`` and back with ``C.unpack_batch``;
-layout round trips between such ops (a transpose back and forth, or an
-unpack and re-pack, with only elementwise ops in between) are cancelled when
-the graph is built (``_transpose``, ``_per_sample``), so a channels_last
-conv -> bias -> relu -> pool chain costs what the channels_first one does.
-Placeholders do not ask CNTK for their own gradient (``gradients`` with
-respect to one differentiates a clone that does).
-
-CNTK has float tensors only: integer and boolean results (``argmax``,
-comparisons, ``cast(x, 'int32')``, ``arange``, ``shape``, decoded CTC
-labels) hold integer values in ``floatx()``.
-
-While this adapter is imported, CNTK's tensor classes also have the Python
-operators ``**``, ``//``, ``%``, ``<``, ``<=``, ``>`` and ``>=`` (CNTK 2.7 has
-none of them), built from the adapter's functions (``_attach_operators``).
-
-Operations CNTK lacks (symbolic gradients, runtime shapes, the CTC loss and
-decoders, ``print_tensor``) are added to the graph as CNTK ``UserFunction``
-nodes, CNTK's extension point; their forward passes run numpy code.
-
-Layout: the engine plumbing (the helper vocabulary shared with the other
-adapters: ``_to_tensor``, ``_constant_like``, ``_coerce_pair``,
-``_static_shape``, ...) comes first; the API follows in the order of
-``api.SECTIONS``, one banner per section. A public function's own docstring
-is a short CNTK note; ``api.install`` (last line) attaches the shared text.
+Engine-level and unchecked: they call each other directly, and the package (``__init__``)
+puts each behind its shared checks and docstring. How the graph is held, evaluated and
+compiled, and the helper vocabulary they use (``_to_tensor``, ``_constant_like``, ...), are
+in ``core``. A public function's own docstring is a short CNTK note.
 """
 import builtins
 import contextlib
 import sys
-import warnings
 
 import numpy as np
 
-from . import api, checks, common, engines
-from .common import *  # noqa: F401,F403  (config names)
-from . import ctc_search, shape_rules
-
-try:
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        import cntk as C
-        from cntk.ops.functions import UserFunction as _UserFunction
-        from cntk.internal import sanitize_var_map as _sanitize_var_map
-        from cntk.internal import _value_as_sequence_or_array as _value_as_array
-        from cntk.cntk_py import Function as _CFunction
-except ImportError as e:  # pragma: no cover - depends on the interpreter
-    # the advice names this interpreter and what works on it (README "CNTK backend")
-    raise engines.engine_import_error('CNTK', 'cntk', 'cntk', e)
-
-#: the engine serving this adapter and its version (``python -m keras_backend`` prints them)
-ENGINE = 'cntk'
-ENGINE_VERSION = str(getattr(C, '__version__', 'unknown'))
-
-_FREE = C.FreeDimension
-_INT_DTYPES = ('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64')
-
-
-# ---------------------------------------------------------------------------
-# Engine plumbing: dtypes, tensors and static shapes
-# ---------------------------------------------------------------------------
-
-def _normalize_dtype(dtype, where='dtype'):
-    """A Keras dtype as a numpy dtype name (``floatx()`` for None).
-
-    Raises:
-        TypeError: naming ``where`` when ``dtype`` is not a dtype, or names a
-            dtype CNTK cannot represent (strings, complex, objects).
-    """
-    if dtype is None:
-        return floatx()
-    try:
-        dt = np.dtype(getattr(dtype, 'name', dtype))
-    except (TypeError, ValueError):
-        raise TypeError('%s: argument dtype=%r is not a known dtype' % (where, dtype))
-    if dt.kind not in 'biuf':
-        raise TypeError('%s: argument dtype=%r: CNTK has no %s tensors (float, integer and '
-                        'bool dtypes only)' % (where, dtype, dt.name))
-    return dt.name
-
-
-def _np_dtype(dtype=None, where='dtype'):
-    """numpy float dtype CNTK computes in for a requested Keras dtype.
-
-    float32/float64 as asked; everything else (integer and bool dtypes, and a
-    float16 floatx) is held in float32. ``variable``/``constant`` keep an
-    explicit float16 (see ``_storage_dtype``).
-    """
-    name = _normalize_dtype(dtype, where)
-    if name in ('float32', 'float64'):
-        return np.dtype(name)
-    return np.dtype(floatx() if floatx() in ('float32', 'float64') else 'float32')
-
-
-def _storage_dtype(dtype, where):
-    """(numpy dtype held by CNTK, Keras dtype reported by ``K.dtype`` or None).
-
-    An explicit ``'float16'`` is held as float16 (CNTK computes in it); bool
-    and integer dtypes are held in ``floatx()`` (CNTK has float tensors only),
-    bool being reported as ``'bool'``.
-    """
-    name = _normalize_dtype(dtype, where)
-    if name == 'float16':
-        return np.dtype('float16'), None
-    if name == 'bool':
-        return _np_dtype(name, where), 'bool'
-    return _np_dtype(name, where), None
-
-
-def _is_engine_tensor(x):
-    return isinstance(x, (C.cntk_py.Variable, C.Function))
-
-
-def _var(x):
-    """The single output Variable of a tensor."""
-    if isinstance(x, C.Function):
-        return x.output
-    return x
-
-
-class _SparseLabels(object):
-    """CTC labels in sparse form: ``dense`` (batch, max_len) and ``lengths`` (batch,).
-
-    CNTK's sparse tensors are one-hot (CSR) matrices and hold no integer
-    label ids, so ``ctc_label_dense_to_sparse`` returns this pair; entries
-    past each length are not part of it (``to_dense`` zeroes them).
-    """
-
-    def __init__(self, dense, lengths):
-        self.dense = dense
-        self.lengths = lengths
-        self.shape = _var(dense).shape
-
-
-def _to_tensor(x, dtype=None):
-    """A CNTK tensor for ``x`` (numpy values become constants).
-
-    A list/tuple holding tensors (``[K.shape(x)[0], K.shape(x)[1], 5]``) is
-    stacked along a new leading axis in the graph (see ``_stack_mixed``).
-    """
-    if _is_engine_tensor(x):
-        return x
-    if isinstance(x, _SparseLabels):
-        return x.dense
-    if isinstance(x, (list, tuple)) and _holds_engine_tensor(x):
-        return _stack_mixed(x, dtype)
-    return C.constant(np.asarray(x, dtype=_np_dtype(dtype)))
-
-
-def _holds_engine_tensor(x):
-    """True when a (nested) list/tuple contains a CNTK tensor."""
-    for e in x:
-        if _is_engine_tensor(e) or isinstance(e, _SparseLabels):
-            return True
-        if isinstance(e, (list, tuple)) and _holds_engine_tensor(e):
-            return True
-    return False
-
-
-def _stack_mixed(items, dtype=None):
-    """Stack a list mixing tensors and numbers along a new axis 0, in the graph.
-
-    Numbers take the tensors' dtype; a one-element tensor (``K.shape(x)[0]``
-    is ``(1,)`` on CNTK) counts as a scalar when the other items are scalars.
-    """
-    parts = [_to_tensor(e) if isinstance(e, (list, tuple)) else e for e in items]
-    tensors = [e for e in parts if _is_engine_tensor(e)]
-    dt = np.dtype(dtype) if dtype is not None and not isinstance(dtype, str) else None
-    if dt is None:
-        dt = np.float64 if builtins.any(_var(t).dtype == np.float64 for t in tensors) \
-            else _var(tensors[0]).dtype
-    shapes = [_static_shape(t) for t in tensors] + [np.shape(e) for e in parts if not _is_engine_tensor(e)]
-    scalars = builtins.all(int(np.prod([d for d in sh if d is not None] or [1])) == 1 and
-                           None not in sh for sh in shapes)
-    out = []
-    for e in parts:
-        t = e if _is_engine_tensor(e) else C.constant(np.asarray(e, dtype=dt))
-        if _var(t).dtype != dt:
-            t = C.cast(t, dt)
-        if scalars:
-            t = C.reshape(t, ())
-        out.append(_add_axis(t, 0))
-    return C.splice(*out, axis=0) if len(out) > 1 else out[0]
-
-
-class _FreeAxis(object):
-    """A size read from ``K.shape(src)[axis]`` where that axis of ``src`` is free
-    (known only at run time)."""
-
-    def __init__(self, src, axis):
-        self.src = src
-        self.axis = axis
-
-    def of(self, x):
-        """True when this is a free axis of ``x`` itself."""
-        return _var(self.src).uid == _var(x).uid
-
-
-#: stands for a size that is known only at run time and whose origin is not
-#: a free axis of some tensor (a product of two free sizes, a placeholder's value)
-_RUNTIME = object()
-
-
-class _RunTime(object):
-    """A size known only at run time (see ``_RUNTIME``): ``value`` is its scalar tensor."""
-
-    def __init__(self, value):
-        self.value = value
-
-#: ``K.shape(src)`` values of free axes are stood in by ``-(_SENTINEL + 64 * k + i)``
-#: (exact in float32) when a size tensor is evaluated while building the graph
-_SENTINEL = 2 ** 20
-
-
-def _shape_reads(root):
-    """The ``K.shape(...)`` outputs that the graph of ``root`` (a Function) reads."""
-    nodes = C.logging.graph.depth_first_search(root, lambda n: isinstance(n, C.Function),
-                                               depth=-1)
-    seen, out = set(), []
-    for n in nodes:
-        for o in n.outputs:
-            if o.uid in _SHAPE_SOURCES and o.uid not in seen:
-                seen.add(o.uid)
-                out.append(o)
-    return out
-
-
-def _size_values(t):
-    """The flat values of a size tensor, resolved while building the graph.
-
-    Each entry is an int when the value is known now (a constant, or
-    ``K.shape(x)[i]`` of a static axis, and arithmetic on those), a
-    ``_FreeAxis`` when it is ``K.shape(src)[i]`` of a free axis, else
-    ``_RUNTIME``. The graph is cloned with every ``K.shape(src)`` replaced by a
-    constant (free axes stood in by sentinels) and evaluated by CNTK.
-    """
-    v = _var(t)
-    n = int(np.prod([d for d in _static_shape(v)])) if None not in _static_shape(v) else None
-    if n is None:
-        return None
-    if v.is_constant or v.is_parameter:
-        vals = np.asarray(v.value).reshape(-1)
-        return [int(round(e)) for e in vals]
-    root = t if isinstance(t, C.Function) else v.owner
-    if root is None:
-        return [_RUNTIME] * n
-    reads = _shape_reads(root)
-    subs, sentinels = {}, {}
-    for k, o in enumerate(reads):
-        src = _SHAPE_SOURCES[o.uid]
-        dims = list(int_shape(src))
-        for i, d in enumerate(dims):
-            if d is None:
-                code = -float(_SENTINEL + 64 * k + i) if k < 4096 and i < 64 else np.nan
-                sentinels[code] = _FreeAxis(src, i)
-                dims[i] = code
-        subs[o] = C.constant(np.asarray(dims, dtype=o.dtype))
-    g = root.clone(C.CloneMethod.share, subs) if subs else root
-    if g.arguments:
-        return [_RUNTIME] * n
-    if len(g.outputs) > 1:
-        g = C.combine([g.outputs[[o.uid for o in root.outputs].index(v.uid)]])
-    vals = np.asarray(g.eval(), dtype=np.float64).reshape(-1)
-    out = []
-    for e in vals:
-        if np.isfinite(e) and e >= 0 and e == np.round(e):
-            out.append(int(e))
-        elif e in sentinels:
-            out.append(sentinels[e])
-        else:
-            out.append(_RUNTIME)
-    return out
-
-
-def _resolve_sizes(sizes, name, arg):
-    """``sizes`` (ints, None, 0-d or one-element tensors, or a 1-D tensor) as a
-    list of int / None / ``_FreeAxis`` / ``_RunTime`` (see ``_size_values``)."""
-    if _is_engine_tensor(sizes):
-        if _nd(sizes) > 1:
-            raise ValueError('%s: %s must be 1-D, got a tensor of shape %r'
-                             % (name, arg, _static_shape(sizes)))
-        vals = _size_values(sizes)
-        if vals is None:
-            raise ValueError('%s: %s must have a static length, got a tensor of shape %r'
-                             % (name, arg, _static_shape(sizes)))
-        flat = C.reshape(sizes, (len(vals),)) if _nd(sizes) != 1 else sizes
-        return [_RunTime(C.slice(flat, 0, j, j + 1)) if d is _RUNTIME else d
-                for j, d in enumerate(vals)]
-    out = []
-    for j, d in enumerate(shape_rules.sizes(sizes, _is_engine_tensor, '%s: %s' % (name, arg))):
-        if _is_engine_tensor(d):
-            vals = _size_values(d)
-            if vals is None or len(vals) != 1:
-                raise ValueError('%s: %s[%d] must be a scalar or one-element tensor, got '
-                                 'shape %r' % (name, arg, j, _static_shape(d)))
-            d = _RunTime(d) if vals[0] is _RUNTIME else vals[0]
-        out.append(d)
-    return out
-
-
-def _constant_like(x, value):
-    """A CNTK constant of ``value`` in ``x``'s dtype."""
-    return C.constant(np.asarray(value, dtype=_var(x).dtype))
-
-
-def _param_like(x, value):
-    """A parameter of an op on ``x`` (a number or a CNTK tensor) in ``x``'s dtype."""
-    if _is_engine_tensor(value):
-        return value if _var(value).dtype == _var(x).dtype else C.cast(value, _var(x).dtype)
-    return _constant_like(x, value)
-
-
-def _coerce_pair(x, y):
-    """Two tensors of a common dtype (numbers follow the tensor's dtype)."""
-    if _is_engine_tensor(x) and not _is_engine_tensor(y):
-        return x, _constant_like(x, y)
-    if _is_engine_tensor(y) and not _is_engine_tensor(x):
-        return _constant_like(y, x), y
-    x, y = _to_tensor(x), _to_tensor(y)
-    dx, dy = _var(x).dtype, _var(y).dtype
-    if dx != dy:
-        wide = np.float64 if np.float64 in (dx, dy) else dx
-        x, y = C.cast(x, wide) if dx != wide else x, C.cast(y, wide) if dy != wide else y
-    return x, y
-
-
-def _static_shape(x):
-    return tuple(None if d < 0 else int(d) for d in _var(x).shape)
-
-
-def _nd(x):
-    return len(_var(x).shape)
-
-
-def _shape_arg(shape):
-    return tuple(_FREE if d is None else int(d) for d in shape)
-
-
-def _engine_int_shape(x):
-    """``int_shape`` as CNTK knows it (ignoring ``_keras_shape``)."""
-    if isinstance(x, _SparseLabels):
-        x = x.dense
-    if not _is_engine_tensor(x):
-        return tuple(np.shape(x))
-    v = _var(x)
-    s = _static_shape(v)
-    if builtins.any(a.is_sequence_axis for a in v.dynamic_axes):
-        # a step of a recurrence (rnn, foldl/foldr): its static shape is its Keras shape
-        return s
-    return (None,) * len(v.dynamic_axes) + s
-
-
-def _keras_meta(x, keras_shape=True, uses_learning_phase=None):
-    """Set the attributes Keras' engine reads on a tensor we return.
-
-    ``_keras_shape`` (the engine's static shape, None for free dims) and
-    ``_uses_learning_phase`` when given; CNTK's Python wrappers accept new
-    attributes, anything else is returned unchanged.
-    """
-    try:
-        if keras_shape:
-            x._keras_shape = _engine_int_shape(x)
-        if uses_learning_phase is not None:
-            x._uses_learning_phase = bool(uses_learning_phase)
-    except AttributeError:
-        pass
-    return x
-
-
-def _drop_axis(x, axis):
-    """Remove a unit axis without naming the other (possibly free) dims."""
-    return C.reshape(x, (), begin_axis=axis, end_axis=axis + 1)
-
-
-def _add_axis(x, axis):
-    """Insert a unit axis at ``axis`` (0..ndim)."""
-    return C.reshape(x, (1,), begin_axis=axis, end_axis=axis)
-
-
-def _drop_axes(x, axes):
-    for a in sorted(axes, reverse=True):
-        x = _drop_axis(x, a)
-    return x
-
-
-def _pad(x, pairs, value=0.):
-    if builtins.all(p == (0, 0) for p in pairs):
-        return x
-    if value == 0.:
-        return C.pad(x, [tuple(p) for p in pairs])
-    return C.pad(x, [tuple(p) for p in pairs], constant_value=value)
-
-
-def _one_hot(indices, classes):
-    """0/1 of ``indices == class`` with a new last axis of ``classes`` entries.
-
-    Built with ``C.equal`` against a constant range rather than ``C.one_hot``:
-    it has a (zero) gradient, so graphs that differentiate through integer
-    targets held in placeholders do not hit CNTK's one-hot backprop.
-    """
-    ids = _add_axis(indices, _nd(indices))
-    return C.equal(ids, C.constant(np.arange(int(classes), dtype=_var(indices).dtype)))
-
-
-def _log_softmax(x, axis):
-    return x - C.reduce_log_sum_exp(x, axis=axis)
-
-
-def _op_seed(seed):
-    return int(seed) if seed is not None else int(np.random.randint(1, 10 ** 7))
-
-
-# ---------------------------------------------------------------------------
-# Engine plumbing: layout round trips (batch axis, transposes)
-# ---------------------------------------------------------------------------
-
-def _per_sample(x):
-    """Move the leading axis onto CNTK's batch axis.
-
-    When ``x`` was unpacked from the batch axis by ``_unbatch`` (possibly
-    followed by elementwise ops, see ``_rebuild``), the batched tensor is
-    reused instead of round-tripping through a ``to_batch`` node. Inside a recurrence (``rnn``)
-    the batch already is CNTK's batch axis and ``x`` holds one sample on a unit axis 0: that axis
-    is dropped.
-    """
-    if _var(x).dynamic_axes and _static_shape(x)[:1] == (1,):
-        return _drop_axis(x, 0)
-    y = _rebuild(x, _nd(x), _batched_leaf, _batched_side)
-    return y if y is not None else C.to_batch(x)
-
-
-def _unbatch(y, like):
-    """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim (inside a recurrence,
-    where ``like`` has dynamic axes: the unit axis 0 that ``_per_sample`` dropped, restored)."""
-    if _is_engine_tensor(like) and _var(like).dynamic_axes:
-        return _add_axis(y, 0)
-    batched = y
-    y = C.unpack_batch(y)
-    n = _static_shape(like)[0] if _is_engine_tensor(like) else like
-    if n is not None:
-        y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
-    _UNBATCHED[_var(y).uid] = (_var(batched), _var(y))
-    return y
-
-
-def _transpose(x, perm):
-    """``C.transpose(x, perm)``, cancelling earlier transposes where it can.
-
-    When ``x`` is a transpose made here (possibly followed by elementwise ops,
-    see ``_rebuild``), the permutations are composed instead of stacking a
-    second ``TransposeAxes`` node: a channels_last convolution followed by
-    ``bias_add``, an activation and pooling then runs in channels_first from
-    end to end, with no layout round trip in between.
-    """
-    perm = tuple(int(p) for p in perm)
-    if perm == tuple(range(len(perm))):
-        return x
-    y = _rebuild(x, len(perm), lambda v: _transposed_leaf(v, perm),
-                 lambda v, n: _transposed_side(v, n, perm))
-    if y is None:
-        y = C.transpose(x, perm)
-    _TRANSPOSED[_var(y).uid] = (_var(x), perm, _var(y))
-    return y
-
-
-#: uid of an ``_unbatch`` result -> (the batched Variable, the result); uid of a
-#: ``_transpose`` result -> (its input, perm, the result). Read by ``_rebuild``
-#: (the results are kept so that their uids stay unique while they are listed).
-_UNBATCHED = {}
-_TRANSPOSED = {}
-
-
-#: elementwise CNTK ops that ``_rebuild`` may re-create in another layout
-_UNARY = {'ReLU': C.relu, 'Tanh': C.tanh, 'StableSigmoid': C.sigmoid, 'Exp': C.exp,
-          'Log': C.log, 'Abs': C.abs, 'Negate': C.negate, 'Sqrt': C.sqrt,
-          'Softplus': C.softplus}
-_BINARY = {'Plus': C.plus, 'Minus': C.minus, 'ElementTimes': C.element_times}
-
-
-def _rebuild(x, n, leaf, side, depth=6):
-    """``x`` re-created in another layout, or None when it cannot be.
-
-    Walks up through elementwise ops (``_UNARY``, ``_BINARY``) from ``x``
-    (rank ``n``) to a ``leaf`` (``leaf(v)`` gives the leaf in the new layout
-    or None) and re-creates those ops on it; a binary op's other operand must
-    be ``side``-able: a parameter or constant (``side(v, n)`` lays it out, it
-    may broadcast) or a chain with a leaf itself. Elementwise results do not
-    depend on the layout, so the values are identical.
-    """
-    v = _var(x)
-    found = leaf(v)
-    if found is not None or depth == 0 or not v.is_output:
-        return found
-    f = v.owner
-    op = f.op_name
-    if op in _UNARY and len(v.shape) == n:
-        inner = _rebuild(f.inputs[0], n, leaf, side, depth - 1)
-        return None if inner is None else _UNARY[op](inner)
-    if op in _BINARY and len(v.shape) == n:
-        fixed = [_input_free(i) for i in f.inputs]
-        if builtins.all(fixed):
-            return None
-        parts = []
-        for i, fx in zip(f.inputs, fixed):
-            if fx:
-                r = side(i, n)
-            elif len(i.shape) == n:
-                r = _rebuild(i, n, leaf, side, depth - 1)
-            else:
-                r = None
-            if r is None:
-                return None
-            parts.append(r)
-        return _BINARY[op](parts[0], parts[1])
-    return None
-
-
-def _input_free(v):
-    """True when ``v`` (a Variable) has a static shape and reads no input."""
-    if v.is_parameter or v.is_constant:
-        return True
-    if not v.is_output or builtins.any(d < 0 for d in v.shape) or v.dynamic_axes:
-        return False
-    return not C.as_composite(v.owner).arguments
-
-
-def _transposed_leaf(v, perm):
-    entry = _TRANSPOSED.get(v.uid)
-    if entry is None or len(entry[1]) != len(perm):
-        return None
-    src, inner, _ = entry
-    total = tuple(inner[p] for p in perm)
-    return src if total == tuple(range(len(total))) else C.transpose(src, total)
-
-
-def _transposed_side(v, n, perm):
-    """A constant/parameter operand laid out by ``perm`` (broadcast dims kept)."""
-    if builtins.any(d < 0 for d in v.shape) or len(v.shape) > n:
-        return None
-    full = C.reshape(v, (1,) * (n - len(v.shape)) + tuple(v.shape)) \
-        if len(v.shape) < n else v
-    return C.transpose(full, perm)
-
-
-def _batched_leaf(v):
-    entry = _UNBATCHED.get(v.uid)
-    return None if entry is None else entry[0]
-
-
-def _batched_side(v, n):
-    """A constant/parameter operand with the leading (batch) axis removed."""
-    if len(v.shape) < n:
-        return v
-    if v.shape[0] == 1:
-        return _drop_axis(v, 0)
-    return None
-
-
-# ---------------------------------------------------------------------------
-# Engine plumbing: UserFunction nodes (numpy forward passes)
-# ---------------------------------------------------------------------------
-
-def _input_like(x):
-    """UserFunction inputs must be computed tensors: alias plain inputs."""
-    v = _var(x)
-    if v.is_input or v.is_parameter or v.is_constant or v.is_placeholder:
-        return C.plus(x, _constant_like(x, 0))
-    return x
-
-
-def _out_var(shape, dtype, needs_gradient=False):
-    return C.output_variable(_shape_arg(shape), C.sanitize_dtype_cntk(dtype), [],
-                             needs_gradient=needs_gradient)
-
-
-class _NumpyOp(_UserFunction):
-    """A graph node whose forward pass is a numpy function.
-
-    ``fn(*input_values) -> list of arrays`` (one per entry of ``out_shapes``).
-    No gradient flows through it unless ``grad_fn`` is given:
-    ``grad_fn(input_values, output_values, root_gradient) -> gradient of input 0``.
-    """
-
-    def __init__(self, inputs, fn, out_shapes, dtype, grad_fn=None, name='numpy_op',
-                 aliased=False):
-        self._fn = fn
-        self._out_shapes = out_shapes
-        self._dtype = np.dtype(dtype)
-        self._grad_fn = grad_fn
-        # keep the aliasing Functions alive: CNTK only holds weak references
-        # (a clone's inputs are the clones of the aliases already)
-        self._keep = list(inputs) if aliased else [_input_like(i) for i in inputs]
-        super(_NumpyOp, self).__init__([_var(i) for i in self._keep], name=name)
-
-    def forward(self, arguments, outputs=None, device=None, outputs_to_retain=None):
-        # CNTK calls forward(args, device, retain) for one output and
-        # forward(args, outputs, device, retain) for several.
-        values = list(arguments) if isinstance(arguments, (list, tuple)) else [arguments]
-        values = [np.asarray(v) for v in values]
-        try:
-            results = [np.ascontiguousarray(np.asarray(r, dtype=self._dtype))
-                       for r in self._fn(*values)]
-        except Exception as e:
-            _PENDING_ERRORS.append(e)   # CNTK reports only "SWIG director method error"
-            raise
-        if len(self._out_shapes) == 1:
-            return values, results[0]
-        for var, res in zip(self.outputs, results):
-            outputs[var] = res
-        return values
-
-    def backward(self, state, root_gradients, variables=None):
-        # CNTK passes one array for a single output, else a dict; ``variables``
-        # (the inputs wanting a gradient) only when there are several inputs.
-        if self._grad_fn is None:
-            raise ValueError('%s: this operation has no gradient' % self.name)
-        root = list(root_gradients.values())[0] if isinstance(root_gradients, dict) \
-            else root_gradients
-        g = np.ascontiguousarray(np.asarray(self._grad_fn(state, None, np.asarray(root)),
-                                            dtype=self._dtype))
-        if variables is None:
-            return g
-        for var in variables:
-            variables[var] = np.ascontiguousarray(np.asarray(g, dtype=self._dtype)) \
-                if var.uid == self.inputs[0].uid else \
-                np.zeros_like(state[[i.uid for i in self.inputs].index(var.uid)],
-                              dtype=self._dtype)
-        return None
-
-    def infer_outputs(self):
-        return [_out_var(s, self._dtype, self._grad_fn is not None) for s in self._out_shapes]
-
-    def clone(self, cloned_inputs):
-        return _NumpyOp(cloned_inputs, self._fn, self._out_shapes, self._dtype,
-                        self._grad_fn, self.name, aliased=True)
-
-
-#: exceptions raised by numpy ops during the engine call now running
-_PENDING_ERRORS = []
-
-
-@contextlib.contextmanager
-def _numpy_op_errors():
-    """Re-raise the exception of a numpy op that failed inside a CNTK call
-    (CNTK turns it into ``RuntimeError: SWIG director method error``)."""
-    del _PENDING_ERRORS[:]
-    try:
-        yield
-    except RuntimeError:
-        if _PENDING_ERRORS:
-            err = _PENDING_ERRORS[0]
-            del _PENDING_ERRORS[:]
-            raise err
-        raise
-
-
-def _numpy_op(inputs, fn, out_shapes, dtype=None, grad_fn=None, name='numpy_op'):
-    """Add a numpy-computed node to the graph; returns its list of outputs."""
-    dtype = _np_dtype(dtype) if dtype is None or not isinstance(dtype, np.dtype) else dtype
-    if not inputs:
-        inputs = [C.constant(np.zeros((), dtype))]
-    f = C.user_function(_NumpyOp([_to_tensor(i) for i in inputs], fn, out_shapes,
-                                 dtype, grad_fn, name))
-    return [f.outputs[i] for i in range(len(out_shapes))]
-
-
-class _PassThrough(_UserFunction):
-    """Identity node calling ``callback(value)`` in its forward pass."""
-
-    def __init__(self, x, callback, name='print_tensor', aliased=False):
-        self._callback = callback
-        self._keep = [x if aliased else _input_like(x)]
-        super(_PassThrough, self).__init__([_var(self._keep[0])], name=name)
-
-    def forward(self, argument, device=None, outputs_to_retain=None):
-        self._callback(np.asarray(argument))
-        return None, argument
-
-    def backward(self, state, root_gradients):
-        return root_gradients
-
-    def infer_outputs(self):
-        i = self.inputs[0]
-        return [C.output_variable(i.shape, i.dtype, i.dynamic_axes)]
-
-    def clone(self, cloned_inputs):
-        return _PassThrough(cloned_inputs[0], self._callback, self.name, aliased=True)
-
-
-# ---------------------------------------------------------------------------
-# Engine plumbing: module state and evaluation
-# ---------------------------------------------------------------------------
-
-def _new_learning_phase():
-    return C.input_variable((), dtype=np.float32, dynamic_axes=[], needs_gradient=False,
-                            name='keras_learning_phase')
-
-
-_LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
-
-
-#: uid of a ``shape(x)`` result -> ``x``: random ops given ``K.shape(x)`` draw
-#: with CNTK's ``*_constant_like`` ops on ``x`` instead of reading the shape's value.
-_SHAPE_SOURCES = {}
-
-
-#: the ``C.assign`` nodes of the open ``control_dependencies`` blocks (a stack)
-_CONTROL_UPDATES = []
-
-
-#: uid of a run-time ``arange`` output -> its state: ``empty`` (the last run gave
-#: an empty range, a one-element stand-in was passed on) and ``consumed`` (some
-#: ``function``'s graph reads it from another op: an empty range then raises).
-_MAYBE_EMPTY = {}
-
-
-def _note_consumed_ranges(heads):
-    """Mark the run-time ``arange`` outputs that the graphs of ``heads`` read in an op."""
-    if not _MAYBE_EMPTY:
-        return
-    seen, stack = set(), [_var(h).owner for h in heads if _var(h).is_output]
-    while stack:
-        f = stack.pop()
-        if f is None or f.uid in seen:
-            continue
-        seen.add(f.uid)
-        for i in f.inputs:
-            if i.uid in _MAYBE_EMPTY:
-                _MAYBE_EMPTY[i.uid]['consumed'] = True
-            if i.is_output and i.owner.uid not in seen:
-                stack.append(i.owner)
-
-
-def _empty_if_ranged(var, value):
-    """An empty array for a run-time ``arange`` output whose last range was empty."""
-    state = _MAYBE_EMPTY.get(_var(var).uid)
-    if state is not None and state['empty']:
-        return np.zeros((0,), dtype=np.asarray(value).dtype)
-    return value
-
-
-def _empty(shape, dtype):
-    """A constant with a zero-size static ``shape``.
-
-    CNTK cannot store or compute zero-element values (reading one aborts the
-    process), so the constant is built from a scalar and never read: ``eval``
-    and ``function`` return ``np.zeros(shape)`` for it (see ``_leaf_value``).
-    """
-    return C.constant(0., shape=tuple(shape), dtype=np.dtype(dtype))
-
-
-def _leaf_value(v):
-    """numpy value of a parameter or constant (zero-size ones are not read)."""
-    if builtins.any(d == 0 for d in v.shape):
-        return np.zeros(tuple(v.shape), dtype=v.dtype)
-    return np.array(v.value)
-
-
-def _evaluate(tensors, feed=None):
-    """Evaluate a list of tensors; returns a list of numpy arrays."""
-    feed = dict(feed or {})
-    outs = []
-    pos = []
-    seen = {}
-    for t in tensors:
-        t = _to_tensor(t)
-        v = _var(t)
-        if v.is_parameter or v.is_constant:
-            pos.append(('value', v))
-            continue
-        if v.uid not in seen:
-            seen[v.uid] = len(outs)
-            outs.append(C.combine([v]).output if not v.is_input
-                        else C.plus(v, _constant_like(v, 0)).output)
-        pos.append(('out', seen[v.uid]))
-    values = []
-    if outs:
-        _note_consumed_ranges(outs)
-        f = C.combine(outs)
-        args = f.arguments
-        lp = _LEARNING_PHASE_PLACEHOLDER
-        for a in args:
-            if a.uid == lp.uid and not builtins.any(k.uid == lp.uid for k in feed):
-                feed[a] = np.asarray(0., np.float32)
-        with _numpy_op_errors():
-            res = f.eval(feed, as_numpy=True) if args else f.eval(as_numpy=True)
-        if not isinstance(res, dict):
-            res = {f.outputs[0]: res}
-        for o in f.outputs:
-            values.append(_empty_if_ranged(o, np.asarray(res[o])))
-    result = []
-    for kind, p in pos:
-        if kind == 'value':
-            result.append(_leaf_value(p))
-        else:
-            result.append(values[p])
-    return result
-
-
-# ---------------------------------------------------------------------------
-# Engine plumbing: sequences (foldl/foldr over unknown lengths; rnn: _rnn_recurrence)
-# ---------------------------------------------------------------------------
-
-def _to_seq(x):
-    """A static ``(T, ...)`` tensor as a CNTK sequence of its ``T`` slices.
-
-    The slices travel on a sequence axis (``C.to_sequence``) with a batch
-    axis of one, so ``T`` may be unknown (a free dimension); each element
-    keeps the static shape ``x.shape[1:]``, which the K ops inside a loop
-    body see as usual (``int_shape``).
-    """
-    return C.to_sequence(C.to_batch(_add_axis(x, 0)))
-
-
-def _seq_last(s):
-    """The last element of a sequence made by ``_to_seq``, as a static tensor."""
-    return _drop_axis(C.unpack_batch(C.sequence.last(s)), 0)
-
-
-def _seq_start(init, seq):
-    """``init`` (no dynamic axes) repeated at every step of ``seq``."""
-    return C.sequence.broadcast_as(C.to_batch(_add_axis(_to_tensor(init), 0)), seq)
-
-
-def _seq_previous(init, seq):
-    """A recurrence slot: ``(placeholder, prev)`` where ``prev`` is ``init``
-    at the first step of ``seq`` and the placeholder's value one step back
-    afterwards (``C.sequence.past_value``). Bind the placeholder with
-    ``replace_placeholders`` once the new value is built."""
-    init = _to_tensor(init)
-    ph = C.placeholder(shape=_var(init).shape, dynamic_axes=_var(seq).dynamic_axes)
-    prev = C.element_select(C.sequence.is_first(seq), _seq_start(init, seq),
-                            C.sequence.past_value(ph))
-    return ph, prev
-
-
-# ---------------------------------------------------------------------------
-# Engine plumbing: Python operators on CNTK tensors
-# ---------------------------------------------------------------------------
-# CNTK 2.7's classes have +, -, *, /, @, unary -, abs() and [] (its
-# ``TensorOpsMixin``) but no **, //, % or ordered comparisons. While this
-# adapter is imported they have them, built from the adapter's own functions
-# (``pow``, ``less``, ...) so that an operator gives what the function gives;
-# a numpy value on the left goes through numpy's ``__array_ufunc__`` hook.
-# ``==``, ``!=`` and ``hash`` stay CNTK's (identity of the tensor); the other
-# engines' tensors compare by identity too (docs/semantics.md, "Python
-# operators on tensors"). Every other operator and ufunc is CNTK's and
-# numpy's as before.
-
-def _operand(value):
-    """``value`` as the other operand of an operator, or None where the
-    operator must answer ``NotImplemented`` (so that Python tries the other
-    operand's method or raises its TypeError): CNTK tensors as they are;
-    Python and numpy numbers, numpy arrays and (nested) lists of numbers as
-    numpy arrays; anything else (strings, None, complex numbers, lists
-    holding tensors, other libraries' tensors) is not an operand."""
-    if _is_engine_tensor(value):
-        return value
-    return shape_rules.numeric_operand(value)
-
-
-def _floor_divide(x, y):
-    """``floor(x / y)`` (Python's and numpy's ``//``), with ``C.floor``."""
-    x, y = _coerce_pair(x, y)
-    return C.floor(C.element_divide(x, y))
-
-
-def _floor_mod(x, y):
-    """``x - floor(x / y) * y`` (Python's and numpy's ``%``: the sign of ``y``)."""
-    x, y = _coerce_pair(x, y)
-    return C.minus(x, C.element_times(C.floor(C.element_divide(x, y)), y))
-
-
-#: operator -> (name of the adapter function computing it, operands swapped)
-_OPERATORS = (
-    ('__pow__', 'pow', False), ('__rpow__', 'pow', True),
-    ('__floordiv__', '_floor_divide', False), ('__rfloordiv__', '_floor_divide', True),
-    ('__mod__', '_floor_mod', False), ('__rmod__', '_floor_mod', True),
-    ('__lt__', 'less', False), ('__le__', 'less_equal', False),
-    ('__gt__', 'greater', False), ('__ge__', 'greater_equal', False),
-)
-
-
-def _operator(name, fn_name, reflected):
-    """The method ``name`` of CNTK tensors: the adapter function ``fn_name``
-    (looked up at each call, so the checked public function runs) of the
-    tensor and the other operand, in the order Python means."""
-    def operator(self, other):
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
-        fn = globals()[fn_name]
-        return fn(other, self) if reflected else fn(self, other)
-    operator.__name__ = name
-    operator.__qualname__ = name
-    operator.__doc__ = '``%s`` of the Keras backend adapter (keras_backend.cntk_backend.%s).' % (
-        name, fn_name)
-    operator._keras_backend_operator = True
-    return operator
-
-
-#: numpy ufunc -> the adapter function computing it where a CNTK tensor is an operand
-_UFUNCS = {np.power: 'pow', np.floor_divide: '_floor_divide', np.remainder: '_floor_mod',
-           np.less: 'less', np.less_equal: 'less_equal', np.greater: 'greater',
-           np.greater_equal: 'greater_equal'}
-
-
-def _opaque(value):
-    """A CNTK tensor as a 0-d numpy object array (how numpy sees an object it
-    cannot convert); other values as they are."""
-    if _is_engine_tensor(value):
-        box = np.empty((), dtype=object)
-        box[()] = value
-        return box
-    return value
-
-
-def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    """numpy's hook for a ufunc with a CNTK tensor among its operands.
-
-    With a numpy value on the left (``np.float32(1) < x``, ``np.ones(3) ** x``)
-    numpy applies its ufunc before Python tries the tensor's reflected method;
-    numpy would apply ``<`` to the tensor as an opaque object and turn the
-    resulting tensor into ``True``. The ufuncs of the operators above give the
-    adapter's tensor instead; every other ufunc, method or keyword runs as
-    numpy ran it without this hook (``np.ones(3) + x`` is still numpy's object
-    array: CNTK's own ``+`` is unchanged).
-    """
-    if method == '__call__' and not kwargs and len(inputs) == 2 and ufunc in _UFUNCS:
-        a, b = _operand(inputs[0]), _operand(inputs[1])
-        if a is not None and b is not None:
-            return globals()[_UFUNCS[ufunc]](a, b)
-    out = kwargs.get('out', ())
-    if builtins.any(_is_engine_tensor(o) for o in (out if isinstance(out, tuple) else (out,))):
-        raise TypeError('%s: a CNTK tensor cannot be the output of a numpy ufunc' % ufunc.__name__)
-    return getattr(ufunc, method)(*[_opaque(v) for v in inputs], **kwargs)
-
-
-_array_ufunc._keras_backend_operator = True
-
-
-def _defines(cls, name):
-    """The method ``name`` of ``cls`` from a class other than ``object``, or None."""
-    for klass in cls.__mro__:
-        if klass is not object and name in klass.__dict__:
-            return klass.__dict__[name]
-    return None
-
-
-def _attach_operators():
-    """Give CNTK's tensor classes the operators of ``_OPERATORS`` that they lack,
-    and numpy's ``__array_ufunc__`` hook for those operators with a numpy value
-    on the left (one CNTK already defines is left alone; ours are replaced when
-    the adapter is imported again)."""
-    from cntk.variables import Constant, Parameter, Variable
-    for cls in (C.Function, Variable, Parameter, Constant):
-        for name, fn_name, reflected in _OPERATORS:
-            current = _defines(cls, name)
-            if current is None or getattr(current, '_keras_backend_operator', False):
-                setattr(cls, name, _operator(name, fn_name, reflected))
-        current = _defines(cls, '__array_ufunc__')
-        if current is None or getattr(current, '_keras_backend_operator', False):
-            cls.__array_ufunc__ = _array_ufunc
+from .. import checks, common, ctc_search, generic, shape_rules
+from ..common import *  # noqa: F401,F403  (config names)
+from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
+from .core import (C, Function, _CONTROL_UPDATES, _FreeAxis,
+                   _GRADIENT_OF, _INT_DTYPES, _MAYBE_EMPTY, _PassThrough, _RunTime,
+                   _SHAPE_SOURCES, _SparseLabels, _State, _TRANSPOSED, _UNBATCHED, _add_axis,
+                   _after_control_updates, _coerce_pair, _constant_like, _drop_axes,
+                   _drop_axis, _empty, _engine_int_shape, _evaluate, _is_engine_tensor,
+                   _keras_meta, _log_softmax, _nd, _new_learning_phase, _normalize_dtype,
+                   _np_dtype, _numpy_op, _one_hot, _op_seed, _pad, _param_like, _per_sample,
+                   _resolve_sizes, _seq_last, _seq_previous, _shape_arg, _stack_mixed,
+                   _static_shape, _storage_dtype, _to_seq, _to_tensor, _transpose, _unbatch,
+                   _var)
+
+#: this module, whose engine-level functions the functions of ``generic`` call
+_K = sys.modules[__name__]
 
 
 # ---------------------------------------------------------------------------
@@ -987,58 +44,33 @@ def backend():
 def clear_session():
     """CNTK keeps no global graph: only the uids, the learning phase (a fresh placeholder) and the
     adapter's cached graph state are reset."""
-    global _LEARNING_PHASE_PLACEHOLDER
     common._reset_session_state()
     _SHAPE_SOURCES.clear()
     _UNBATCHED.clear()
     _TRANSPOSED.clear()
-    _LEARNING_PHASE_PLACEHOLDER = _new_learning_phase()
-
-
-def _feed_value(var, value):
-    v = _var(var)
-    if v.is_sparse:
-        return value
-    return np.asarray(value, dtype=v.dtype)
-
-
-class _Session(object):
-    """Session-like object: ``run(fetches, feed_dict)`` evaluates tensors."""
-
-    def run(self, fetches, feed_dict=None):
-        single = not isinstance(fetches, (list, tuple))
-        items = [fetches] if single else list(fetches)
-        feed = {}
-        for k, v in (feed_dict or {}).items():
-            feed[_var(k)] = _feed_value(k, v)
-        res = _evaluate(items, feed)
-        return res[0] if single else res
-
-
-_SESSION = _Session()
+    _State.learning_phase = _new_learning_phase()
 
 
 def get_session():
     """CNTK has no sessions: a session-like object whose ``run(fetches, feed_dict=None)`` evaluates
     tensors."""
-    return _SESSION
+    return _State.session
 
 
 def set_session(session):
     """CNTK has no sessions: ``session`` is any object with a ``run(fetches, feed_dict)`` method
     (ValueError otherwise)."""
-    global _SESSION
     if not hasattr(session, 'run'):
         raise ValueError('set_session: expected an object with a run method, got %r'
                          % (session,))
-    _SESSION = session
+    _State.session = session
 
 
 def learning_phase():
     """A scalar float32 CNTK input (``C.input_variable``) fed 0 or 1; the Python int 0/1 after
     ``set_learning_phase``. A ``function`` whose graph uses it without listing it as an input feeds
     0."""
-    return common._learning_phase_or(lambda: _LEARNING_PHASE_PLACEHOLDER)
+    return common._learning_phase_or(lambda: _State.learning_phase)
 
 
 @contextlib.contextmanager
@@ -1178,7 +210,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
 
 def is_placeholder(x):
     """True for CNTK input variables other than the learning phase."""
-    return _is_engine_tensor(x) and bool(_var(x).is_input) and not _var(x) is _LEARNING_PHASE_PLACEHOLDER
+    return _is_engine_tensor(x) and bool(_var(x).is_input) and not _var(x) is _State.learning_phase
 
 
 def shape(x):
@@ -1262,7 +294,7 @@ def ones(shape, dtype=None, name=None):
 def eye(size, dtype=None, name=None):
     """A CNTK parameter; dtypes are held as ``variable`` holds them."""
     if isinstance(size, (tuple, list)):
-        if len(size) != 2:
+        if len(size) != 2:   # the shared rules take a one-element size too
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
         return variable(np.eye(size[0], size[1]), dtype, name)
     return variable(np.eye(size), dtype, name)
@@ -1278,27 +310,6 @@ def ones_like(x, dtype=None, name=None):
     """``C.ones_like``; ``name`` is ignored."""
     o = C.ones_like(_to_tensor(x))
     return cast(o, dtype) if dtype is not None else o
-
-
-def _after_control_updates(x):
-    """``x`` with the variables assigned by the active control updates replaced
-    by their assigned values (the outputs of the ``C.assign`` nodes)."""
-    written = {}
-    for group in _CONTROL_UPDATES:
-        for a in group:
-            written[_var(a._keras_target).uid] = a
-    if not written:
-        return x
-    v = _var(x)
-    if v.uid in written:
-        return written[v.uid].output
-    if not v.is_output:
-        return x
-    graph = C.combine([v])
-    subst = dict((p, written[p.uid].output) for p in graph.parameters if p.uid in written)
-    if not subst:
-        return x
-    return graph.clone(C.CloneMethod.share, subst).outputs[0]
 
 
 def identity(x, name=None):
@@ -1350,7 +361,7 @@ def cast(x, dtype):
 def update(x, new_x):
     """A ``C.assign`` node; ValueError when ``new_x``'s shape neither broadcasts to ``x``'s nor
     holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
-    if not is_variable(x):
+    if not is_variable(x):   # also reached from ``function``'s (variable, value) update pairs
         raise ValueError('update: x must be a variable, got %r' % (x,))
     new_x = _to_tensor(new_x, dtype=dtype(x))
     if _var(new_x).dtype != _var(x).dtype:
@@ -1797,7 +808,7 @@ def reshape(x, shape):
             and sizes[keep].of(x) and sizes[keep].axis == keep:
         keep += 1
     rest = [-1 if d is None or (not isinstance(d, int)) else d for d in sizes[keep:]]
-    for d in rest:
+    for d in rest:   # sizes held in a shape tensor, which the shared rules do not read
         if d < -1:
             raise ValueError('reshape: shape %r holds a negative size other than -1' % (shape,))
     if rest.count(-1) <= 1:
@@ -1829,9 +840,6 @@ def permute_dimensions(x, pattern):
     """``C.transpose``."""
     x = _to_tensor(x)
     pattern = tuple(int(p) for p in pattern)
-    if sorted(pattern) != list(range(_nd(x))):
-        raise ValueError('permute_dimensions: pattern %r is not a permutation of %d axes'
-                         % (pattern, _nd(x)))
     if pattern == tuple(range(_nd(x))):
         return x
     return C.transpose(x, pattern)
@@ -1859,7 +867,6 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     x = _to_tensor(x)
     fmt = normalize_data_format(data_format)
     interpolation = shape_rules.normalize_interpolation(interpolation)
-    shape_rules.check_ndim(_nd(x), (4,), 'resize_images', '4-D')
     ha, wa = (2, 3) if fmt == 'channels_first' else (1, 2)
     fh, fw = int(height_factor), int(width_factor)
     if interpolation == 'nearest':
@@ -1880,7 +887,6 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """Nearest upsampling with ``repeat_elements``."""
     x = _to_tensor(x)
     fmt = normalize_data_format(data_format)
-    shape_rules.check_ndim(_nd(x), (5,), 'resize_volumes', '5-D')
     axes = (2, 3, 4) if fmt == 'channels_first' else (1, 2, 3)
     for a, f in zip(axes, (depth_factor, height_factor, width_factor)):
         x = repeat_elements(x, f, a)
@@ -1905,12 +911,11 @@ def repeat(x, n):
     """``C.splice`` of ``n`` copies along a new axis 1; a count known only at run time
     (a tensor) broadcasts ``x`` against ones of that length."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(_nd(x), (2,), 'repeat', '2-D')
     e = _add_axis(x, 1)
     count = _resolve_sizes([n], 'repeat', 'n')[0]
     if isinstance(count, (_FreeAxis, _RunTime)):
         return _repeat_axis(e, 1, _ones_of_length(count, _var(x).dtype))
-    if count is None or count < 0:
+    if count is None or count < 0:   # a count held in a tensor, which the shared rules do not read
         raise ValueError('repeat: n must be a count >= 0, got %r' % (n,))
     if count == 0:
         return tile(e, [1, 0, 1])
@@ -1966,7 +971,7 @@ def tile(x, n):
             continue
         if r is None:
             raise ValueError('tile: n must hold numbers or scalar tensors, got %r' % (n,))
-        if r < 0:
+        if r < 0:   # a repetition count held in a tensor
             raise ValueError('tile: repetitions must be >= 0, got %r' % (n,))
         if r > 1:
             x = C.splice(*([x] * r), axis=a)
@@ -2035,17 +1040,14 @@ def expand_dims(x, axis=-1):
     x = _to_tensor(x)
     n = _nd(x)
     axis = int(axis)
-    a = axis + n + 1 if axis < 0 else axis
-    if not 0 <= a <= n:
-        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, n))
-    return _add_axis(x, a)
+    return _add_axis(x, axis + n + 1 if axis < 0 else axis)
 
 
 def squeeze(x, axis):
     """``C.reshape`` removing the axis; an axis of unknown (free) size is not checked."""
     x = _to_tensor(x)
     a = shape_rules.normalize_axis(axis, _nd(x))
-    if _static_shape(x)[a] not in (1, None):
+    if _static_shape(x)[a] not in (1, None):   # the shared rules check the axis, not its size
         raise ValueError('squeeze: axis %d has size %d, not 1' % (axis, _static_shape(x)[a]))
     return _drop_axis(x, a)
 
@@ -2053,7 +1055,6 @@ def squeeze(x, axis):
 def temporal_padding(x, padding=(1, 1)):
     """``C.pad``."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(_nd(x), (3,), 'temporal_padding', '3-D')
     p = shape_rules.normalize_tuple(padding, 2, 'padding')
     return _pad(x, [(0, 0), p, (0, 0)])
 
@@ -2061,7 +1062,6 @@ def temporal_padding(x, padding=(1, 1)):
 def _spatial_padding(x, padding, n, data_format):
     x = _to_tensor(x)
     fmt = normalize_data_format(data_format)
-    shape_rules.check_ndim(_nd(x), (n + 2,), 'spatial padding', '%d-D' % (n + 2))
     pairs = list(shape_rules.normalize_spatial_padding(padding, n))
     full = [(0, 0)] + ([(0, 0)] + pairs if fmt == 'channels_first' else pairs + [(0, 0)])
     return _pad(x, full)
@@ -2130,7 +1130,7 @@ def slice(x, start, size):
     x = _to_tensor(x)
     start = _resolve_sizes(start, 'slice', 'start')
     size = [-1 if d == -1 else d for d in _resolve_sizes(size, 'slice', 'size')]
-    if len(start) != _nd(x) or len(size) != _nd(x):
+    if len(start) != _nd(x) or len(size) != _nd(x):   # start/size given as tensors
         raise ValueError('slice: start and size need %d entries' % _nd(x))
     axes, begins, ends = [], [], []
     for a, (b, s) in enumerate(zip(start, size)):
@@ -2149,11 +1149,7 @@ def slice(x, start, size):
 
 
 def pattern_broadcast(x, broadcastable):
-    """CNTK has no broadcast patterns: the pattern's length is checked against ``ndim(x)`` and
-    ``x`` is returned unchanged."""
-    if len(broadcastable) != ndim(x):
-        raise ValueError('pattern_broadcast: pattern of length %d for a tensor of rank %d'
-                         % (len(broadcastable), ndim(x)))
+    """CNTK has no broadcast patterns: ``x`` is returned unchanged."""
     return x
 
 
@@ -2173,32 +1169,12 @@ def batch_get_value(ops):
 
 def set_value(x, value):
     """Writes the CNTK parameter's ``value``."""
-    if not is_variable(x):
-        raise ValueError('set_value: x must be a variable, got %r' % (x,))
     v = _var(x)
-    value = np.asarray(value, dtype=v.dtype)
-    if value.shape != tuple(v.shape):
-        raise ValueError('set_value: value of shape %s does not match the variable shape %s'
-                         % (value.shape, tuple(v.shape)))
-    v.value = value
+    v.value = np.asarray(value, dtype=v.dtype)
 
 
-def batch_set_value(tuples):
-    """Every pair is checked before any value is written."""
-    tuples = list(tuples)
-    for x, value in tuples:
-        if not is_variable(x):
-            raise ValueError('batch_set_value: %r is not a variable' % (x,))
-        if np.shape(value) != tuple(_var(x).shape):
-            raise ValueError('batch_set_value: value of shape %s does not match the variable '
-                             'shape %s' % (np.shape(value), tuple(_var(x).shape)))
-    for x, value in tuples:
-        set_value(x, value)
-
-
-def get_variable_shape(x):
-    """Same as ``int_shape``."""
-    return int_shape(x)
+batch_set_value = generic.batch_set_value(_K)
+get_variable_shape = generic.get_variable_shape(_K)
 
 
 def print_tensor(x, message=''):
@@ -2210,265 +1186,6 @@ def print_tensor(x, message=''):
         print(message, value)
         sys.stdout.flush()
     return C.user_function(_PassThrough(x, show))
-
-
-def _as_assign(u):
-    if isinstance(u, (tuple, list)):
-        if len(u) != 2:
-            raise ValueError('updates: expected (variable, new_value) pairs, got %r' % (u,))
-        return update(u[0], u[1])
-    if isinstance(u, C.Function) and u.root_function.op_name == 'Assign':
-        return u
-    raise ValueError('updates: expected K.update results or (variable, new_value) pairs, '
-                     'got %r' % (u,))
-
-
-#: uid of a ``gradients`` output -> (loss Variable, the Variable it differentiates
-#: against). ``function`` uses it to run training steps natively (see
-#: ``Function._training_plan``).
-_GRADIENT_OF = {}
-
-
-def _gradient_vars(heads):
-    """The ``gradients`` outputs that the graphs of ``heads`` read."""
-    found, seen, stack = {}, set(), []
-    for v in heads:
-        v = _var(v)
-        if v.uid in _GRADIENT_OF:
-            found[v.uid] = v
-        elif v.is_output:
-            stack.append(v.owner)
-    while stack:
-        f = stack.pop()
-        if f.uid in seen:
-            continue
-        seen.add(f.uid)
-        for i in f.inputs:
-            if i.uid in _GRADIENT_OF:
-                found[i.uid] = i
-            elif i.is_output and i.owner.uid not in seen:
-                stack.append(i.owner)
-    return list(found.values())
-
-
-class Function(object):
-    """A compiled CNTK graph (``C.combine`` of the outputs and the updates).
-
-    Calling it with one numpy array per input returns the outputs; the
-    ``C.assign`` updates run in the same pass and write after every output
-    has read the old values. A training step (updates built from one loss's
-    ``gradients``) runs as one CNTK forward pass, one backward pass and a
-    ``C.universal`` learner (see ``_training_plan``).
-
-    Args:
-        inputs: list of placeholders (the learning phase may be one).
-        outputs: a tensor or a list/tuple of tensors.
-        updates: list of ``K.update`` results or ``(variable, value)`` pairs.
-        name: optional, stored.
-
-    Returns:
-        calling it returns a numpy array per output (a list, or one array
-        when ``outputs`` was a single tensor).
-
-    Raises:
-        ValueError: at construction for a non-placeholder input or a bad
-            update; at call time when the inputs are not a list/tuple of the
-            right length.
-
-    Example:
-        >>> x = K.placeholder((None, 2)); v = K.variable([1., 1.])
-        >>> f = K.function([x], [K.sum(x * v)], updates=[K.update_add(v, [1., 1.])])
-        >>> f([np.ones((1, 2))])
-        [array(2., dtype=float32)]
-    """
-
-    def __init__(self, inputs, outputs, updates=None, name=None):
-        self.inputs = list(inputs)
-        self._single = not isinstance(outputs, (list, tuple))
-        self.outputs = [outputs] if self._single else list(outputs)
-        self.updates = [_as_assign(u) for u in (updates or [])]
-        for i in self.inputs:
-            if not (_is_engine_tensor(i) and _var(i).is_input) and not isinstance(i, int):
-                raise ValueError('function: inputs must be placeholders, got %r' % (i,))
-        self._graph = None
-        self._train = None
-        self.name = name
-        self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
-
-    def _build(self):
-        heads, self._slots = [], []
-        seen = {}
-        for t in self.outputs:
-            t = _to_tensor(t)
-            v = _var(t)
-            if v.is_parameter or v.is_constant:
-                self._slots.append(('value', v))
-                continue
-            if v.uid not in seen:
-                seen[v.uid] = len(heads)
-                heads.append(v if not v.is_input else C.plus(v, _constant_like(v, 0)).output)
-            self._slots.append(('out', seen[v.uid]))
-        self._n_heads = len(heads)
-        _note_consumed_ranges(heads + [_var(u) for u in self.updates])
-        self._train = self._training_plan(heads)
-        if self._train is not None:
-            # outputs, the loss and the updates that read inputs in one forward
-            # pass (CNTK writes assigned values after the backward pass); the
-            # other updates run in the learner
-            loss = self._train['loss']
-            if loss.uid not in set(h.uid for h in heads):
-                heads = heads + [loss]
-            known = set(h.uid for h in heads)
-            heads = heads + [u for u in self._train['forward_updates'] if u.uid not in known]
-            self._graph = C.combine(heads)
-            self._train['loss'] = [o for o in self._graph.outputs if o.uid == loss.uid][0]
-            self._train['keep'] = set([self._train['loss']])
-            self._train['args'] = self._graph.arguments
-            return
-        heads += [_var(u) for u in self.updates]
-        self._graph = C.combine(heads) if heads else None
-
-    def _training_plan(self, heads):
-        """A native plan for the usual training step, or None.
-
-        When every update that reads a ``gradients`` output differentiates one
-        loss with respect to parameters, and no such update reads an input, the
-        step runs as one forward pass (outputs, loss, and the updates that read
-        inputs but no gradient, e.g. batch statistics and metric totals), one
-        backward pass (CNTK's ``Function.backward``) and the other updates as
-        a CNTK ``universal`` learner whose update graph is ours with the
-        gradient nodes replaced by the learner's gradients. Nothing is
-        computed twice, and the outputs still see the values from before the
-        updates.
-        """
-        if not self.updates:
-            return None
-        # updates an output already reads (``K.identity`` under
-        # ``control_dependencies``: a stateful metric's result) run in the
-        # forward pass anyway; the learner must not apply them a second time
-        in_heads = set()
-        if heads:
-            for n in C.logging.graph.depth_first_search(
-                    C.combine(heads), lambda n: isinstance(n, C.Function), depth=-1):
-                in_heads.add(n.uid)
-        upd, forward_updates = [], []
-        for u in self.updates:
-            v = _var(u)
-            if not _gradient_vars([v]) and (C.combine([v]).arguments or
-                                            v.owner.uid in in_heads):
-                forward_updates.append(v)
-            else:
-                upd.append(v)
-        if not upd:
-            return None
-        grads = _gradient_vars(upd)
-        if not grads or _gradient_vars(heads + forward_updates):
-            return None
-        losses = dict((_GRADIENT_OF[g.uid][0].uid, _GRADIENT_OF[g.uid][0]) for g in grads)
-        if len(losses) != 1:
-            return None
-        loss = list(losses.values())[0]
-        reachable = set(p.uid for p in C.combine([loss]).parameters)
-        params = {}
-        for g in grads:
-            w = _GRADIENT_OF[g.uid][1]
-            if not w.is_parameter or w.uid not in reachable:
-                return None
-            params[w.uid] = w
-        params = list(params.values())
-        update_graph = C.combine(upd)
-        stand_ins = dict((g, C.placeholder(shape=g.shape, dynamic_axes=[])) for g in grads)
-        probe = update_graph.clone(C.CloneMethod.share, stand_ins)
-        if builtins.any(not a.is_placeholder for a in probe.arguments):
-            return None  # an update reads an input: use the general path
-
-        def update_fn(ps, gs):
-            by_param = dict((p.uid, gv) for p, gv in zip(ps, gs))
-            return update_graph.clone(C.CloneMethod.share, dict(
-                (g, by_param[_GRADIENT_OF[g.uid][1].uid]) for g in grads))
-        try:
-            learner = C.universal(update_fn, params)
-        except Exception:  # an update graph CNTK's learner cannot take
-            return None
-        return {'loss': loss, 'params': set(params), 'learner': learner,
-                'forward_updates': forward_updates}
-
-    def _plan(self):
-        """Which graph argument each input feeds (inputs the graph does not use
-        are dropped); learning-phase arguments that no input feeds get 0."""
-        by_uid = dict((a.uid, a) for a in self._graph.arguments)
-        self._feed_plan = []
-        fed = set()
-        for pos, var in enumerate(self.inputs):
-            if isinstance(var, int):
-                continue
-            uid = _var(var).uid
-            if uid in by_uid:
-                a = by_uid[uid]
-                self._feed_plan.append((pos, a, None if a.is_sparse else np.dtype(a.dtype)))
-                fed.add(uid)
-        self._defaults = dict((a, np.asarray(0., np.dtype(a.dtype))) for a in by_uid.values()
-                              if a.uid not in fed and a.name == 'keras_learning_phase')
-        self._heads = self._graph.outputs
-
-    def _train_step(self, feed):
-        """Forward, backward and learner update (see ``_training_plan``).
-
-        Calls CNTK's ``_forward``/``_backward`` directly with prepared maps
-        (what ``Function.forward``/``backward`` do after re-sanitising their
-        arguments on every call); the root gradient of a static-shaped loss
-        is made once.
-        """
-        plan = self._train
-        loss = plan['loss']
-        graph = self._graph
-        dev = C.DeviceDescriptor.use_default_device()
-        in_map = _sanitize_var_map(plan['args'], feed, None, dev) if feed else {}
-        out_map = dict.fromkeys(self._heads)
-        state = _CFunction._forward(graph, in_map, out_map, dev, plan['keep'])
-        res = dict((k, _value_as_array(v, k)) for k, v in out_map.items())
-        root = plan.get('root')
-        if root is None:
-            root = _sanitize_var_map(graph.outputs, {loss: np.ones_like(res[loss])}, None,
-                                     state.device())
-            if builtins.all(d >= 0 for d in loss.shape):
-                plan['root'] = root
-        grads = dict.fromkeys(plan['params'])
-        _CFunction._backward(graph, state, root, grads)
-        C.cntk_py.Learner._update(plan['learner'],
-                                  dict((p, C.cntk_py.Value.data(g)) for p, g in grads.items()),
-                                  1, False)
-        return res
-
-    def __call__(self, inputs):
-        if self._graph is None and (self.outputs or self.updates):
-            self._build()
-            if self._graph is not None:
-                self._plan()
-        checks.check_feeds(self._feed_specs, inputs)
-        # variables returned as outputs are read before the updates run
-        out = [_leaf_value(p) if kind == 'value' else p for kind, p in self._slots]
-        if self._graph is not None:
-            feed = dict(self._defaults)
-            for pos, arg, dt in self._feed_plan:
-                value = inputs[pos]
-                feed[arg] = value if dt is None else np.asarray(value, dtype=dt)
-            try:
-                with _numpy_op_errors():
-                    if self._train is not None:
-                        res = self._train_step(feed)
-                    else:
-                        res = self._graph.eval(feed, as_numpy=True) if feed else \
-                            self._graph.eval(as_numpy=True)
-            except RuntimeError as e:
-                raise checks.engine_error('function', e, [np.shape(v) for v in inputs]) from e
-            if self._train is None:
-                if not isinstance(res, dict):
-                    res = {self._heads[0]: res}
-            heads = self._heads
-            out = [_empty_if_ranged(heads[p], res[heads[p]]) if kind == 'out' else v
-                   for (kind, p), v in zip(self._slots, out)]
-        return out[0] if self._single else out
 
 
 def function(inputs, outputs, updates=None, **kwargs):
@@ -2563,14 +1280,8 @@ def control_dependencies(control_inputs):
         _CONTROL_UPDATES.pop()
 
 
-def symbolic(func):
-    """Returns ``func`` unchanged (CNTK is always symbolic)."""
-    return func
-
-
-def eager(func):
-    """Returns ``func`` unchanged (CNTK has no eager mode)."""
-    return func
+symbolic = generic.unchanged('symbolic', 'Returns ``func`` unchanged (CNTK is always symbolic).')
+eager = generic.unchanged('eager', 'Returns ``func`` unchanged (CNTK has no eager mode).')
 
 
 # ---------------------------------------------------------------------------
@@ -2719,9 +1430,6 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     with a static length (or an int ``input_length`` for an unknown one), and a static length of
     1 or 2 steps (faster so), write the steps out."""
     inputs = _to_tensor(inputs)
-    if _nd(inputs) < 3:
-        raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
-                         % _nd(inputs))
     constants = [_to_tensor(c) for c in (constants or [])]
     states = [_to_tensor(s) for s in initial_states]
     if mask is not None:
@@ -2907,8 +1615,6 @@ def dropout(x, level, noise_shape=None, seed=None):
     """A ``C.random.bernoulli_like`` keep mask, kept values scaled by ``1 / (1 - level)``; a
     rate computed in the graph (a tensor ``level``) keeps where a uniform draw is >= it."""
     rate_tensor = _is_engine_tensor(level)
-    if not rate_tensor and (level < 0. or level >= 1):
-        raise ValueError('dropout: level must be in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     if not rate_tensor and level == 0:
         return x
@@ -3035,8 +1741,6 @@ def _conv_nd(x, kernel, nsp, strides, padding, data_format, dilation_rate, name)
     x, kernel = _coerce_pair(x, kernel)
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
-    shape_rules.check_ndim(_nd(kernel), (nsp + 2,), name + ' kernel', '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     y = _conv_cf(_to_channels_first(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
@@ -3062,7 +1766,6 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
     x, kernel = _coerce_pair(x, kernel)
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     given = output_shape
@@ -3116,13 +1819,6 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
 
 def _depthwise_conv(x_cf, depthwise_kernel, nsp, strides, dilation, padding, name):
     ks = _static_shape(depthwise_kernel)
-    if len(ks) != nsp + 2:
-        raise ValueError('%s: depthwise_kernel must be %d-D (kernel..., in, multiplier), got '
-                         'shape %s' % (name, nsp + 2, ks))
-    cin = _static_shape(x_cf)[1]
-    if cin is not None and cin != ks[nsp]:
-        raise ValueError('%s: depthwise_kernel %s expects %d input channels but x has %d'
-                         % (name, ks, ks[nsp], cin))
     if nsp == 1:
         # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
         pads = _spatial_pads(x_cf, _static_shape(depthwise_kernel)[:1], strides, dilation,
@@ -3145,15 +1841,8 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
     pk = _to_tensor(pk, dtype=dtype(x))
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    shape_rules.check_ndim(_nd(pk), (nsp + 2,), name + ' pointwise_kernel', '%d-D' % (nsp + 2))
-    dks, pks = _static_shape(dk), _static_shape(pk)
-    if len(dks) == nsp + 2 and pks[nsp] != dks[nsp] * dks[nsp + 1]:
-        raise ValueError('%s: pointwise_kernel %s expects %d input channels but the depthwise '
-                         'step gives %d (depthwise_kernel %s)'
-                         % (name, pks, pks[nsp], dks[nsp] * dks[nsp + 1], dks))
     y = _depthwise_conv(_to_channels_first(x, fmt), dk, nsp, strides, dilation, padding, name)
     y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
     return _from_channels_first(y, fmt)
@@ -3180,7 +1869,6 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     x, depthwise_kernel = _coerce_pair(x, depthwise_kernel)
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
-    shape_rules.check_ndim(_nd(x), (4,), 'depthwise_conv2d', '4-D')
     strides = shape_rules.normalize_tuple(strides, 2, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     y = _depthwise_conv(_to_channels_first(x, fmt), depthwise_kernel, 2, strides, dilation, padding,
@@ -3208,7 +1896,6 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
     fmt = normalize_data_format(data_format)
     padding = shape_rules.normalize_padding(padding)
     pool_mode = shape_rules.normalize_pool_mode(pool_mode)
-    shape_rules.check_ndim(_nd(x), (nsp + 2,), name, '%d-D' % (nsp + 2))
     pool_size = shape_rules.normalize_tuple(pool_size, nsp, 'pool_size')
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     x_cf = _to_channels_first(x, fmt)
@@ -3514,8 +2201,6 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
     padded with -1 to at least one column (CNTK holds no zero-size value)."""
     if greedy:
         top_paths = 1
-    elif not 1 <= int(top_paths) <= int(beam_width):
-        raise ValueError('ctc_decode: top_paths must be in 1..beam_width, got %r' % (top_paths,))
     top_paths, beam_width = int(top_paths), int(beam_width)
     y_pred = _to_tensor(y_pred)
     logits = C.log(y_pred + _constant_like(y_pred, epsilon()))
@@ -3566,8 +2251,6 @@ def _fold(fn, elems, initializer, backwards):
             acc = _to_tensor(fn(prev, xs))
         C.combine([_var(acc)]).replace_placeholders({ph: _var(acc)})
         return _seq_last(acc)
-    if n == 0 and initializer is None:
-        raise ValueError('foldl/foldr: elems is empty and no initializer was given')
     idx = list(range(n))[::-1] if backwards else list(range(n))
     items = [_drop_axis(C.slice(elems, 0, i, i + 1), 0) for i in idx]
     if initializer is None:
@@ -3670,5 +2353,3 @@ def _squeeze_axes(x, axes):
     return x
 
 
-_attach_operators()
-api.install(globals(), ENGINE)
