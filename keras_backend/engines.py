@@ -36,7 +36,7 @@ Example:
     >>> [(e.engine, e.title) for e in configurations('theano')]
     [('pytensor', 'PyTensor'), ('theano', 'Theano')]
     >>> adapter_module('cntk'), collectives_module('cntk'), worker_start('cntk')
-    ('keras_backend.cntk_backend', 'keras_backend.distribute._cntk', 'mpiexec')
+    ('keras_backend.cntk_backend', 'keras_backend.cntk_backend.collectives', 'mpiexec')
 """
 import sys
 
@@ -63,8 +63,9 @@ class Engine(object):
         python: ``(lowest, below)``: the interpreters it installs on, ``lowest <=
             version < below``, each a ``(major, minor)`` tuple or None (no bound).
         adapter: the import path of the adapter module.
-        collectives: the module of :mod:`keras_backend.distribute` that drives its
-            collectives.
+        collectives: the module that drives its collectives for
+            :mod:`keras_backend.distribute`, in the engine's package (the interface of
+            :mod:`keras_backend.distribute.collectives`).
         workers: how the launcher starts its workers: :data:`WORKERS_TF_CONFIG`,
             :data:`WORKERS_COORDINATOR` or :data:`WORKERS_MPIEXEC`.
         flips_kernels: Keras 2.3.1's kernel convention of its convolutions: True where
@@ -150,7 +151,7 @@ TABLE = (
     Engine(name='cntk', engine='cntk', title='CNTK', release='CNTK 2.7',
            package='cntk', extra='cntk', python=((3, 5), (3, 7)),
            adapter='keras_backend.cntk_backend',
-           collectives='keras_backend.distribute._cntk', workers=WORKERS_MPIEXEC,
+           collectives='keras_backend.cntk_backend.collectives', workers=WORKERS_MPIEXEC,
            flips_kernels=False,
            install='Install it for {here} with: {pip} (CNTK also needs OpenMPI; '
                    'tools/setup_cntk_env.sh does both)',

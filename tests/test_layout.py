@@ -130,8 +130,9 @@ def _vocabulary():
     modules by their paths and file names)."""
     vocab = {}
     for row in engines.TABLE:
-        for word in (row.name, row.adapter, row.adapter.rsplit('.', 1)[1], row.collectives,
-                     row.collectives.rsplit('.', 1)[1]):
+        # the collectives module by its path only: inside an engine package its file name
+        # ('collectives') is the same for every engine
+        for word in (row.name, row.adapter, row.adapter.rsplit('.', 1)[1], row.collectives):
             vocab.setdefault(word, row.name)
         for word in (row.engine, row.title, row.package):
             vocab.setdefault(word, row.engine)

@@ -1,5 +1,5 @@
 """CNTK 2.7's collectives for :mod:`keras_backend.distribute` (the engine table's
-``collectives`` module of CNTK; ``keras_backend.distribute._cntk`` re-exports it).
+``collectives`` module of CNTK; the interface of :mod:`keras_backend.distribute.collectives`).
 
 The runtime: CNTK's MPI communicator (``cntk.train.distributed.mpi_communicator()``,
 which calls ``MPI_Init``) under ``mpiexec``. The op: ``_Allreduce``, a CNTK
