@@ -54,9 +54,9 @@ import sys
 
 import numpy as np
 
-from . import api, checks, common, engines
-from .common import *  # noqa: F401,F403  (the shared config API)
-from . import shape_rules
+from .. import checks, common, engines
+from ..common import *  # noqa: F401,F403  (the shared config API)
+from .. import shape_rules
 
 if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
     # Hide TensorFlow's C++ INFO start-up lines (warnings and errors are kept)
@@ -3329,6 +3329,3 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     if data_format == 'channels_last':
         return tf.transpose(out, [2, 0, 1, 3])
     return tf.transpose(out, [2, 3, 0, 1])
-
-
-api.install(globals(), ENGINE)
