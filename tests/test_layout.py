@@ -25,7 +25,12 @@ ADAPTERS = tuple(engines.adapter_module(name).rsplit('.', 1)[1] for name in engi
 
 
 def _source(adapter):
-    with open(os.path.join(ROOT, adapter + '.py')) as f:
+    """The source of the adapter's API functions: ``<adapter>.py``, or the ``ops.py`` of an
+    adapter package."""
+    path = os.path.join(ROOT, adapter, 'ops.py')
+    if not os.path.exists(path):
+        path = os.path.join(ROOT, adapter + '.py')
+    with open(path) as f:
         return f.read()
 
 
@@ -97,7 +102,7 @@ TABLE_MODULE = os.path.join('keras_backend', 'engines.py')
 #: that is not a list of the engines keras_backend runs on. A new entry needs its reason.
 ALLOWED = {
     # Keras 3's backend names (which one tf.keras would load), not ours
-    (os.path.join('keras_backend', 'tensorflow_backend.py'), 'tensorflow jax'),
+    (os.path.join('keras_backend', 'tensorflow_backend', 'core.py'), 'tensorflow jax'),
     # expected Keras 2.3.1 behaviour: the engines whose Lambda output shapes it infers
     (os.path.join('tests', 'test_keras2_engine_name.py'), 'tensorflow cntk'),
     # the engines whose gradient tie rules the test checks (TensorFlow's; JAX follows them)
@@ -233,7 +238,9 @@ def test_the_table_is_consistent():
     for row in engines.TABLE:
         assert row.workers in (engines.WORKERS_TF_CONFIG, engines.WORKERS_COORDINATOR,
                                engines.WORKERS_MPIEXEC)
-        assert os.path.exists(os.path.join(REPO, *row.adapter.split('.')) + '.py'), row
+        adapter = os.path.join(REPO, *row.adapter.split('.'))
+        assert os.path.exists(adapter + '.py') or \
+            os.path.exists(os.path.join(adapter, '__init__.py')), row
         assert os.path.exists(os.path.join(REPO, *row.collectives.split('.')) + '.py'), row
     # configurations of one name do not overlap: the advice picks one per interpreter
     for major_minor in [(3, m) for m in range(5, 15)]:
