@@ -951,11 +951,7 @@ def reshape(x, shape):
 def permute_dimensions(x, pattern):
     """``tf.transpose``."""
     x = _to_tensor(x)
-    pattern = tuple(int(p) for p in pattern)
-    n = x.shape.rank
-    if n is not None and sorted(pattern) != list(range(n)):
-        raise ValueError('pattern: expected a permutation of range(%d), got %r' % (n, pattern))
-    return tf.transpose(x, pattern)
+    return tf.transpose(x, tuple(int(p) for p in pattern))
 
 
 def _positive_int(value, name):
@@ -1043,17 +1039,12 @@ def arange(start, stop=None, step=1, dtype='int32'):
     dtype = _normalize_dtype(dtype, 'arange: dtype')
     if stop is None:
         start, stop = 0, start
-    if not isinstance(step, (tf.Tensor, tf.Variable)) and step == 0:
-        raise ValueError('arange: step must not be 0')
     values = (start, stop, step)
     for name, v in zip(('start', 'stop', 'step'), values):
-        if isinstance(v, (tf.Tensor, tf.Variable)):
-            if v.shape.rank not in (None, 0):
-                raise ValueError('arange: %s must be a scalar, got shape %s'
-                                 % (name, tuple(v.shape.as_list())))
-        elif not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
-            raise ValueError('arange: %s must be a number or a scalar tensor, got %r'
-                             % (name, v))
+        # the shared rules let any tensor through; tf.range needs a scalar
+        if isinstance(v, (tf.Tensor, tf.Variable)) and v.shape.rank not in (None, 0):
+            raise ValueError('arange: %s must be a scalar, got shape %s'
+                             % (name, tuple(v.shape.as_list())))
 
     def _floating(v):
         if isinstance(v, (tf.Tensor, tf.Variable)):
@@ -1235,18 +1226,8 @@ def set_value(x, value):
         x.assign(arr)
 
 
-def batch_set_value(tuples):
-    for item in tuples:
-        try:
-            x, value = item
-        except (TypeError, ValueError):
-            raise ValueError('batch_set_value: expected (variable, value) pairs, got %r'
-                             % (item,))
-        set_value(x, value)
-
-
-def get_variable_shape(x):
-    return int_shape(x)
+batch_set_value = generic.batch_set_value(_K)
+get_variable_shape = generic.get_variable_shape(_K)
 
 
 @graph_aware
@@ -1397,7 +1378,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     (``_loop_read``). ``input_length`` is not used."""
     inputs = _to_tensor(inputs)
     n = inputs.shape.rank
-    if n is None or n < 3:
+    if n is None:   # the shared rules pass an unknown rank; the loop's transpose needs it
         raise ValueError('rnn: inputs must have rank >= 3 (batch, time, ...), got rank %s' % n)
     states = [_to_tensor(s) for s in (initial_states or [])]
     constants = list(constants or [])
@@ -1738,11 +1719,6 @@ def dropout(x, level, noise_shape=None, seed=None):
     """Eagerly ``tf.nn.experimental.stateless_dropout`` (a seed gives the same mask from
     process start); in a graph ``tf.nn.dropout``, a new mask at every call. ``seed=None`` draws
     one from numpy's global generator."""
-    if not isinstance(level, (tf.Tensor, tf.Variable)):
-        if isinstance(level, bool) or not isinstance(level, (int, float, np.integer,
-                                                             np.floating)) \
-                or not 0 <= level < 1:
-            raise ValueError('level: the dropout rate must be in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     if noise_shape is not None and isinstance(noise_shape, (list, tuple)):
         dims = _dyn_dims(x)
