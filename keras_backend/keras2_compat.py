@@ -261,6 +261,15 @@ def _after_import(name, patch):
         sys.meta_path.insert(0, _PatchAfterImport(name, patch))
 
 
+def _adopt_the_loaded_adapter(loader):
+    """Keras 2's loader module ran: adopt the adapter it loaded when that adapter was imported
+    before Keras (its own import could not see Keras loading it)."""
+    name = getattr(loader, '_BACKEND', None)
+    module = sys.modules.get(name) if name else None
+    if module is not None and _engines.canonical_backend(name) != name:
+        adopt_engine_name(module)
+
+
 def adopt_engine_name(module):
     """When Keras 2 is importing ``module`` (one of our adapters) as its external backend,
     make Keras see the engine as it sees its own backends; else do nothing.
@@ -281,7 +290,12 @@ def adopt_engine_name(module):
         ``module``.
     """
     loader = sys.modules.get('keras.backend.load_backend')
-    if loader is None or getattr(loader, '_BACKEND', None) != module.__name__:
+    if loader is None:
+        # imported before Keras (``keras_backend.distribute.init()`` imports the engine's
+        # collectives, a module of the adapter's package): adopt it if Keras then loads it
+        _after_import('keras.backend.load_backend', _adopt_the_loaded_adapter)
+        return None
+    if getattr(loader, '_BACKEND', None) != module.__name__:
         return None
     name = _engines.canonical_backend(module.__name__)
     loader._BACKEND = name

@@ -53,7 +53,9 @@ Example:
     [array([12.], dtype=float32)]
 """
 import functools
+import importlib.util
 import os
+import sys
 
 import numpy as np
 
@@ -70,14 +72,37 @@ if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
 # 'theano', 'cntk' or a custom module of this package. Point it at
 # TensorFlow for the duration of the import only.
 _KERAS3_BACKENDS = ('tensorflow', 'jax', 'torch', 'numpy', 'openvino')
+
+
+def _keras2_not_imported_yet():
+    """True when ``keras`` is not imported and the one on the path is Keras 2 (no
+    ``keras/src``): ``import tensorflow`` (its eager import of ``keras.src.optimizers``,
+    which Keras 2 lacks) would import it half, with its own TensorFlow backend, before it
+    could load this adapter (``keras_backend.distribute.init()`` imports the adapter before
+    ``import keras``)."""
+    if 'keras' in sys.modules:
+        return False
+    try:
+        spec = importlib.util.find_spec('keras')
+    except (ImportError, ValueError):
+        return False
+    places = (spec and spec.submodule_search_locations) or []
+    return bool(places) and not any(os.path.isdir(os.path.join(p, 'src')) for p in places)
+
+
 _saved_keras_backend = os.environ.get('KERAS_BACKEND')
+_hide_keras2 = _keras2_not_imported_yet()
 if _saved_keras_backend not in _KERAS3_BACKENDS:
     os.environ['KERAS_BACKEND'] = 'tensorflow'
+if _hide_keras2:
+    sys.modules['keras'] = None     # ``import keras`` raises ImportError, which TensorFlow skips
 try:
     import tensorflow as tf
 except ImportError as _e:
     raise engines.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
 finally:
+    if _hide_keras2 and sys.modules.get('keras', 0) is None:
+        del sys.modules['keras']
     if _saved_keras_backend is None:
         os.environ.pop('KERAS_BACKEND', None)
     else:
@@ -925,6 +950,11 @@ class _Function(object):
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         out = [np.asarray(r.numpy()) for r in results[:self._n_out]]
         return out[0] if self._single else out
+
+
+# ---------------------------------------------------------------------------
+# The session-like object, clear_session's reset and eval
+# ---------------------------------------------------------------------------
 
 class _Session(object):
     """Session-like object for TF2 (there is no default tf.Session in eager mode).
