@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from .. import checks, common, generic, shape_rules
+from .. import common, generic, shape_rules
 from ..common import *  # noqa: F401,F403  (the shared config API)
 from .core import (tf, graph_aware, graph_always, reset, _EagerTensor, _Function,
                    _LOOP_READS, _Session, _State, _Update, _constant_like, _eval_eagerly,
