@@ -1000,7 +1000,7 @@ class _Session(object):
         return False
 
 
-def reset():
+def _reset_state():
     """Forget the symbolic graph and everything made in it (``clear_session``)."""
     _State.wrapped = None
     _State.capture_index = None

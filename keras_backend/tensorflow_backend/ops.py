@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import common, generic, shape_rules
 from ..common import *  # noqa: F401,F403  (the shared config API)
-from .core import (tf, graph_aware, graph_always, reset, _EagerTensor, _Function,
+from .core import (tf, graph_aware, graph_always, _EagerTensor, _Function, _reset_state,
                    _LOOP_READS, _Session, _State, _Update, _constant_like, _eval_eagerly,
                    _graph, _has_variable, _in_our_graph, _is_symbolic, _keras_meta,
                    _normalize_dtype, _placeholders_needed, _set_shape, _to_tensor)
@@ -135,7 +135,7 @@ def clear_session():
     """Replaces the adapter's one symbolic graph (a ``FuncGraph``): placeholders and
     compiled functions made before become unusable; variables are eager and keep working."""
     common._reset_session_state()
-    reset()
+    _reset_state()
 
 def get_session():
     """TensorFlow 2 has no default session: returns the one given to ``set_session``,
