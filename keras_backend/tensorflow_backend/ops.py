@@ -1,85 +1,21 @@
-"""The Keras 2 backend API on TensorFlow 2.x (eager mode kept on).
+"""The API functions on TensorFlow, in ``api.SECTIONS`` order: engine-level and unchecked.
 
-How symbolic work is organised
-------------------------------
-TensorFlow 2 runs eagerly.  The Keras 2 API also needs symbolic inputs
-(``placeholder``) that are compiled into callables (``function``) and
-differentiated (``gradients``).  This adapter keeps eager execution on and
-puts every symbolic tensor in ONE module-level graph: the ``FuncGraph`` of an
-empty ``tf.compat.v1.wrap_function``.  ``clear_session()`` replaces it.
-
-* ``placeholder`` creates a ``tf.compat.v1.placeholder`` in that graph.
-* ``variable`` (and ``zeros``, ``ones``, ``eye``, ``random_*_variable``)
-  always creates an eager ``tf.Variable``: ``get_value`` / ``set_value`` /
-  ``batch_set_value`` read and set it at once; graph ops that use it capture
-  it and read it each time they run.
-* Every op of the API enters the graph when one of its arguments (searched
-  through lists and tuples) is a symbolic tensor OR a variable, as ops on
-  variables did in Keras 2's TensorFlow graph: ``K.square(v)``, ``0.5 * v``,
-  an optimiser's ``beta_1 * m`` or ``K.cast(iterations)`` are graph tensors,
-  read again at every call of a ``function``, never frozen when built. Their
-  values come from ``eval`` (or ``function``). With only eager / numpy
-  inputs an op runs eagerly and returns an ``EagerTensor``.
-* ``update``, ``update_add``, ``update_sub`` and ``moving_average_update``
-  build assignments that do nothing by themselves, as Keras 2's assign ops:
-  ``function(..., updates=[...])`` runs them at every call, ``eval`` of one
-  runs it once.
-* ``function(inputs, outputs, updates)`` prunes the graph once into a
-  concrete function fed with the inputs; each call converts the numpy values
-  and runs it. ``eval`` of a graph tensor compiles such a function without
-  inputs, once per tensor.
-* ``get_session()`` returns a small session-like object (TF2 has no
-  default session); its ``run(fetches, feed_dict=None)`` evaluates tensors.
-* Python operators on symbolic tensors and on this adapter's variables
-  (``x * 2``, ``v + x``, ``x[:, 0]``) are made to build their op in the
-  module graph when called from eager code (TensorFlow alone would fail
-  with "out of scope", or compute a variable's value once); symbolic
-  tensors of this adapter's graph compare and hash by identity, as in
-  Keras 2 / TF1, so they can key feed dicts. This patches ``tf.Tensor`` /
-  ``tf.Variable`` operators process-wide, but only changes calls on this
-  adapter's tensors and variables (other ``tf.Variable``s keep TensorFlow's
-  eager operators).
-
-Example:
-    >>> from keras_backend import backend as K
-    >>> x = K.placeholder(shape=(None, 3))
-    >>> f = K.function([x], [K.sum(x * 2, axis=1)])
-    >>> f([[[1., 2., 3.]]])
-    [array([12.], dtype=float32)]
+Each builds TensorFlow ops; ``@graph_aware`` (``@graph_always``) from ``core`` places it in
+the adapter's symbolic graph. Internal calls (``int_shape(x)``) reach these functions
+directly; the package's ``__init__`` puts the shared checks in front of them.
 """
 import contextlib
 import functools
-import os
 import sys
 
 import numpy as np
 
-from . import api, checks, common, engines
-from .common import *  # noqa: F401,F403  (the shared config API)
-from . import shape_rules
-
-if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
-    # Hide TensorFlow's C++ INFO start-up lines (warnings and errors are kept)
-    # unless the user chose a level.
-    os.environ['TF_CPP_MIN_LOG_LEVEL'] = '1'
-
-# ``import tensorflow`` also imports Keras 3 when it is installed, and Keras 3
-# refuses a KERAS_BACKEND (or keras.json backend) it does not know, such as
-# 'theano', 'cntk' or a custom module of this package. Point it at
-# TensorFlow for the duration of the import only.
-_KERAS3_BACKENDS = ('tensorflow', 'jax', 'torch', 'numpy', 'openvino')
-_saved_keras_backend = os.environ.get('KERAS_BACKEND')
-if _saved_keras_backend not in _KERAS3_BACKENDS:
-    os.environ['KERAS_BACKEND'] = 'tensorflow'
-try:
-    import tensorflow as tf
-except ImportError as _e:
-    raise engines.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
-finally:
-    if _saved_keras_backend is None:
-        os.environ.pop('KERAS_BACKEND', None)
-    else:
-        os.environ['KERAS_BACKEND'] = _saved_keras_backend
+from .. import common, generic, shape_rules
+from ..common import *  # noqa: F401,F403  (the shared config API)
+from .core import (tf, graph_aware, graph_always, _EagerTensor, _Function, _reset_state,
+                   _LOOP_READS, _Session, _State, _Update, _constant_like, _eval_eagerly,
+                   _graph, _has_variable, _in_our_graph, _is_symbolic, _keras_meta,
+                   _normalize_dtype, _placeholders_needed, _set_shape, _to_tensor)
 
 ENGINE = 'tensorflow'
 ENGINE_VERSION = tf.__version__
@@ -91,374 +27,12 @@ py_slice = slice
 py_round = round
 py_builtin_max = max
 
-try:
-    from tensorflow.python.eager import context as _tf_context
-    # The type of eager tensors, named without running an op: importing the adapter
-    # leaves TensorFlow's eager context uninitialised, so that a collective runtime
-    # (keras_backend.distribute) can still be configured after it.
-    from tensorflow.python.framework.ops import EagerTensor as _EagerTensor
-except ImportError:  # pragma: no cover - a TensorFlow without the modules: the public path
-    _tf_context = None
-    _EagerTensor = type(tf.constant(0))
-
-
-def _eager_from_numpy(arr):
-    """An eager tensor holding the numpy array ``arr`` (its dtype): the eager tensor
-    constructor that ``tf.convert_to_tensor`` ends in, without its conversion-registry
-    lookups (about 50 us of each ``function`` input); ``tf.convert_to_tensor`` where that
-    constructor refuses the value."""
-    if _tf_context is not None:
-        try:
-            return _EagerTensor(arr, _tf_context.context().device_name, None)
-        except (TypeError, ValueError):
-            pass
-    return tf.convert_to_tensor(arr)
-
-
-_PLAIN_TYPES = frozenset([_EagerTensor, float, int, bool, str, type(None), np.ndarray,
-                          np.float32, np.float64, np.int32, np.int64])
-
-
-# ---------------------------------------------------------------------------
-# The symbolic graph and the module state
-# ---------------------------------------------------------------------------
-
-class _State(object):
-    """Module-level state; ``clear_session`` resets it."""
-    wrapped = None            # tf.compat.v1.wrap_function holding the graph
-    capture_index = None      # see ``_capture_index``
-    learning_phase_tensor = None
-    eval_cache = {}
-    session = None
-
-
-def _wrapped():
-    if _State.wrapped is None:
-        with tf.init_scope():
-            _State.wrapped = tf.compat.v1.wrap_function(lambda: None, [])
-    return _State.wrapped
-
-
-def _graph():
-    """The FuncGraph holding every symbolic tensor of this adapter."""
-    return _wrapped().graph
-
-
-def _is_symbolic(x):
-    """True when ``x`` (or a tensor nested in a list/tuple) is a graph tensor."""
-    t = type(x)
-    if t in _PLAIN_TYPES:
-        return False
-    if t is list or t is tuple:
-        for item in x:
-            if _is_symbolic(item):
-                return True
-        return False
-    if isinstance(x, tf.Tensor):
-        return not isinstance(x, _EagerTensor)
-    if isinstance(x, tf.SparseTensor):
-        return _is_symbolic(x.indices)
-    if isinstance(x, tf.IndexedSlices):
-        return _is_symbolic(x.values)
-    return False
-
-
-def _has_variable(x):
-    """True when ``x`` (or an item of a list/tuple ``x``) is a ``tf.Variable``."""
-    if isinstance(x, tf.Variable):
-        return True
-    if type(x) is list or type(x) is tuple:
-        for item in x:
-            if _has_variable(item):
-                return True
-    return False
-
-
-def _needs_graph(args, kwargs):
-    """True when an op on ``args``/``kwargs`` must be built in the module graph:
-    one of them is a symbolic tensor or a variable (searched through lists and
-    tuples)."""
-    for a in args:
-        if _is_symbolic(a) or _has_variable(a):
-            return True
-    for a in kwargs.values():
-        if _is_symbolic(a) or _has_variable(a):
-            return True
-    return False
-
-
-def _graph_aware(fn):
-    """Run ``fn`` inside the module graph when any argument is symbolic or a
-    variable (ops on variables are graph ops, read at every run, as in Keras 2).
-
-    When TensorFlow is already building a graph (inside ``function``,
-    ``tf.while_loop`` bodies, a user ``tf.function``), ``fn`` runs as is.
-    """
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if tf.executing_eagerly():
-            if _needs_graph(args, kwargs):
-                with _graph().as_default():
-                    return fn(*args, **kwargs)
-        return fn(*args, **kwargs)
-    return wrapper
-
-
-def _graph_always(fn):
-    """Like :func:`_graph_aware`, but ``fn`` is built in the module graph whatever its
-    arguments: for the higher-order functions and ``rnn``, whose callable may read
-    variables (``lambda i: K.sum(v[i])``, a layer's step), which are graph ops; their
-    result is a graph tensor, which ``eval`` computes."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if tf.executing_eagerly():
-            with _graph().as_default():
-                return fn(*args, **kwargs)
-        return fn(*args, **kwargs)
-    return wrapper
-
-
-# Python operators (``x * 2``, ``v + x``, ``x[:, 0]``) on symbolic tensors do
-# not pass through the API functions. Called from eager code, TensorFlow would
-# build them in the eager context and fail ("out of scope"). The wrappers
-# below make those operators build their op in the graph of the symbolic
-# operand instead, and in the module graph when an operand is a variable made
-# by this adapter (``K.variable`` & co., marked by ``_keras_backend_variable``;
-# other ``tf.Variable``s keep TensorFlow's eager operators, so TensorFlow code
-# sharing the process is not affected). They change nothing when no symbolic
-# tensor or adapter variable is involved, or when a graph is already being
-# built. Symbolic tensors of this adapter's graph, and the adapter's
-# variables, also get Keras 2 / TF1 identity semantics for ``==``, ``!=`` and
-# ``hash`` (so they can key feed dicts and sets; TensorFlow 2 compares
-# variables elementwise and refuses to hash them); use ``K.equal`` for
-# elementwise comparisons.
-_OPERATORS = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
-              '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
-              '__rmod__', '__pow__', '__rpow__', '__matmul__', '__rmatmul__', '__and__',
-              '__rand__', '__or__', '__ror__', '__xor__', '__rxor__', '__lt__', '__le__',
-              '__gt__', '__ge__', '__neg__', '__abs__', '__invert__', '__getitem__')
-
-
-def _operand_graph(items):
-    """The graph of the first symbolic tensor among ``items`` (slices searched)."""
-    for a in items:
-        if isinstance(a, tf.Tensor):
-            if not isinstance(a, _EagerTensor):
-                return a.graph
-        elif isinstance(a, tf.Variable):
-            continue
-        elif isinstance(a, (tuple, list)):
-            g = _operand_graph(a)
-            if g is not None:
-                return g
-        elif isinstance(a, py_slice):
-            g = _operand_graph((a.start, a.stop, a.step))
-            if g is not None:
-                return g
-    return None
-
-
-def _has_our_variable(items):
-    """True when one of ``items`` (slices, lists, tuples searched) is a variable
-    made by this adapter."""
-    for a in items:
-        if isinstance(a, tf.Variable):
-            if getattr(a, '_keras_backend_variable', False):
-                return True
-        elif isinstance(a, (tuple, list)):
-            if _has_our_variable(a):
-                return True
-        elif isinstance(a, py_slice):
-            if _has_our_variable((a.start, a.stop, a.step)):
-                return True
-    return False
-
-
-def _wrap_operator(orig):
-    @functools.wraps(orig)
-    def operator(self, *args):
-        if tf.executing_eagerly():
-            g = _operand_graph((self,) + args)
-            if g is None and _has_our_variable((self,) + args):
-                g = _graph()
-            if g is not None:
-                with g.as_default():
-                    return orig(self, *args)
-        return orig(self, *args)
-    operator._keras_backend_original = orig
-    return operator
-
-
-def _ours(t):
-    return not isinstance(t, _EagerTensor) and _State.wrapped is not None and \
-        t.graph is _State.wrapped.graph
-
-
-def _our_variable(v):
-    return getattr(v, '_keras_backend_variable', False)
-
-
-def _wrap_eq(orig, negate, ours=_ours):
-    @functools.wraps(orig)
-    def eq(self, other):
-        if ours(self):
-            return (self is not other) if negate else (self is other)
-        return orig(self, other)
-    eq._keras_backend_original = orig
-    return eq
-
-
-def _wrap_hash(orig, ours=_ours):
-    @functools.wraps(orig)
-    def tensor_hash(self):
-        if ours(self):
-            return id(self)
-        return orig(self)
-    tensor_hash._keras_backend_original = orig
-    return tensor_hash
-
-
-def _patch_operators():
-    for cls in (tf.Tensor, tf.Variable):
-        for name in _OPERATORS:
-            orig = cls.__dict__.get(name)
-            if orig is None or hasattr(orig, '_keras_backend_original'):
-                continue
-            setattr(cls, name, _wrap_operator(orig))
-    t = tf.Tensor
-    if not hasattr(t.__dict__.get('__eq__'), '_keras_backend_original'):
-        t.__eq__ = _wrap_eq(t.__dict__['__eq__'], False)
-        t.__ne__ = _wrap_eq(t.__dict__['__ne__'], True)
-        t.__hash__ = _wrap_hash(t.__dict__['__hash__'])
-    v = tf.Variable
-    if not hasattr(v.__dict__.get('__eq__'), '_keras_backend_original'):
-        v.__eq__ = _wrap_eq(v.__dict__['__eq__'], False, _our_variable)
-        v.__ne__ = _wrap_eq(v.__dict__['__ne__'], True, _our_variable)
-        v.__hash__ = _wrap_hash(v.__dict__['__hash__'], _our_variable)
-
-
-_patch_operators()
-
-
-def _in_our_graph():
-    """True while ops are being built in the module graph or a graph nested in it."""
-    if tf.executing_eagerly() or _State.wrapped is None:
-        return False
-    ours = _State.wrapped.graph
-    g = tf.compat.v1.get_default_graph()
-    while g is not None:
-        if g is ours:
-            return True
-        g = getattr(g, 'outer_graph', None)
-    return False
+_K = sys.modules[__name__]
 
 
 # ---------------------------------------------------------------------------
 # Helpers shared by the sections
 # ---------------------------------------------------------------------------
-
-#: While ``rnn`` builds a loop body: ``[graph enclosing the loop, {id(variable): (variable,
-#: read)}]``, innermost last (see ``_loop_read``).
-_LOOP_READS = []
-
-
-def _loop_read(var):
-    """The value of ``var`` read once in the graph enclosing the innermost ``rnn`` loop
-    being built, or None outside one.
-
-    A step function reads its kernels on every step (``K.dot(h, self.recurrent_kernel)``);
-    read inside a ``tf.while_loop`` body each read runs once per step, forward and again in
-    the gradient's loop. A loop does not assign the variables its step reads, so one read
-    before the loop gives the same values; the loop captures it as a loop invariant and its
-    gradient (summed over the steps by the loop's gradient) reaches the variable as before.
-    """
-    if not _LOOP_READS:
-        return None
-    outer, reads = _LOOP_READS[-1]
-    if tf.compat.v1.get_default_graph() is outer:
-        return None
-    hit = reads.get(id(var))
-    if hit is None:
-        with outer.as_default(), tf.control_dependencies(None):
-            hit = reads[id(var)] = (var, tf.convert_to_tensor(var))
-    return hit[1]
-
-
-def _to_tensor(x, dtype=None):
-    """Convert ``x`` to a tensor (variables are read)."""
-    if isinstance(x, tf.SparseTensor):
-        return x
-    if _LOOP_READS and isinstance(x, tf.Variable):
-        read = _loop_read(x)
-        if read is not None:
-            x = read
-    if dtype is not None:
-        dtype = tf.as_dtype(dtype)
-        if isinstance(x, (tf.Tensor, tf.Variable)):
-            return x if x.dtype == dtype else tf.cast(x, dtype)
-        return tf.convert_to_tensor(np.asarray(x, dtype.as_numpy_dtype) if
-                                    not isinstance(x, (float, int)) else x, dtype=dtype)
-    if isinstance(x, (tf.Tensor, tf.Variable)):
-        return tf.convert_to_tensor(x)
-    if isinstance(x, (float, np.floating)) or (
-            isinstance(x, np.ndarray) and x.dtype.kind == 'f'):
-        return tf.convert_to_tensor(np.asarray(x, dtype=floatx()))
-    return tf.convert_to_tensor(x)
-
-
-def _normalize_dtype(dtype, name='dtype'):
-    """``dtype`` as a dtype name (``floatx()`` when None); ``'string'`` is allowed.
-
-    Raises:
-        TypeError: when ``dtype`` names no dtype (the message names ``name``).
-    """
-    if dtype is None:
-        return floatx()
-    if isinstance(dtype, tf.DType):
-        return 'string' if dtype == tf.string else dtype.base_dtype.name
-    if dtype in ('string', 'str', bytes, str) or (
-            isinstance(dtype, np.dtype) and dtype.kind in 'SUO'):
-        return 'string'
-    try:
-        out = np.dtype(getattr(dtype, 'name', dtype))
-    except (TypeError, ValueError):
-        try:
-            return tf.as_dtype(dtype).name    # TensorFlow-only names: 'bfloat16'
-        except (TypeError, ValueError):
-            out = None
-    if out is None or out.kind not in 'biufc':
-        raise TypeError('%s: cannot interpret %r as a dtype (expected a name such as '
-                        "'float32', 'int64', 'bool' or 'string')" % (name, dtype))
-    return out.name
-
-
-def _keras_meta(t, learning_phase=None):
-    """Attach Keras 2's metadata to ``t``: ``_keras_shape`` (its static shape)
-    and, when given, ``_uses_learning_phase``. Returns ``t``."""
-    if isinstance(t, (tf.Tensor, tf.Variable, tf.SparseTensor)):
-        try:
-            t._keras_shape = _static_shape(t)
-            if learning_phase is not None:
-                t._uses_learning_phase = learning_phase
-        except AttributeError:
-            pass
-    return t
-
-
-def _constant_like(x, value):
-    """``value`` as a tensor of ``x``'s dtype (for python scalars in formulas)."""
-    if isinstance(value, (tf.Tensor, tf.Variable)):
-        return tf.cast(value, x.dtype) if value.dtype != x.dtype else value
-    return tf.constant(value, dtype=x.dtype)
-
-
-def _static_shape(x):
-    """Tuple of ints / None, or None for unknown rank."""
-    shape = x.shape
-    if shape.rank is None:
-        return None
-    return tuple(shape.as_list())
-
 
 def _dyn_dims(x):
     """Per-axis sizes: python ints where static, scalar tensors otherwise."""
@@ -482,13 +56,6 @@ def _shape_arg(dims):
     if shape_rules.all_static(dims):
         return dims
     return tf.stack([tf.cast(d, 'int32') for d in dims])
-
-
-def _set_shape(t, shape):
-    """Attach a static shape in graph mode (eager tensors know theirs)."""
-    if not isinstance(t, _EagerTensor) and shape is not None:
-        t.set_shape(shape)
-    return t
 
 
 def _int_tuple(shape, name):
@@ -553,525 +120,11 @@ def _op_seed(seed, name='seed'):
 
 
 # ---------------------------------------------------------------------------
-# Graph walking, updates and compiled functions
-# ---------------------------------------------------------------------------
-
-def _capture_index():
-    """``{id(placeholder op): external value}`` for the captures of the module
-    graph (variables, eager constants), kept up to date incrementally: the
-    graph's capture list only grows while it is in use."""
-    g = _graph()
-    caps = g.captures
-    cached = _State.capture_index
-    if cached is not None and cached[0] is g and cached[1] is caps:
-        return cached[2]
-    start, index = 0, {}
-    if cached is not None and cached[0] is g:
-        old = cached[1]
-        if len(caps) >= len(old) and (not old or caps[len(old) - 1][1] is old[-1][1]):
-            start, index = len(old), cached[2]
-    for external, internal in caps[start:]:
-        index[id(internal.op)] = external
-    _State.capture_index = (g, caps, index)
-    return index
-
-
-def _flat_fed_ops(fed):
-    ops = set()
-    for t in fed:
-        if isinstance(t, tf.SparseTensor):
-            ops.update(id(c.op) for c in (t.indices, t.values, t.dense_shape))
-        elif hasattr(t, 'op'):
-            ops.add(id(t.op))
-    return ops
-
-
-def _ancestors(roots, fed):
-    """Walk the module graph up from ``roots`` (tensors / operations).
-
-    Returns ``(ops, missing, used)``: every op the roots need (ancestors
-    through data and control inputs), the Placeholder ops among them that
-    are neither in ``fed`` nor captures, and the captured placeholder ops
-    (variables, eager constants) they read. Cost: the size of that part of
-    the graph, whatever the size of the whole graph.
-    """
-    index = _capture_index()
-    fed_ops = _flat_fed_ops(fed)
-    seen = set()
-    ops, missing, used = [], [], []
-    stack = [r if isinstance(r, tf.Operation) else r.op for r in roots
-             if isinstance(r, tf.Operation) or hasattr(r, 'op')]
-    stop_at_feeds = True
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        ops.append(op)
-        if op.type == 'Placeholder':
-            if id(op) in index:
-                used.append(op)
-            elif id(op) not in fed_ops and stop_at_feeds:
-                missing.append(op)
-            continue
-        if id(op) in fed_ops:
-            # A fed intermediate tensor: its ancestors are kept (the import
-            # needs them) but the placeholders behind it need no feed.
-            stop_at_feeds = False
-        stack.extend(i.op for i in op.inputs)
-        stack.extend(op.control_inputs)
-    if not stop_at_feeds:
-        missing = _placeholders_needed(roots, fed)
-    return ops, missing, used
-
-
-def _placeholders_needed(tensors, fed):
-    """The Placeholder ops ``tensors`` depend on that are neither fed nor captures."""
-    fed_ops = _flat_fed_ops(fed)
-    index = _capture_index()
-    seen = set()
-    stack = [t if isinstance(t, tf.Operation) else t.op for t in tensors
-             if isinstance(t, tf.Operation) or hasattr(t, 'op')]
-    missing = []
-    while stack:
-        op = stack.pop()
-        if id(op) in seen or id(op) in fed_ops:
-            continue
-        seen.add(id(op))
-        if op.type == 'Placeholder' and id(op) not in index:
-            missing.append(op)
-            continue
-        stack.extend(i.op for i in op.inputs)
-        stack.extend(op.control_inputs)
-    return missing
-
-
-def _flat_components(t):
-    """Graph tensors to fetch for ``t`` (sparse tensors are densified)."""
-    if isinstance(t, tf.SparseTensor):
-        return tf.sparse.to_dense(t)
-    if isinstance(t, tf.IndexedSlices):
-        return tf.convert_to_tensor(t)
-    return t
-
-
-class _Update(object):
-    """An assignment to a variable, for ``function(updates=...)``.
-
-    Built by ``update``, ``update_add``, ``update_sub`` and
-    ``moving_average_update``. As Keras 2's assign ops it does nothing when
-    made: a ``function`` listing it among its ``updates`` runs it once per
-    call (``K.eval`` of it runs it once and returns the new value).
-    """
-
-    def __init__(self, variable, value, mode):
-        self.variable = variable
-        self.value = value
-        self.mode = mode
-        self._shared_op = None     # (graph, op) made by ``shared_op``
-        self._eval_fn = None       # compiled by ``K.eval`` of the update
-
-    def shared_op(self):
-        """The assign op of this update in the current graph, made once.
-
-        ``control_dependencies([update])`` uses it (Keras' metrics read their
-        result after their update this way); ``function(updates=[update])``
-        then runs that same op instead of a second assignment, as a TF1
-        graph runs an op once per call.
-        """
-        g = tf.compat.v1.get_default_graph()
-        if self._shared_op is None or self._shared_op[0] is not g:
-            with tf.control_dependencies(None):
-                self._shared_op = (g, self._make_op())
-        return self._shared_op[1]
-
-    def build(self):
-        """The assign op in the current graph: the shared one when
-        ``shared_op`` made it in this graph, else a new one."""
-        if self._shared_op is not None and \
-                self._shared_op[0] is tf.compat.v1.get_default_graph():
-            return self._shared_op[1]
-        return self._make_op()
-
-    def _make_op(self):
-        v = self.variable
-        value = _to_tensor(self.value, v.dtype) if not isinstance(self.value, tf.Tensor) \
-            else tf.cast(self.value, v.dtype)
-        if self.mode == 'assign':
-            return v.assign(value, read_value=False)
-        if self.mode == 'add':
-            return v.assign_add(value, read_value=False)
-        return v.assign_sub(value, read_value=False)
-
-    def run(self):
-        """Apply the update once (needs no placeholder) and return the
-        variable's new value as a numpy array."""
-        if self._eval_fn is None or self._eval_fn[0] is not _graph():
-            with _graph().as_default():
-                op = self.build()
-                with tf.control_dependencies([op]):
-                    new_value = tf.identity(self.variable.read_value())
-            missing = _placeholders_needed([new_value], [])
-            if missing:
-                raise ValueError('eval: the update of %s depends on placeholder(s) %s; '
-                                 'run it with K.function([...], [...], updates=[...])'
-                                 % (self.variable.name,
-                                    ', '.join(repr(m.name) for m in missing)))
-            self._eval_fn = (_graph(), function([], new_value))
-        return self._eval_fn[1]([])
-
-    def numpy(self):
-        return self.run()
-
-    def __repr__(self):
-        return '<update %s of %s>' % (self.mode, getattr(self.variable, 'name', '?'))
-
-
-def _update_ops(updates):
-    """Turn ``updates`` into graph ops (called inside the graph).
-
-    Two updates of one variable (a layer shared between two inputs updates its state
-    twice) run in the order given, so an assignment given last leaves its value, as
-    Keras' Theano backend keeps the last one.
-    """
-    ops = []
-    last_op = {}    # id(variable) -> the op of its latest update so far
-    # Every new value is computed before any variable is written: an update that reads a
-    # variable another update writes (Adam's bias correction reads ``iterations`` while
-    # ``iterations`` is incremented) sees its old value on every run, as a Theano, CNTK or
-    # JAX function computes its updates from the old values. Without this the executor
-    # runs the read and the write in either order, and training is not repeatable.
-    values = []
-    for u in updates:
-        value = u.value if isinstance(u, _Update) else \
-            (u[1] if isinstance(u, (list, tuple)) and len(u) == 2 else None)
-        if isinstance(value, tf.Tensor) and _is_symbolic(value):
-            values.append(value)
-    with tf.control_dependencies(values):
-
-        def chained(upd):
-            prev = last_op.get(id(upd.variable))
-            if prev is None:
-                op = upd.build()
-            else:
-                with tf.control_dependencies([prev]):
-                    op = upd._make_op()
-            last_op[id(upd.variable)] = op
-            return op
-
-        for u in updates:
-            if isinstance(u, _Update):
-                ops.append(chained(u))
-            elif isinstance(u, (list, tuple)) and len(u) == 2:
-                v, new = u
-                if not isinstance(v, tf.Variable):
-                    raise ValueError('updates: the first item of %r must be a variable' % (u,))
-                ops.append(chained(_Update(v, new, 'assign')))
-            elif isinstance(u, tf.Operation):
-                ops.append(u)
-            elif isinstance(u, tf.Tensor) and _is_symbolic(u):
-                ops.append(u.op)
-            else:
-                raise ValueError('updates: expected K.update results or (variable, value) '
-                                 'tuples, got %r' % (u,))
-        return ops
-
-
-def _feed_converter(t):
-    """A function turning one user input value into the flat tensors feeding ``t``."""
-    if isinstance(t, tf.SparseTensor):
-        vdtype = t.values.dtype
-
-        def convert_sparse(value):
-            if isinstance(value, tf.SparseTensor):
-                idx, vals, shp = value.indices, value.values, value.dense_shape
-            elif hasattr(value, 'tocoo'):
-                coo = value.tocoo()
-                idx = np.stack([coo.row, coo.col], axis=1).astype(np.int64)
-                vals, shp = coo.data, coo.shape
-            elif isinstance(value, (tuple, list)) and len(value) == 3:
-                idx, vals, shp = value
-            else:
-                dense = np.asarray(value)
-                idx = np.argwhere(dense != 0).astype(np.int64)
-                vals, shp = dense[dense != 0], dense.shape
-            return [tf.convert_to_tensor(np.asarray(idx, np.int64).reshape(-1, len(shp))),
-                    tf.convert_to_tensor(np.asarray(vals, vdtype.as_numpy_dtype)),
-                    tf.convert_to_tensor(np.asarray(shp, np.int64))]
-        return convert_sparse, 3
-    tdtype = t.dtype
-    np_dtype = tdtype.as_numpy_dtype
-    static = t.shape.as_list() if t.shape.rank is not None else None
-
-    def convert(value):
-        if isinstance(value, _EagerTensor) and value.dtype == tdtype:
-            arr = value
-            shp = tuple(value.shape)
-        else:
-            arr = np.asarray(value, dtype=np_dtype)
-            shp = arr.shape
-        if static is not None:
-            if len(shp) != len(static) or py_any(
-                    s is not None and s != d for s, d in zip(static, shp)):
-                raise ValueError('function: input %r expects shape %s, got a value of shape %s'
-                                 % (t.name, tuple(static), tuple(shp)))
-        return [arr if isinstance(arr, _EagerTensor) else _eager_from_numpy(arr)]
-    return convert, 1
-
-
-def _function_names(attrs):
-    """Names of the functions that a NodeDef's attributes call (loop bodies,
-    cond branches, their gradients)."""
-    names = []
-    for value in attrs.values():
-        if value.HasField('func'):
-            names.append(value.func.name)
-        elif value.HasField('list'):
-            names.extend(f.name for f in value.list.func)
-    return names
-
-
-def _subgraph_def(ops):
-    """A GraphDef of ``ops`` (an ancestor-closed set of module-graph ops) with
-    the functions they call."""
-    g = _graph()
-    out = tf.compat.v1.GraphDef()
-    out.versions.CopyFrom(g.graph_def_versions)
-    keep = set(op.name for op in ops)
-    wanted = []
-    for op in ops:
-        node = out.node.add()
-        node.CopyFrom(op.node_def)
-        wanted.extend(_function_names(node.attr))
-        if '_class' in node.attr:
-            # Colocation hints may name nodes left out (the forward op of a
-            # gradient); keep only the hints that still resolve.
-            locs = [v for v in node.attr['_class'].list.s
-                    if v.decode('utf-8', 'replace')[len('loc:@'):] in keep]
-            if locs:
-                del node.attr['_class'].list.s[:]
-                node.attr['_class'].list.s.extend(locs)
-            else:
-                del node.attr['_class']
-    done = set()
-    while wanted:
-        name = wanted.pop()
-        if name in done:
-            continue
-        done.add(name)
-        fdef = g._get_function(name).definition    # pylint: disable=protected-access
-        out.library.function.add().CopyFrom(fdef)
-        for node in fdef.node_def:
-            wanted.extend(_function_names(node.attr))
-    return out
-
-
-def _compile(flat_feeds, outs, up_ops, ops, used):
-    """Compile the part ``ops`` of the module graph into a concrete function
-    from ``flat_feeds`` to ``outs`` + ``up_ops``.
-
-    ``WrappedFunction.prune`` of the module graph would make every eager
-    value ever captured by the graph (variables, eager constants) an
-    argument of the pruned function, so compiles and calls would slow down
-    as the graph grows. Only the needed ops (``ops``, found by
-    ``_ancestors``, at a cost that does not grow with the rest of the graph)
-    are therefore imported in a fresh wrapped function taking the feeds as
-    arguments, whose only captures are the values they use (``used``) and
-    whose results wait for the updates; if that fails for any reason the
-    plain prune is used.
-    """
-    try:
-        index = _capture_index()
-        out_names = [t.name for t in outs]
-        up_names = [op.name for op in up_ops]
-        feed_names = [t.name for t in flat_feeds]
-        sub = _subgraph_def(ops)
-        captured = [(op.name + ':0', index[id(op)]) for op in used]
-
-        def _import(*args):
-            inner = tf.compat.v1.get_default_graph()
-            input_map = dict((name, inner.capture(value)) for name, value in captured)
-            input_map.update(zip(feed_names, args))
-            found = tf.graph_util.import_graph_def(
-                sub, input_map=input_map, return_elements=out_names + up_names, name='')
-            results, updates = found[:len(out_names)], found[len(out_names):]
-            if not updates:
-                return results
-            # The updates run after the outputs were computed (they were
-            # built so); the returned values wait for them.
-            with tf.control_dependencies(updates):
-                return [tf.identity(r) for r in results] or [tf.constant(0)]
-
-        with tf.init_scope():
-            return tf.compat.v1.wrap_function(
-                _import, [tf.TensorSpec(t.shape, t.dtype) for t in flat_feeds])
-    except Exception:  # noqa: BLE001 - any failure: the always-valid plain prune
-        return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops))
-
-
-class _Function(object):
-    """A compiled function; see ``function``."""
-
-    def __init__(self, inputs, outputs, updates=None, name=None, fetches=None,
-                 feed_dict=None):
-        if not isinstance(inputs, (list, tuple)):
-            raise ValueError('function: inputs must be a list or tuple of placeholders, got %r'
-                             % (inputs,))
-        self.name = name
-        self._single = not isinstance(outputs, (list, tuple))
-        outputs = [outputs] if self._single else list(outputs)
-        self.inputs = list(inputs)
-        self.outputs = outputs
-        updates = list(updates or [])
-        extra_feeds = dict(feed_dict or {})
-        g = _graph()
-        feeds, converters, skip = [], [], []
-        for i, t in enumerate(self.inputs):
-            if isinstance(t, (int, np.integer)) and not isinstance(t, bool):
-                skip.append(i)   # a learning phase fixed by set_learning_phase
-                converters.append(None)
-                continue
-            if not _is_symbolic(t):
-                raise ValueError('function: input %d must be a placeholder (symbolic tensor), '
-                                 'got %r' % (i, t))
-            conv, _ = _feed_converter(t)
-            converters.append(conv)
-            feeds.append(t)
-        self._extra = []
-        for t, value in extra_feeds.items():
-            if not _is_symbolic(t):
-                raise ValueError('feed_dict: keys must be placeholders, got %r' % (t,))
-            conv, _ = _feed_converter(t)
-            feeds.append(t)
-            self._extra.extend(conv(value))
-        self._converters = converters
-        self._skip = frozenset(skip)
-        self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
-        self.api_name = 'function'
-        with g.as_default():
-            outs = []
-            for o in outputs:
-                if isinstance(o, _Update):
-                    o = o.variable
-                if isinstance(o, (tf.SparseTensor, tf.IndexedSlices)):
-                    o = _flat_components(o)
-                if isinstance(o, tf.Variable) or not _is_symbolic(o):
-                    if not is_tensor(o):
-                        raise ValueError('function: outputs must be tensors, got %r' % (o,))
-                    o = tf.identity(o)
-                outs.append(o)
-            with tf.control_dependencies(outs):
-                up_ops = _update_ops(updates)
-                for f in (fetches or []):
-                    if isinstance(f, tf.Tensor) and _is_symbolic(f):
-                        up_ops.append(f.op)
-                    elif isinstance(f, tf.Operation):
-                        up_ops.append(f)
-        flat_feeds = []
-        for t in feeds:
-            if isinstance(t, tf.SparseTensor):
-                flat_feeds.extend([t.indices, t.values, t.dense_shape])
-            else:
-                flat_feeds.append(t)
-        ops, missing, used = _ancestors(list(outs) + list(up_ops) + flat_feeds, feeds)
-        if missing:
-            raise ValueError('function: the outputs depend on placeholder(s) %s that are not '
-                             'among the inputs' % ', '.join(repr(op.name) for op in missing))
-        self._n_out = len(outs)
-        self._fn = _compile(flat_feeds, outs, up_ops, ops, used)
-        self._call = getattr(self._fn, '_call_flat', None)
-
-    def _run(self, flat):
-        fn = self._fn
-        if self._call is not None:
-            try:
-                return self._call(flat, fn.captured_inputs)
-            except TypeError:
-                self._call = None
-        return fn(*flat)
-
-    def __call__(self, inputs):
-        # run eagerly also when called where the symbolic graph is the default one (inside
-        # ``name_scope``: Keras makes and evaluates weights there)
-        with tf.init_scope():
-            return self._call_eagerly(inputs)
-
-    def _call_eagerly(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[t] for t in self.inputs]
-        checks.check_feeds(self._feed_specs, inputs)
-        flat = []
-        for i, (conv, value) in enumerate(zip(self._converters, inputs)):
-            if conv is None:
-                continue
-            flat.extend(conv(value))
-        if self._extra:
-            flat.extend(self._extra)
-        try:
-            results = self._run(flat)
-        except tf.errors.OpError as e:
-            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
-        out = [np.asarray(r.numpy()) for r in results[:self._n_out]]
-        return out[0] if self._single else out
-
-
-# ---------------------------------------------------------------------------
 # Configuration
 # ---------------------------------------------------------------------------
 
 def backend():
     return 'tensorflow'
-
-
-# ---------------------------------------------------------------------------
-# Keras 2.3.1 on this adapter (keras2_compat.adopt_engine_name calls the hook)
-# ---------------------------------------------------------------------------
-
-def _is_tf_1():
-    """False: this adapter runs TensorFlow 2 (Keras 2.3.1 asks ``K.tensorflow_backend._is_tf_1()``
-    to pick its TensorBoard callback)."""
-    return tf.__version__.startswith('1.')
-
-
-def _get_available_gpus():
-    """The names of the GPUs TensorFlow sees (``'/device:GPU:0'``, ...), as Keras 2.3.1's own
-    TensorFlow module listed them (its tests and ``multi_gpu_model`` ask)."""
-    return ['/device:GPU:%d' % i for i, _ in enumerate(tf.config.list_physical_devices('GPU'))]
-
-
-class _Keras3OnlyMeta(type):
-    """The type of what ``tf.keras`` and its attributes are while Keras 2.3.1 is the process's
-    ``keras``: classes that can be looked up at any depth (``tf.keras.metrics.MeanIoU``),
-    compared with ``isinstance`` (never true) and subclassed, and that raise a RuntimeError
-    naming the missing feature when anything instantiates them."""
-
-    def __getattr__(cls, attr):
-        if attr.startswith('__'):
-            raise AttributeError(attr)
-        return _keras3_only('%s.%s' % (cls._path, attr))
-
-
-def _keras3_only(path):
-    def __init__(self, *args, **kwargs):
-        raise RuntimeError(
-            '%s is not available here: Keras 2.3.1 is this process\'s `keras`, and TensorFlow '
-            '%s finds its tf.keras only in Keras 3 or tf_keras, whose objects cannot serve a '
-            'Keras 2.3.1 model (Keras 2.3.1 reaches for it in MeanIoU, TensorBoard and '
-            'TFOptimizer on TensorFlow 2)' % (type(self)._path, tf.__version__))
-    module, _, name = path.rpartition('.')
-    return _Keras3OnlyMeta(name, (object,), {'__init__': __init__, '__module__': module,
-                                             '_path': path})
-
-
-def _adopted_by_keras2():
-    """Keras 2.3.1 is loading this adapter as its backend: its module code reads ``tf.keras``
-    (``keras.metrics``' MeanIoU base class, its TensorBoard callback's, ``optimizers.get``).
-    TensorFlow 2.21 resolves ``tf.keras`` by importing ``keras``, which here is Keras 2.3.1
-    itself, half imported: ``import keras`` would fail. Unless the user asked for tf_keras
-    (``TF_USE_LEGACY_KERAS``), ``tf.keras`` becomes names that raise a clear error when used."""
-    if os.environ.get('TF_USE_LEGACY_KERAS', '') in ('1', 'true', 'True'):
-        return
-    tf.keras = _keras3_only('tf.keras')
 
 
 # ---------------------------------------------------------------------------
@@ -1082,56 +135,7 @@ def clear_session():
     """Replaces the adapter's one symbolic graph (a ``FuncGraph``): placeholders and
     compiled functions made before become unusable; variables are eager and keep working."""
     common._reset_session_state()
-    _State.wrapped = None
-    _State.capture_index = None
-    _State.learning_phase_tensor = None
-    _State.eval_cache = {}
-    _State.session = None
-
-
-class _Session(object):
-    """Session-like object for TF2 (there is no default tf.Session in eager mode).
-
-    ``run(fetches, feed_dict=None)`` evaluates tensors / variables (a single
-    one, or a list, tuple or dict of them) feeding ``{placeholder: value}``;
-    variables are eager and need no initialisation.
-    """
-
-    def __init__(self):
-        self._cache = {}
-
-    @property
-    def graph(self):
-        return _graph()
-
-    def run(self, fetches, feed_dict=None):
-        feed_dict = dict(feed_dict or {})
-        if isinstance(fetches, dict):
-            keys = list(fetches.keys())
-            values = self.run([fetches[k] for k in keys], feed_dict)
-            return dict(zip(keys, values))
-        single = not isinstance(fetches, (list, tuple))
-        flat = [fetches] if single else list(fetches)
-        feeds = list(feed_dict.keys())
-        key = (tuple(id(f) for f in flat), tuple(id(f) for f in feeds))
-        fn = self._cache.get(key)
-        if fn is None:
-            fn = function(feeds, flat)
-            self._cache[key] = fn
-        out = fn([feed_dict[k] for k in feeds])
-        if single:
-            return out[0]
-        return type(fetches)(out) if isinstance(fetches, tuple) else out
-
-    def close(self):
-        self._cache = {}
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
+    _reset_state()
 
 def get_session():
     """TensorFlow 2 has no default session: returns the one given to ``set_session``,
@@ -1198,7 +202,7 @@ def is_sparse(tensor):
     return isinstance(tensor, tf.SparseTensor)
 
 
-@_graph_aware
+@graph_aware
 def to_dense(tensor):
     """``tf.sparse.to_dense``."""
     if isinstance(tensor, tf.SparseTensor):
@@ -1252,7 +256,7 @@ def is_variable(x):
     return isinstance(x, tf.Variable)
 
 
-@_graph_aware
+@graph_aware
 def constant(value, dtype=None, shape=None, name=None):
     """``tf.constant``; a tensor ``value`` is cast with ``tf.cast`` (and reshaped to
     ``shape``)."""
@@ -1319,7 +323,7 @@ def is_placeholder(x):
         return False
 
 
-@_graph_aware
+@graph_aware
 def shape(x):
     """``tf.shape`` (int32); a sparse tensor gives its ``dense_shape``."""
     if isinstance(x, tf.SparseTensor):
@@ -1360,7 +364,7 @@ def ndim(x):
     return None if s is None else len(s)
 
 
-@_graph_aware
+@graph_aware
 def size(x, name=None):
     """``tf.size`` (int32); a sparse tensor gives the product of its ``dense_shape``."""
     if isinstance(x, tf.SparseTensor):
@@ -1386,38 +390,7 @@ def eval(x):
         return _eval_eagerly(x)
 
 
-def _eval_eagerly(x):
-    if isinstance(x, _Update):
-        return x.run()
-    if isinstance(x, tf.Variable):
-        return np.asarray(x.numpy())
-    if isinstance(x, (list, tuple)):
-        raise ValueError('eval: expected one tensor, got a %s (use batch_get_value)'
-                         % type(x).__name__)
-    if not _is_symbolic(x):
-        if isinstance(x, tf.SparseTensor):
-            return tf.sparse.to_dense(x).numpy()
-        if isinstance(x, tf.IndexedSlices):
-            return tf.convert_to_tensor(x).numpy()
-        if isinstance(x, tf.Tensor):
-            return np.asarray(x.numpy())
-        raise ValueError('eval: expected a tensor or variable, got %r' % (x,))
-    key = x.ref() if isinstance(x, tf.Tensor) else id(x)
-    fn = _State.eval_cache.get(key)
-    if fn is None:
-        missing = _placeholders_needed([x.indices if isinstance(x, tf.SparseTensor) else
-                                        getattr(x, 'values', x)], [])
-        if missing:
-            raise ValueError('eval: x depends on placeholder(s) %s; feed them through '
-                             'K.function([...], x) instead'
-                             % ', '.join(repr(op.name) for op in missing))
-        fn = function([], x)
-        fn.api_name = 'eval'
-        _State.eval_cache[key] = fn
-    return fn([])
-
-
-@_graph_aware
+@graph_aware
 def zeros(shape, dtype=None, name=None):
     """An eager ``tf.Variable`` (``tf.zeros``)."""
     dtype = _normalize_dtype(dtype, 'zeros: dtype')
@@ -1425,7 +398,7 @@ def zeros(shape, dtype=None, name=None):
         return variable(tf.zeros(_int_tuple(shape, 'shape'), dtype=dtype), dtype, name)
 
 
-@_graph_aware
+@graph_aware
 def ones(shape, dtype=None, name=None):
     """An eager ``tf.Variable`` (``tf.ones``)."""
     dtype = _normalize_dtype(dtype, 'ones: dtype')
@@ -1444,7 +417,7 @@ def eye(size, dtype=None, name=None):
         return variable(tf.eye(rows, cols, dtype=dtype), dtype, name)
 
 
-@_graph_aware
+@graph_aware
 def zeros_like(x, dtype=None, name=None):
     """``tf.zeros_like``."""
     x = _to_tensor(x)
@@ -1452,7 +425,7 @@ def zeros_like(x, dtype=None, name=None):
     return tf.zeros_like(x, dtype=dtype, name=name)
 
 
-@_graph_aware
+@graph_aware
 def ones_like(x, dtype=None, name=None):
     """``tf.ones_like``."""
     x = _to_tensor(x)
@@ -1460,7 +433,7 @@ def ones_like(x, dtype=None, name=None):
     return tf.ones_like(x, dtype=dtype, name=name)
 
 
-@_graph_aware
+@graph_aware
 def identity(x, name=None):
     """``tf.identity`` (``tf.sparse.map_values`` of it for a sparse tensor)."""
     if isinstance(x, tf.SparseTensor):
@@ -1496,7 +469,7 @@ def count_params(x):
     return int(np.prod(s, dtype=np.int64))
 
 
-@_graph_aware
+@graph_aware
 def cast(x, dtype):
     """``tf.cast``; a sparse tensor stays sparse."""
     dtype = _normalize_dtype(dtype, 'cast: dtype')
@@ -1549,7 +522,7 @@ def update_sub(x, decrement):
     return _make_update(x, decrement, 'sub', 'update_sub')
 
 
-@_graph_aware
+@graph_aware
 def _moving_average_value(x, value, momentum):
     value = _to_tensor(value, x.dtype)
     momentum = _constant_like(value, momentum)
@@ -1568,7 +541,7 @@ def moving_average_update(x, value, momentum):
 # Math
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@graph_aware
 def dot(x, y):
     """``tf.linalg.matmul`` for two 2-D operands, ``tf.tensordot`` otherwise; a sparse 2-D
     ``x`` uses ``tf.sparse.sparse_dense_matmul``."""
@@ -1589,7 +562,7 @@ def dot(x, y):
     return tf.tensordot(x, y, axes=[[xn - 1], [yn - 2]])
 
 
-@_graph_aware
+@graph_aware
 def batch_dot(x, y, axes=None):
     """One batched ``tf.linalg.matmul`` on the operands transposed and reshaped to
     3-D."""
@@ -1623,7 +596,7 @@ def batch_dot(x, y, axes=None):
     return _set_shape(r, out_static)
 
 
-@_graph_aware
+@graph_aware
 def transpose(x):
     """``tf.transpose`` (``tf.sparse.transpose`` for a sparse tensor)."""
     if isinstance(x, tf.SparseTensor):
@@ -1631,7 +604,7 @@ def transpose(x):
     return tf.transpose(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def gather(reference, indices):
     """``tf.gather`` on axis 0; float indices are cast to int32."""
     indices = _to_tensor(indices)
@@ -1640,21 +613,21 @@ def gather(reference, indices):
     return _keras_meta(tf.gather(reference, indices))
 
 
-@_graph_aware
+@graph_aware
 def max(x, axis=None, keepdims=False):
     """``tf.reduce_max``."""
     x = _to_tensor(x)
     return tf.reduce_max(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def min(x, axis=None, keepdims=False):
     """``tf.reduce_min``."""
     x = _to_tensor(x)
     return tf.reduce_min(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def sum(x, axis=None, keepdims=False):
     """``tf.reduce_sum``; bool inputs are summed as int64."""
     x = _to_tensor(x)
@@ -1663,21 +636,21 @@ def sum(x, axis=None, keepdims=False):
     return tf.reduce_sum(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def prod(x, axis=None, keepdims=False):
     """``tf.reduce_prod``."""
     x = _to_tensor(x)
     return tf.reduce_prod(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def cumsum(x, axis=0):
     """``tf.cumsum``."""
     x = _to_tensor(x)
     return tf.cumsum(x, axis=_axis_arg(axis, x.shape.rank))
 
 
-@_graph_aware
+@graph_aware
 def cumprod(x, axis=0):
     """``tf.math.cumprod``."""
     x = _to_tensor(x)
@@ -1690,28 +663,28 @@ def _to_float(x):
     return x
 
 
-@_graph_aware
+@graph_aware
 def var(x, axis=None, keepdims=False):
     """``tf.math.reduce_variance``; ints and bools are cast to ``floatx()`` first."""
     x = _to_float(_to_tensor(x))
     return tf.math.reduce_variance(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def std(x, axis=None, keepdims=False):
     """``tf.math.reduce_std``; ints and bools are cast to ``floatx()`` first."""
     x = _to_float(_to_tensor(x))
     return tf.math.reduce_std(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def mean(x, axis=None, keepdims=False):
     """``tf.reduce_mean``; ints and bools are cast to ``floatx()`` first."""
     x = _to_float(_to_tensor(x))
     return tf.reduce_mean(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def any(x, axis=None, keepdims=False):
     """``tf.reduce_any`` of ``x != 0``."""
     x = _to_tensor(x)
@@ -1720,7 +693,7 @@ def any(x, axis=None, keepdims=False):
     return tf.reduce_any(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def all(x, axis=None, keepdims=False):
     """``tf.reduce_all`` of ``x != 0``."""
     x = _to_tensor(x)
@@ -1729,78 +702,78 @@ def all(x, axis=None, keepdims=False):
     return tf.reduce_all(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def argmax(x, axis=-1):
     """``tf.argmax``; the indices are int64."""
     x = _to_tensor(x)
     return tf.argmax(x, axis=_axis_arg(axis, x.shape.rank))
 
 
-@_graph_aware
+@graph_aware
 def argmin(x, axis=-1):
     """``tf.argmin``; the indices are int64."""
     x = _to_tensor(x)
     return tf.argmin(x, axis=_axis_arg(axis, x.shape.rank))
 
 
-@_graph_aware
+@graph_aware
 def square(x):
     """``tf.square``."""
     return tf.square(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def abs(x):
     """``tf.abs``."""
     return tf.abs(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def sqrt(x):
     """``tf.sqrt`` of ``tf.maximum(x, 0)``: negative entries give 0."""
     x = _to_tensor(x)
     return tf.sqrt(tf.maximum(x, tf.zeros((), x.dtype)))
 
 
-@_graph_aware
+@graph_aware
 def exp(x):
     """``tf.exp``."""
     return tf.exp(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def log(x):
     """``tf.math.log``."""
     return tf.math.log(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def logsumexp(x, axis=None, keepdims=False):
     """``tf.reduce_logsumexp``."""
     x = _to_tensor(x)
     return tf.reduce_logsumexp(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
 
 
-@_graph_aware
+@graph_aware
 def round(x):
     """``tf.round`` (ties to even)."""
     return tf.round(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def sign(x):
     """``tf.sign``."""
     return tf.sign(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def pow(x, a):
     """``tf.pow``; ``a`` is cast to ``x``'s dtype."""
     x = _to_tensor(x)
     return tf.pow(x, _constant_like(x, a))
 
 
-@_graph_aware
+@graph_aware
 def clip(x, min_value, max_value):
     """``tf.clip_by_value``; a None bound becomes -inf / +inf."""
     x = _to_tensor(x)
@@ -1822,75 +795,75 @@ def _coerce_pair(x, y):
     return x, y
 
 
-@_graph_aware
+@graph_aware
 def equal(x, y):
     """``tf.equal``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.equal(x, y)
 
 
-@_graph_aware
+@graph_aware
 def not_equal(x, y):
     """``tf.not_equal``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.not_equal(x, y)
 
 
-@_graph_aware
+@graph_aware
 def greater(x, y):
     """``tf.greater``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.greater(x, y)
 
 
-@_graph_aware
+@graph_aware
 def greater_equal(x, y):
     """``tf.greater_equal``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.greater_equal(x, y)
 
 
-@_graph_aware
+@graph_aware
 def less(x, y):
     """``tf.less``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.less(x, y)
 
 
-@_graph_aware
+@graph_aware
 def less_equal(x, y):
     """``tf.less_equal``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.less_equal(x, y)
 
 
-@_graph_aware
+@graph_aware
 def maximum(x, y):
     """``tf.maximum``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.maximum(x, y)
 
 
-@_graph_aware
+@graph_aware
 def minimum(x, y):
     """``tf.minimum``; a non-tensor operand takes the tensor operand's dtype."""
     x, y = _coerce_pair(x, y)
     return tf.minimum(x, y)
 
 
-@_graph_aware
+@graph_aware
 def sin(x):
     """``tf.sin``."""
     return tf.sin(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def cos(x):
     """``tf.cos``."""
     return tf.cos(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """``tf.nn.moments`` over ``reduction_axes``; a ``gamma`` /
     ``beta`` whose rank differs from ``x``'s is reshaped to the kept-dims statistics' shape."""
@@ -1926,7 +899,7 @@ def _broadcast_param(p, x, axis):
     return p
 
 
-@_graph_aware
+@graph_aware
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     """Plain TensorFlow arithmetic; 1-D parameters are reshaped along
     ``axis``, others broadcast as given."""
@@ -1949,7 +922,7 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 # Shape manipulation
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@graph_aware
 def concatenate(tensors, axis=-1):
     """``tf.concat``; all-sparse inputs give a sparse result (``tf.sparse.concat``),
     a mix is densified."""
@@ -1966,7 +939,7 @@ def concatenate(tensors, axis=-1):
     return tf.concat(ts, axis)
 
 
-@_graph_aware
+@graph_aware
 def reshape(x, shape):
     """``tf.reshape``; None entries of ``shape`` count as -1."""
     if isinstance(shape, (list, tuple)):
@@ -1974,15 +947,11 @@ def reshape(x, shape):
     return tf.reshape(_to_tensor(x), shape)
 
 
-@_graph_aware
+@graph_aware
 def permute_dimensions(x, pattern):
     """``tf.transpose``."""
     x = _to_tensor(x)
-    pattern = tuple(int(p) for p in pattern)
-    n = x.shape.rank
-    if n is not None and sorted(pattern) != list(range(n)):
-        raise ValueError('pattern: expected a permutation of range(%d), got %r' % (n, pattern))
-    return tf.transpose(x, pattern)
+    return tf.transpose(x, tuple(int(p) for p in pattern))
 
 
 def _positive_int(value, name):
@@ -1991,7 +960,7 @@ def _positive_int(value, name):
     return int(value)
 
 
-@_graph_aware
+@graph_aware
 def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
     """'nearest' repeats entries (``repeat_elements``); 'bilinear' is
     ``tf.image.resize`` (half-pixel centres, no antialias)."""
@@ -2017,7 +986,7 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     return out
 
 
-@_graph_aware
+@graph_aware
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """Repeats entries (``repeat_elements``) along each spatial axis."""
     factors = (_positive_int(depth_factor, 'depth_factor'),
@@ -2033,7 +1002,7 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     return out
 
 
-@_graph_aware
+@graph_aware
 def repeat_elements(x, rep, axis):
     """``tf.tile`` along an inserted axis, then ``tf.reshape``."""
     x = _to_tensor(x)
@@ -2055,7 +1024,7 @@ def repeat_elements(x, rep, axis):
     return _keras_meta(_set_shape(y, static))
 
 
-@_graph_aware
+@graph_aware
 def repeat(x, n):
     """``tf.tile`` of ``x`` with an inserted axis 1."""
     x = _to_tensor(x)
@@ -2063,24 +1032,19 @@ def repeat(x, n):
     return tf.tile(tf.expand_dims(x, 1), _shape_arg([1, n, 1]))
 
 
-@_graph_aware
+@graph_aware
 def arange(start, stop=None, step=1, dtype='int32'):
     """``tf.range`` computed in int64 (float64 when an argument is a float), then cast to
     ``dtype``; scalar tensors are accepted as bounds."""
     dtype = _normalize_dtype(dtype, 'arange: dtype')
     if stop is None:
         start, stop = 0, start
-    if not isinstance(step, (tf.Tensor, tf.Variable)) and step == 0:
-        raise ValueError('arange: step must not be 0')
     values = (start, stop, step)
     for name, v in zip(('start', 'stop', 'step'), values):
-        if isinstance(v, (tf.Tensor, tf.Variable)):
-            if v.shape.rank not in (None, 0):
-                raise ValueError('arange: %s must be a scalar, got shape %s'
-                                 % (name, tuple(v.shape.as_list())))
-        elif not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
-            raise ValueError('arange: %s must be a number or a scalar tensor, got %r'
-                             % (name, v))
+        # the shared rules let any tensor through; tf.range needs a scalar
+        if isinstance(v, (tf.Tensor, tf.Variable)) and v.shape.rank not in (None, 0):
+            raise ValueError('arange: %s must be a scalar, got shape %s'
+                             % (name, tuple(v.shape.as_list())))
 
     def _floating(v):
         if isinstance(v, (tf.Tensor, tf.Variable)):
@@ -2099,7 +1063,7 @@ def arange(start, stop=None, step=1, dtype='int32'):
     return tf.cast(out, dtype)
 
 
-@_graph_aware
+@graph_aware
 def tile(x, n):
     """``tf.tile``; an ``n`` longer than ``ndim(x)`` first prepends length-1 axes to ``x``
     (numpy's rule)."""
@@ -2114,13 +1078,13 @@ def tile(x, n):
     return tf.tile(x, _shape_arg(n))
 
 
-@_graph_aware
+@graph_aware
 def flatten(x):
     """``tf.reshape``."""
     return tf.reshape(_to_tensor(x), [-1])
 
 
-@_graph_aware
+@graph_aware
 def batch_flatten(x):
     """``tf.reshape``."""
     x = _to_tensor(x)
@@ -2135,13 +1099,13 @@ def batch_flatten(x):
     return out
 
 
-@_graph_aware
+@graph_aware
 def expand_dims(x, axis=-1):
     """``tf.expand_dims``."""
     return tf.expand_dims(_to_tensor(x), int(axis))
 
 
-@_graph_aware
+@graph_aware
 def squeeze(x, axis):
     """``tf.squeeze``."""
     x = _to_tensor(x)
@@ -2152,7 +1116,7 @@ def squeeze(x, axis):
     return tf.squeeze(x, [a])
 
 
-@_graph_aware
+@graph_aware
 def temporal_padding(x, padding=(1, 1)):
     """``tf.pad``."""
     x = _to_tensor(x)
@@ -2173,25 +1137,25 @@ def _spatial_padding(x, padding, n, data_format):
     return tf.pad(x, full)
 
 
-@_graph_aware
+@graph_aware
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     """``tf.pad``."""
     return _spatial_padding(x, padding, 2, data_format)
 
 
-@_graph_aware
+@graph_aware
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     """``tf.pad``."""
     return _spatial_padding(x, padding, 3, data_format)
 
 
-@_graph_aware
+@graph_aware
 def stack(x, axis=0):
     """``tf.stack``."""
     return tf.stack([_to_tensor(t) for t in x], axis=axis)
 
 
-@_graph_aware
+@graph_aware
 def one_hot(indices, num_classes):
     """``tf.one_hot``; float indices are cast to int32."""
     indices = _to_tensor(indices)
@@ -2201,7 +1165,7 @@ def one_hot(indices, num_classes):
     return tf.one_hot(indices, depth, dtype=floatx())
 
 
-@_graph_aware
+@graph_aware
 def reverse(x, axes):
     """``tf.reverse``."""
     x = _to_tensor(x)
@@ -2210,7 +1174,7 @@ def reverse(x, axes):
     return tf.reverse(x, [shape_rules.normalize_axis(int(a), x.shape.rank) for a in axes])
 
 
-@_graph_aware
+@graph_aware
 def slice(x, start, size):
     """``tf.slice``."""
     x = _to_tensor(x)
@@ -2262,21 +1226,11 @@ def set_value(x, value):
         x.assign(arr)
 
 
-def batch_set_value(tuples):
-    for item in tuples:
-        try:
-            x, value = item
-        except (TypeError, ValueError):
-            raise ValueError('batch_set_value: expected (variable, value) pairs, got %r'
-                             % (item,))
-        set_value(x, value)
+batch_set_value = generic.batch_set_value(_K)
+get_variable_shape = generic.get_variable_shape(_K)
 
 
-def get_variable_shape(x):
-    return int_shape(x)
-
-
-@_graph_aware
+@graph_aware
 def print_tensor(x, message=''):
     """``tf.print`` to stdout: an eager tensor is printed at once, a symbolic one
     each time a function computing it runs."""
@@ -2319,7 +1273,7 @@ def gradients(loss, variables):
     return grads
 
 
-@_graph_aware
+@graph_aware
 def stop_gradient(variables):
     """``tf.stop_gradient``."""
     if isinstance(variables, (list, tuple)):
@@ -2415,7 +1369,7 @@ def _rnn_phase_flags(last_output, outputs, new_states, step_uses_phase):
     return last_output, outputs, new_states
 
 
-@_graph_always
+@graph_always
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """``tf.while_loop`` over ``tf.TensorArray`` objects (a Python loop when
@@ -2424,7 +1378,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     (``_loop_read``). ``input_length`` is not used."""
     inputs = _to_tensor(inputs)
     n = inputs.shape.rank
-    if n is None or n < 3:
+    if n is None:   # the shared rules pass an unknown rank; the loop's transpose needs it
         raise ValueError('rnn: inputs must have rank >= 3 (batch, time, ...), got rank %s' % n)
     states = [_to_tensor(s) for s in (initial_states or [])]
     constants = list(constants or [])
@@ -2555,7 +1509,7 @@ def _call_if(x):
     return x() if callable(x) else x
 
 
-@_graph_aware
+@graph_aware
 def switch(condition, then_expression, else_expression):
     """``tf.cond`` for a scalar condition (only the chosen branch runs), ``tf.where`` for
     an elementwise one."""
@@ -2594,7 +1548,7 @@ def _phase_for(*exprs):
     return 0
 
 
-@_graph_aware
+@graph_aware
 def in_train_phase(x, alt, training=None):
     """With ``training`` None, eager ``x`` / ``alt`` and no phase set, the test
     branch is chosen."""
@@ -2613,7 +1567,7 @@ def in_train_phase(x, alt, training=None):
     return out
 
 
-@_graph_aware
+@graph_aware
 def in_test_phase(x, alt, training=None):
     return in_train_phase(alt, x, training=training)
 
@@ -2622,7 +1576,7 @@ def in_test_phase(x, alt, training=None):
 # Activations and losses
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@graph_aware
 def relu(x, alpha=0., max_value=None, threshold=0.):
     """``tf.nn.relu`` and ``tf.clip_by_value``."""
     x = _to_tensor(x)
@@ -2647,7 +1601,7 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     return kept - _constant_like(x, alpha) * below
 
 
-@_graph_aware
+@graph_aware
 def elu(x, alpha=1.):
     """``tf.nn.elu``, scaled by ``alpha`` below 0."""
     x = _to_tensor(x)
@@ -2657,26 +1611,26 @@ def elu(x, alpha=1.):
     return tf.where(x > 0, out, _constant_like(x, alpha) * out)
 
 
-@_graph_aware
+@graph_aware
 def softmax(x, axis=-1):
     """``tf.nn.softmax``."""
     x = _to_tensor(x)
     return tf.nn.softmax(x, axis=axis)
 
 
-@_graph_aware
+@graph_aware
 def softplus(x):
     """``tf.nn.softplus``."""
     return tf.nn.softplus(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def softsign(x):
     """``tf.nn.softsign``."""
     return tf.nn.softsign(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """``tf.nn.log_softmax`` from logits; else ``tf.math.log`` of the
     renormalised, clipped output."""
@@ -2701,7 +1655,7 @@ def _move_axis_last(x, axis):
     return tf.transpose(x, perm), axis
 
 
-@_graph_aware
+@graph_aware
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """``tf.nn.log_softmax`` against ``tf.one_hot`` of the targets
     (float targets are cast to int64)."""
@@ -2727,7 +1681,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return res
 
 
-@_graph_aware
+@graph_aware
 def binary_crossentropy(target, output, from_logits=False):
     """``tf.nn.sigmoid_cross_entropy_with_logits`` from logits; else
     ``tf.math.log`` of the clipped output."""
@@ -2740,13 +1694,13 @@ def binary_crossentropy(target, output, from_logits=False):
     return -(target * tf.math.log(p) + (1 - target) * tf.math.log(1 - p))
 
 
-@_graph_aware
+@graph_aware
 def sigmoid(x):
     """``tf.sigmoid``."""
     return tf.sigmoid(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def hard_sigmoid(x):
     """``tf.clip_by_value`` of ``0.2 * x + 0.5``."""
     x = _to_tensor(x)
@@ -2754,22 +1708,17 @@ def hard_sigmoid(x):
     return tf.clip_by_value(out, _constant_like(x, 0.), _constant_like(x, 1.))
 
 
-@_graph_aware
+@graph_aware
 def tanh(x):
     """``tf.tanh``."""
     return tf.tanh(_to_tensor(x))
 
 
-@_graph_aware
+@graph_aware
 def dropout(x, level, noise_shape=None, seed=None):
     """Eagerly ``tf.nn.experimental.stateless_dropout`` (a seed gives the same mask from
     process start); in a graph ``tf.nn.dropout``, a new mask at every call. ``seed=None`` draws
     one from numpy's global generator."""
-    if not isinstance(level, (tf.Tensor, tf.Variable)):
-        if isinstance(level, bool) or not isinstance(level, (int, float, np.integer,
-                                                             np.floating)) \
-                or not 0 <= level < 1:
-            raise ValueError('level: the dropout rate must be in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     if noise_shape is not None and isinstance(noise_shape, (list, tuple)):
         dims = _dyn_dims(x)
@@ -2782,14 +1731,14 @@ def dropout(x, level, noise_shape=None, seed=None):
     return tf.nn.dropout(x, rate=level, noise_shape=noise_shape, seed=seed)
 
 
-@_graph_aware
+@graph_aware
 def l2_normalize(x, axis=None):
     """``tf.math.l2_normalize`` (epsilon 1e-12)."""
     x = _to_tensor(x)
     return tf.math.l2_normalize(x, axis=_axis_arg(axis, x.shape.rank), epsilon=1e-12)
 
 
-@_graph_aware
+@graph_aware
 def in_top_k(predictions, targets, k):
     """``tf.math.in_top_k`` on float32 predictions: ties count as in, a non-finite
     target score gives False."""
@@ -2863,7 +1812,7 @@ def _conv_nd(x, kernel, rank, strides, padding, data_format, dilation_rate, allo
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
     """``tf.nn.convolution`` on channels_last data; 'causal' is a left zero-padding of
     ``(k - 1) * dilation_rate``; strides and dilation both above 1 run as a padded stride-1
@@ -2871,7 +1820,7 @@ def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rat
     return _conv_nd(x, kernel, 1, strides, padding, data_format, dilation_rate, True)
 
 
-@_graph_aware
+@graph_aware
 def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
     """``tf.nn.convolution`` on channels_last data (channels_first is transposed around
@@ -2974,7 +1923,7 @@ def _conv_transpose(x, kernel, output_shape, rank, strides, padding, data_format
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
     """``tf.nn.conv2d_transpose`` on channels_last data; a dilated kernel gets
@@ -2994,7 +1943,7 @@ def _depthwise_conv(x, depthwise_kernel, strides, padding, dilation_rate):
     return _conv_core(x, conv, ksizes, strides, dilation_rate, padding, equal_strides=True)
 
 
-@_graph_aware
+@graph_aware
 def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
                      data_format=None, dilation_rate=1):
     """Run as ``separable_conv2d`` ops (``tf.nn.depthwise_conv2d`` then a 1x1
@@ -3019,7 +1968,7 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
     """``tf.nn.depthwise_conv2d``, then a 1x1 ``tf.nn.convolution``."""
@@ -3037,7 +1986,7 @@ def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padd
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_format=None,
                      dilation_rate=(1, 1)):
     """``tf.nn.depthwise_conv2d``; unequal strides (refused by TensorFlow's CPU
@@ -3055,7 +2004,7 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
     """``tf.nn.convolution`` on channels_last data (channels_first is transposed around
@@ -3063,7 +2012,7 @@ def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
     return _conv_nd(x, kernel, 3, strides, padding, data_format, dilation_rate, False)
 
 
-@_graph_aware
+@graph_aware
 def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
                      data_format=None):
     """``tf.nn.conv3d_transpose`` on channels_last data."""
@@ -3085,14 +2034,14 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
     """``tf.nn.max_pool`` / ``tf.nn.avg_pool`` on channels_last data; 'same' average
     pooling divides by the count of real (unpadded) cells."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2)
 
 
-@_graph_aware
+@graph_aware
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
     """``tf.nn.max_pool`` / ``tf.nn.avg_pool`` on channels_last data; 'same' average
@@ -3100,7 +2049,7 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
 
 
-@_graph_aware
+@graph_aware
 def bias_add(x, bias, data_format=None):
     """``tf.nn.bias_add`` for a 1-D bias on channels_last, else a broadcast add; with
     channels_first a bias of rank ``ndim(x) - 1`` is reshaped (not transposed) to
@@ -3138,7 +2087,7 @@ def bias_add(x, bias, data_format=None):
 # Random
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@graph_aware
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_normal`` (a seed gives the same values from
     process start); in a compiled function ``tf.random.normal``, the next values of its seeded
@@ -3151,7 +2100,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     return tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed)
 
 
-@_graph_aware
+@graph_aware
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_uniform``, in a compiled function
     ``tf.random.uniform``; seeds as ``random_normal``."""
@@ -3163,7 +2112,7 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     return tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
 
 
-@_graph_aware
+@graph_aware
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
     """``random_uniform(shape) < p`` cast to ``dtype``; seeds as
     ``random_normal``."""
@@ -3172,7 +2121,7 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
     return tf.cast(u < tf.cast(p, 'float32'), dtype)
 
 
-@_graph_aware
+@graph_aware
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_truncated_normal``, in a compiled function
     ``tf.random.truncated_normal``; seeds as ``random_normal``."""
@@ -3189,7 +2138,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 # CTC
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@graph_aware
 def ctc_label_dense_to_sparse(labels, label_lengths):
     """A ``tf.SparseTensor`` built with ``tf.sequence_mask`` and
     ``tf.gather_nd``."""
@@ -3202,7 +2151,7 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
     return tf.SparseTensor(indices, values, tf.cast(lab_shape, 'int64'))
 
 
-@_graph_aware
+@graph_aware
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """``tf.compat.v1.nn.ctc_loss`` (time-major) of ``log(y_pred + epsilon)``;
     the blank is the last class."""
@@ -3219,7 +2168,7 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     return tf.expand_dims(loss, 1)
 
 
-@_graph_aware
+@graph_aware
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
                merge_repeated=False):
     """``tf.nn.ctc_greedy_decoder`` (repeats always merged) or
@@ -3251,7 +2200,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 # Higher-order functions
 # ---------------------------------------------------------------------------
 
-@_graph_always
+@graph_always
 def map_fn(fn, elems, name=None, dtype=None):
     """``tf.map_fn`` (``dtype`` becomes its ``fn_output_signature``)."""
     kwargs = {}
@@ -3260,13 +2209,13 @@ def map_fn(fn, elems, name=None, dtype=None):
     return tf.map_fn(fn, _to_tensor(elems), name=name, **kwargs)
 
 
-@_graph_always
+@graph_always
 def foldl(fn, elems, initializer=None, name=None):
     """``tf.foldl``."""
     return tf.foldl(fn, _to_tensor(elems), initializer=initializer, name=name)
 
 
-@_graph_always
+@graph_always
 def foldr(fn, elems, initializer=None, name=None):
     """``tf.foldr``."""
     return tf.foldr(fn, _to_tensor(elems), initializer=initializer, name=name)
@@ -3276,7 +2225,7 @@ def foldr(fn, elems, initializer=None, name=None):
 # Locally connected
 # ---------------------------------------------------------------------------
 
-@_graph_aware
+@graph_aware
 def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     """Patches flattened in ``(k, in)`` order, multiplied by one batched
     ``tf.linalg.matmul``."""
@@ -3299,7 +2248,7 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     return _from_channels_last(out, data_format)
 
 
-@_graph_aware
+@graph_aware
 def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
     """Patches flattened ``(kh, kw, in)`` (channels_last) or ``(in, kh, kw)``
     (channels_first), multiplied by one batched ``tf.linalg.matmul``."""
@@ -3329,6 +2278,3 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     if data_format == 'channels_last':
         return tf.transpose(out, [2, 0, 1, 3])
     return tf.transpose(out, [2, 3, 0, 1])
-
-
-api.install(globals(), ENGINE)

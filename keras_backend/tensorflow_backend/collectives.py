@@ -1,0 +1,133 @@
+"""TensorFlow's collectives for keras_backend.distribute (its ``collectives`` interface).
+
+The runtime: ``tf.distribute.MultiWorkerMirroredStrategy`` made from ``TF_CONFIG`` (the
+launcher writes it), which configures the eager context for collectives, starts the
+worker's gRPC server and a health check that aborts pending collectives when a peer
+stops answering. The op: ``CollectiveReduceV2`` (ring), built in the adapter's graph so
+that ``K.function`` compiles it into the training step; each call site takes its own
+instance key, counted in build order, which is why every worker must build the same
+collectives in the same order.
+"""
+import json
+import os
+
+import numpy as np
+
+from .core import _graph
+
+GROUP_KEY = 1
+
+
+class _S(object):
+    strategy = None
+    device = None
+    size = 1
+    timeout = 0.0
+    next_key = 1
+
+
+def _instance_key():
+    k = _S.next_key
+    _S.next_key += 1
+    return k
+
+
+def start(rank, size, timeout):
+    import tensorflow as tf
+    from tensorflow.python.eager import context
+    config = os.environ.get('TF_CONFIG', '')
+    if not config:
+        raise RuntimeError('keras_backend.distribute: TensorFlow needs TF_CONFIG (the cluster '
+                           'and this task); start the workers with python -m '
+                           'keras_backend.distribute -n N script.py')
+    task = json.loads(config).get('task', {})
+    if context.context()._initialized:
+        raise RuntimeError('keras_backend.distribute.init() must run before TensorFlow runs '
+                           'any op in this process (its collective runtime is configured at '
+                           'program start); call it right after the imports')
+    options = tf.distribute.experimental.CommunicationOptions(
+        implementation=tf.distribute.experimental.CommunicationImplementation.RING,
+        timeout_seconds=timeout)
+    try:
+        _S.strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+    except (tf.errors.OpError, RuntimeError) as e:
+        why = lost_reason(e)
+        if why is not None:
+            from ..distribute import WorkerLost
+            raise WorkerLost('the other workers did not join (%s)' % why)
+        raise RuntimeError('keras_backend.distribute: TensorFlow\'s collective runtime did '
+                           'not start (%s: %s)' % (type(e).__name__, e))
+    _S.device = _S.strategy.extended.worker_devices[0]
+    _S.size = size
+    _S.timeout = float(timeout)
+    return int(task.get('index', rank)), size
+
+
+def _reduce(x, average, key):
+    import tensorflow as tf
+    return tf.raw_ops.CollectiveReduceV2(
+        input=x, group_size=tf.constant(_S.size, tf.int32),
+        group_key=tf.constant(GROUP_KEY, tf.int32),
+        instance_key=tf.constant(key, tf.int32), ordering_token=[], merge_op='Add',
+        final_op='Div' if average else 'Id', communication_hint='ring',
+        timeout_seconds=_S.timeout)
+
+
+def allreduce_tensor(K, x, average, state):
+    """``CollectiveReduceV2`` of the graph tensor ``x`` (its gradient: the same
+    allreduce of the incoming gradient, with an instance key of its own)."""
+    import tensorflow as tf
+    forward_key, backward_key = _instance_key(), _instance_key()
+
+    @tf.custom_gradient
+    def reduce_(v):
+        def grad(dy):
+            with tf.device(_S.device):
+                return _reduce(dy, average, backward_key)
+        with tf.device(_S.device):
+            return _reduce(v, average, forward_key), grad
+
+    graph = getattr(x, 'graph', None)
+    if graph is None or isinstance(x, tf.Variable):
+        graph = _graph()
+    if tf.executing_eagerly():
+        with graph.as_default():
+            return reduce_(tf.convert_to_tensor(x))
+    return reduce_(tf.convert_to_tensor(x))
+
+
+def allreduce_array(flat, average, state):
+    import tensorflow as tf
+    dtype = flat.dtype
+    if dtype.kind in 'iu' and dtype.itemsize < 4:
+        flat = flat.astype(np.int32)
+    elif dtype.kind == 'f' and dtype.itemsize < 4:
+        flat = flat.astype(np.float32)
+    try:
+        with tf.device(_S.device):
+            out = _reduce(tf.constant(flat), average, _instance_key())
+        return out.numpy().astype(dtype)
+    except tf.errors.OpError as e:
+        from ..distribute import _raise_if_lost
+        _raise_if_lost(e)
+        raise
+
+
+def barrier(state):
+    allreduce_array(np.zeros(1, np.float32), False, state)
+
+
+_LOST = ('UnavailableError', 'DeadlineExceededError', 'CancelledError', 'AbortedError')
+
+
+def lost_reason(error):
+    """Why ``error`` means a lost peer, or None. The collective's own timeout is a
+    ``DeadlineExceededError``; a peer the health check lost, ``UnavailableError`` (or the
+    ``CancelledError`` of a collective it aborted)."""
+    name = type(error).__name__
+    text = str(error).strip().split('\n')[0]
+    if name in _LOST:
+        return '%s: %s' % (name, text[:300])
+    if name == 'InternalError' and ('ollective' in text or 'peer' in text.lower()):
+        return '%s: %s' % (name, text[:300])
+    return None

@@ -1,0 +1,1040 @@
+"""TensorFlow's machinery: how the adapter keeps one symbolic graph, places ops in it, runs it.
+
+Here: the module state (``_State``), the graph-placement decorators the ops carry
+(``graph_aware``, ``graph_always``), the patched Python operators, tensor conversion
+helpers, updates, the compiled ``_Function``, ``eval`` and the session-like object. The API
+functions that use them are in ``ops``.
+
+How symbolic work is organised
+------------------------------
+TensorFlow 2 runs eagerly.  The Keras 2 API also needs symbolic inputs
+(``placeholder``) that are compiled into callables (``function``) and
+differentiated (``gradients``).  This adapter keeps eager execution on and
+puts every symbolic tensor in ONE module-level graph: the ``FuncGraph`` of an
+empty ``tf.compat.v1.wrap_function``.  ``clear_session()`` replaces it.
+
+* ``placeholder`` creates a ``tf.compat.v1.placeholder`` in that graph.
+* ``variable`` (and ``zeros``, ``ones``, ``eye``, ``random_*_variable``)
+  always creates an eager ``tf.Variable``: ``get_value`` / ``set_value`` /
+  ``batch_set_value`` read and set it at once; graph ops that use it capture
+  it and read it each time they run.
+* Every op of the API enters the graph when one of its arguments (searched
+  through lists and tuples) is a symbolic tensor OR a variable, as ops on
+  variables did in Keras 2's TensorFlow graph: ``K.square(v)``, ``0.5 * v``,
+  an optimiser's ``beta_1 * m`` or ``K.cast(iterations)`` are graph tensors,
+  read again at every call of a ``function``, never frozen when built. Their
+  values come from ``eval`` (or ``function``). With only eager / numpy
+  inputs an op runs eagerly and returns an ``EagerTensor``.
+* ``update``, ``update_add``, ``update_sub`` and ``moving_average_update``
+  build assignments that do nothing by themselves, as Keras 2's assign ops:
+  ``function(..., updates=[...])`` runs them at every call, ``eval`` of one
+  runs it once.
+* ``function(inputs, outputs, updates)`` prunes the graph once into a
+  concrete function fed with the inputs; each call converts the numpy values
+  and runs it. ``eval`` of a graph tensor compiles such a function without
+  inputs, once per tensor.
+* ``get_session()`` returns a small session-like object (TF2 has no
+  default session); its ``run(fetches, feed_dict=None)`` evaluates tensors.
+* Python operators on symbolic tensors and on this adapter's variables
+  (``x * 2``, ``v + x``, ``x[:, 0]``) are made to build their op in the
+  module graph when called from eager code (TensorFlow alone would fail
+  with "out of scope", or compute a variable's value once); symbolic
+  tensors of this adapter's graph compare and hash by identity, as in
+  Keras 2 / TF1, so they can key feed dicts. This patches ``tf.Tensor`` /
+  ``tf.Variable`` operators process-wide, but only changes calls on this
+  adapter's tensors and variables (other ``tf.Variable``s keep TensorFlow's
+  eager operators).
+
+Example:
+    >>> from keras_backend import backend as K
+    >>> x = K.placeholder(shape=(None, 3))
+    >>> f = K.function([x], [K.sum(x * 2, axis=1)])
+    >>> f([[[1., 2., 3.]]])
+    [array([12.], dtype=float32)]
+"""
+import functools
+import importlib.util
+import os
+import sys
+
+import numpy as np
+
+from .. import checks, engines
+from ..common import floatx
+
+if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
+    # Hide TensorFlow's C++ INFO start-up lines (warnings and errors are kept)
+    # unless the user chose a level.
+    os.environ['TF_CPP_MIN_LOG_LEVEL'] = '1'
+
+# ``import tensorflow`` also imports Keras 3 when it is installed, and Keras 3
+# refuses a KERAS_BACKEND (or keras.json backend) it does not know, such as
+# 'theano', 'cntk' or a custom module of this package. Point it at
+# TensorFlow for the duration of the import only.
+_KERAS3_BACKENDS = ('tensorflow', 'jax', 'torch', 'numpy', 'openvino')
+
+
+def _keras2_not_imported_yet():
+    """True when ``keras`` is not imported and the one on the path is Keras 2 (no
+    ``keras/src``): ``import tensorflow`` (its eager import of ``keras.src.optimizers``,
+    which Keras 2 lacks) would import it half, with its own TensorFlow backend, before it
+    could load this adapter (``keras_backend.distribute.init()`` imports the adapter before
+    ``import keras``)."""
+    if 'keras' in sys.modules:
+        return False
+    try:
+        spec = importlib.util.find_spec('keras')
+    except (ImportError, ValueError):
+        return False
+    places = (spec and spec.submodule_search_locations) or []
+    return bool(places) and not any(os.path.isdir(os.path.join(p, 'src')) for p in places)
+
+
+_saved_keras_backend = os.environ.get('KERAS_BACKEND')
+_hide_keras2 = _keras2_not_imported_yet()
+if _saved_keras_backend not in _KERAS3_BACKENDS:
+    os.environ['KERAS_BACKEND'] = 'tensorflow'
+if _hide_keras2:
+    sys.modules['keras'] = None     # ``import keras`` raises ImportError, which TensorFlow skips
+try:
+    import tensorflow as tf
+except ImportError as _e:
+    raise engines.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
+finally:
+    if _hide_keras2 and sys.modules.get('keras', 0) is None:
+        del sys.modules['keras']
+    if _saved_keras_backend is None:
+        os.environ.pop('KERAS_BACKEND', None)
+    else:
+        os.environ['KERAS_BACKEND'] = _saved_keras_backend
+
+try:
+    from tensorflow.python.eager import context as _tf_context
+    # The type of eager tensors, named without running an op: importing the adapter
+    # leaves TensorFlow's eager context uninitialised, so that a collective runtime
+    # (keras_backend.distribute) can still be configured after it.
+    from tensorflow.python.framework.ops import EagerTensor as _EagerTensor
+except ImportError:  # pragma: no cover - a TensorFlow without the modules: the public path
+    _tf_context = None
+    _EagerTensor = type(tf.constant(0))
+
+
+def _eager_from_numpy(arr):
+    """An eager tensor holding the numpy array ``arr`` (its dtype): the eager tensor
+    constructor that ``tf.convert_to_tensor`` ends in, without its conversion-registry
+    lookups (about 50 us of each ``function`` input); ``tf.convert_to_tensor`` where that
+    constructor refuses the value."""
+    if _tf_context is not None:
+        try:
+            return _EagerTensor(arr, _tf_context.context().device_name, None)
+        except (TypeError, ValueError):
+            pass
+    return tf.convert_to_tensor(arr)
+
+
+_PLAIN_TYPES = frozenset([_EagerTensor, float, int, bool, str, type(None), np.ndarray,
+                          np.float32, np.float64, np.int32, np.int64])
+
+
+def _ops():
+    """The ``ops`` module, looked up when first needed (it imports this one): compiled
+    functions read its engine-level ``is_tensor``, ``int_shape`` and ``dtype``."""
+    from . import ops
+    return ops
+
+
+# ---------------------------------------------------------------------------
+# The symbolic graph and the module state
+# ---------------------------------------------------------------------------
+
+class _State(object):
+    """Module-level state; ``clear_session`` resets it."""
+    wrapped = None            # tf.compat.v1.wrap_function holding the graph
+    capture_index = None      # see ``_capture_index``
+    learning_phase_tensor = None
+    eval_cache = {}
+    session = None
+
+
+def _wrapped():
+    if _State.wrapped is None:
+        with tf.init_scope():
+            _State.wrapped = tf.compat.v1.wrap_function(lambda: None, [])
+    return _State.wrapped
+
+
+def _graph():
+    """The FuncGraph holding every symbolic tensor of this adapter."""
+    return _wrapped().graph
+
+
+def _is_symbolic(x):
+    """True when ``x`` (or a tensor nested in a list/tuple) is a graph tensor."""
+    t = type(x)
+    if t in _PLAIN_TYPES:
+        return False
+    if t is list or t is tuple:
+        for item in x:
+            if _is_symbolic(item):
+                return True
+        return False
+    if isinstance(x, tf.Tensor):
+        return not isinstance(x, _EagerTensor)
+    if isinstance(x, tf.SparseTensor):
+        return _is_symbolic(x.indices)
+    if isinstance(x, tf.IndexedSlices):
+        return _is_symbolic(x.values)
+    return False
+
+
+def _has_variable(x):
+    """True when ``x`` (or an item of a list/tuple ``x``) is a ``tf.Variable``."""
+    if isinstance(x, tf.Variable):
+        return True
+    if type(x) is list or type(x) is tuple:
+        for item in x:
+            if _has_variable(item):
+                return True
+    return False
+
+
+def _needs_graph(args, kwargs):
+    """True when an op on ``args``/``kwargs`` must be built in the module graph:
+    one of them is a symbolic tensor or a variable (searched through lists and
+    tuples)."""
+    for a in args:
+        if _is_symbolic(a) or _has_variable(a):
+            return True
+    for a in kwargs.values():
+        if _is_symbolic(a) or _has_variable(a):
+            return True
+    return False
+
+
+def graph_aware(fn):
+    """Run ``fn`` inside the module graph when any argument is symbolic or a
+    variable (ops on variables are graph ops, read at every run, as in Keras 2).
+
+    When TensorFlow is already building a graph (inside ``function``,
+    ``tf.while_loop`` bodies, a user ``tf.function``), ``fn`` runs as is.
+    """
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if tf.executing_eagerly():
+            if _needs_graph(args, kwargs):
+                with _graph().as_default():
+                    return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def graph_always(fn):
+    """Like :func:`graph_aware`, but ``fn`` is built in the module graph whatever its
+    arguments: for the higher-order functions and ``rnn``, whose callable may read
+    variables (``lambda i: K.sum(v[i])``, a layer's step), which are graph ops; their
+    result is a graph tensor, which ``eval`` computes."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if tf.executing_eagerly():
+            with _graph().as_default():
+                return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+# Python operators (``x * 2``, ``v + x``, ``x[:, 0]``) on symbolic tensors do
+# not pass through the API functions. Called from eager code, TensorFlow would
+# build them in the eager context and fail ("out of scope"). The wrappers
+# below make those operators build their op in the graph of the symbolic
+# operand instead, and in the module graph when an operand is a variable made
+# by this adapter (``K.variable`` & co., marked by ``_keras_backend_variable``;
+# other ``tf.Variable``s keep TensorFlow's eager operators, so TensorFlow code
+# sharing the process is not affected). They change nothing when no symbolic
+# tensor or adapter variable is involved, or when a graph is already being
+# built. Symbolic tensors of this adapter's graph, and the adapter's
+# variables, also get Keras 2 / TF1 identity semantics for ``==``, ``!=`` and
+# ``hash`` (so they can key feed dicts and sets; TensorFlow 2 compares
+# variables elementwise and refuses to hash them); use ``K.equal`` for
+# elementwise comparisons.
+_OPERATORS = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
+              '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
+              '__rmod__', '__pow__', '__rpow__', '__matmul__', '__rmatmul__', '__and__',
+              '__rand__', '__or__', '__ror__', '__xor__', '__rxor__', '__lt__', '__le__',
+              '__gt__', '__ge__', '__neg__', '__abs__', '__invert__', '__getitem__')
+
+
+def _operand_graph(items):
+    """The graph of the first symbolic tensor among ``items`` (slices searched)."""
+    for a in items:
+        if isinstance(a, tf.Tensor):
+            if not isinstance(a, _EagerTensor):
+                return a.graph
+        elif isinstance(a, tf.Variable):
+            continue
+        elif isinstance(a, (tuple, list)):
+            g = _operand_graph(a)
+            if g is not None:
+                return g
+        elif isinstance(a, slice):
+            g = _operand_graph((a.start, a.stop, a.step))
+            if g is not None:
+                return g
+    return None
+
+
+def _has_our_variable(items):
+    """True when one of ``items`` (slices, lists, tuples searched) is a variable
+    made by this adapter."""
+    for a in items:
+        if isinstance(a, tf.Variable):
+            if getattr(a, '_keras_backend_variable', False):
+                return True
+        elif isinstance(a, (tuple, list)):
+            if _has_our_variable(a):
+                return True
+        elif isinstance(a, slice):
+            if _has_our_variable((a.start, a.stop, a.step)):
+                return True
+    return False
+
+
+def _wrap_operator(orig):
+    @functools.wraps(orig)
+    def operator(self, *args):
+        if tf.executing_eagerly():
+            g = _operand_graph((self,) + args)
+            if g is None and _has_our_variable((self,) + args):
+                g = _graph()
+            if g is not None:
+                with g.as_default():
+                    return orig(self, *args)
+        return orig(self, *args)
+    operator._keras_backend_original = orig
+    return operator
+
+
+def _ours(t):
+    return not isinstance(t, _EagerTensor) and _State.wrapped is not None and \
+        t.graph is _State.wrapped.graph
+
+
+def _our_variable(v):
+    return getattr(v, '_keras_backend_variable', False)
+
+
+def _wrap_eq(orig, negate, ours=_ours):
+    @functools.wraps(orig)
+    def eq(self, other):
+        if ours(self):
+            return (self is not other) if negate else (self is other)
+        return orig(self, other)
+    eq._keras_backend_original = orig
+    return eq
+
+
+def _wrap_hash(orig, ours=_ours):
+    @functools.wraps(orig)
+    def tensor_hash(self):
+        if ours(self):
+            return id(self)
+        return orig(self)
+    tensor_hash._keras_backend_original = orig
+    return tensor_hash
+
+
+def _patch_operators():
+    for cls in (tf.Tensor, tf.Variable):
+        for name in _OPERATORS:
+            orig = cls.__dict__.get(name)
+            if orig is None or hasattr(orig, '_keras_backend_original'):
+                continue
+            setattr(cls, name, _wrap_operator(orig))
+    t = tf.Tensor
+    if not hasattr(t.__dict__.get('__eq__'), '_keras_backend_original'):
+        t.__eq__ = _wrap_eq(t.__dict__['__eq__'], False)
+        t.__ne__ = _wrap_eq(t.__dict__['__ne__'], True)
+        t.__hash__ = _wrap_hash(t.__dict__['__hash__'])
+    v = tf.Variable
+    if not hasattr(v.__dict__.get('__eq__'), '_keras_backend_original'):
+        v.__eq__ = _wrap_eq(v.__dict__['__eq__'], False, _our_variable)
+        v.__ne__ = _wrap_eq(v.__dict__['__ne__'], True, _our_variable)
+        v.__hash__ = _wrap_hash(v.__dict__['__hash__'], _our_variable)
+
+
+_patch_operators()
+
+
+def _in_our_graph():
+    """True while ops are being built in the module graph or a graph nested in it."""
+    if tf.executing_eagerly() or _State.wrapped is None:
+        return False
+    ours = _State.wrapped.graph
+    g = tf.compat.v1.get_default_graph()
+    while g is not None:
+        if g is ours:
+            return True
+        g = getattr(g, 'outer_graph', None)
+    return False
+
+# ---------------------------------------------------------------------------
+# Tensor conversion and static shapes
+# ---------------------------------------------------------------------------
+
+#: While ``rnn`` builds a loop body: ``[graph enclosing the loop, {id(variable): (variable,
+#: read)}]``, innermost last (see ``_loop_read``).
+_LOOP_READS = []
+
+
+def _loop_read(var):
+    """The value of ``var`` read once in the graph enclosing the innermost ``rnn`` loop
+    being built, or None outside one.
+
+    A step function reads its kernels on every step (``K.dot(h, self.recurrent_kernel)``);
+    read inside a ``tf.while_loop`` body each read runs once per step, forward and again in
+    the gradient's loop. A loop does not assign the variables its step reads, so one read
+    before the loop gives the same values; the loop captures it as a loop invariant and its
+    gradient (summed over the steps by the loop's gradient) reaches the variable as before.
+    """
+    if not _LOOP_READS:
+        return None
+    outer, reads = _LOOP_READS[-1]
+    if tf.compat.v1.get_default_graph() is outer:
+        return None
+    hit = reads.get(id(var))
+    if hit is None:
+        with outer.as_default(), tf.control_dependencies(None):
+            hit = reads[id(var)] = (var, tf.convert_to_tensor(var))
+    return hit[1]
+
+
+def _to_tensor(x, dtype=None):
+    """Convert ``x`` to a tensor (variables are read)."""
+    if isinstance(x, tf.SparseTensor):
+        return x
+    if _LOOP_READS and isinstance(x, tf.Variable):
+        read = _loop_read(x)
+        if read is not None:
+            x = read
+    if dtype is not None:
+        dtype = tf.as_dtype(dtype)
+        if isinstance(x, (tf.Tensor, tf.Variable)):
+            return x if x.dtype == dtype else tf.cast(x, dtype)
+        return tf.convert_to_tensor(np.asarray(x, dtype.as_numpy_dtype) if
+                                    not isinstance(x, (float, int)) else x, dtype=dtype)
+    if isinstance(x, (tf.Tensor, tf.Variable)):
+        return tf.convert_to_tensor(x)
+    if isinstance(x, (float, np.floating)) or (
+            isinstance(x, np.ndarray) and x.dtype.kind == 'f'):
+        return tf.convert_to_tensor(np.asarray(x, dtype=floatx()))
+    return tf.convert_to_tensor(x)
+
+
+def _normalize_dtype(dtype, name='dtype'):
+    """``dtype`` as a dtype name (``floatx()`` when None); ``'string'`` is allowed.
+
+    Raises:
+        TypeError: when ``dtype`` names no dtype (the message names ``name``).
+    """
+    if dtype is None:
+        return floatx()
+    if isinstance(dtype, tf.DType):
+        return 'string' if dtype == tf.string else dtype.base_dtype.name
+    if dtype in ('string', 'str', bytes, str) or (
+            isinstance(dtype, np.dtype) and dtype.kind in 'SUO'):
+        return 'string'
+    try:
+        out = np.dtype(getattr(dtype, 'name', dtype))
+    except (TypeError, ValueError):
+        try:
+            return tf.as_dtype(dtype).name    # TensorFlow-only names: 'bfloat16'
+        except (TypeError, ValueError):
+            out = None
+    if out is None or out.kind not in 'biufc':
+        raise TypeError('%s: cannot interpret %r as a dtype (expected a name such as '
+                        "'float32', 'int64', 'bool' or 'string')" % (name, dtype))
+    return out.name
+
+
+def _keras_meta(t, learning_phase=None):
+    """Attach Keras 2's metadata to ``t``: ``_keras_shape`` (its static shape)
+    and, when given, ``_uses_learning_phase``. Returns ``t``."""
+    if isinstance(t, (tf.Tensor, tf.Variable, tf.SparseTensor)):
+        try:
+            t._keras_shape = _static_shape(t)
+            if learning_phase is not None:
+                t._uses_learning_phase = learning_phase
+        except AttributeError:
+            pass
+    return t
+
+
+def _constant_like(x, value):
+    """``value`` as a tensor of ``x``'s dtype (for python scalars in formulas)."""
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        return tf.cast(value, x.dtype) if value.dtype != x.dtype else value
+    return tf.constant(value, dtype=x.dtype)
+
+
+def _static_shape(x):
+    """Tuple of ints / None, or None for unknown rank."""
+    shape = x.shape
+    if shape.rank is None:
+        return None
+    return tuple(shape.as_list())
+
+def _set_shape(t, shape):
+    """Attach a static shape in graph mode (eager tensors know theirs)."""
+    if not isinstance(t, _EagerTensor) and shape is not None:
+        t.set_shape(shape)
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Graph walking, updates and compiled functions
+# ---------------------------------------------------------------------------
+
+def _capture_index():
+    """``{id(placeholder op): external value}`` for the captures of the module
+    graph (variables, eager constants), kept up to date incrementally: the
+    graph's capture list only grows while it is in use."""
+    g = _graph()
+    caps = g.captures
+    cached = _State.capture_index
+    if cached is not None and cached[0] is g and cached[1] is caps:
+        return cached[2]
+    start, index = 0, {}
+    if cached is not None and cached[0] is g:
+        old = cached[1]
+        if len(caps) >= len(old) and (not old or caps[len(old) - 1][1] is old[-1][1]):
+            start, index = len(old), cached[2]
+    for external, internal in caps[start:]:
+        index[id(internal.op)] = external
+    _State.capture_index = (g, caps, index)
+    return index
+
+
+def _flat_fed_ops(fed):
+    ops = set()
+    for t in fed:
+        if isinstance(t, tf.SparseTensor):
+            ops.update(id(c.op) for c in (t.indices, t.values, t.dense_shape))
+        elif hasattr(t, 'op'):
+            ops.add(id(t.op))
+    return ops
+
+
+def _ancestors(roots, fed):
+    """Walk the module graph up from ``roots`` (tensors / operations).
+
+    Returns ``(ops, missing, used)``: every op the roots need (ancestors
+    through data and control inputs), the Placeholder ops among them that
+    are neither in ``fed`` nor captures, and the captured placeholder ops
+    (variables, eager constants) they read. Cost: the size of that part of
+    the graph, whatever the size of the whole graph.
+    """
+    index = _capture_index()
+    fed_ops = _flat_fed_ops(fed)
+    seen = set()
+    ops, missing, used = [], [], []
+    stack = [r if isinstance(r, tf.Operation) else r.op for r in roots
+             if isinstance(r, tf.Operation) or hasattr(r, 'op')]
+    stop_at_feeds = True
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        ops.append(op)
+        if op.type == 'Placeholder':
+            if id(op) in index:
+                used.append(op)
+            elif id(op) not in fed_ops and stop_at_feeds:
+                missing.append(op)
+            continue
+        if id(op) in fed_ops:
+            # A fed intermediate tensor: its ancestors are kept (the import
+            # needs them) but the placeholders behind it need no feed.
+            stop_at_feeds = False
+        stack.extend(i.op for i in op.inputs)
+        stack.extend(op.control_inputs)
+    if not stop_at_feeds:
+        missing = _placeholders_needed(roots, fed)
+    return ops, missing, used
+
+
+def _placeholders_needed(tensors, fed):
+    """The Placeholder ops ``tensors`` depend on that are neither fed nor captures."""
+    fed_ops = _flat_fed_ops(fed)
+    index = _capture_index()
+    seen = set()
+    stack = [t if isinstance(t, tf.Operation) else t.op for t in tensors
+             if isinstance(t, tf.Operation) or hasattr(t, 'op')]
+    missing = []
+    while stack:
+        op = stack.pop()
+        if id(op) in seen or id(op) in fed_ops:
+            continue
+        seen.add(id(op))
+        if op.type == 'Placeholder' and id(op) not in index:
+            missing.append(op)
+            continue
+        stack.extend(i.op for i in op.inputs)
+        stack.extend(op.control_inputs)
+    return missing
+
+
+def _flat_components(t):
+    """Graph tensors to fetch for ``t`` (sparse tensors are densified)."""
+    if isinstance(t, tf.SparseTensor):
+        return tf.sparse.to_dense(t)
+    if isinstance(t, tf.IndexedSlices):
+        return tf.convert_to_tensor(t)
+    return t
+
+
+class _Update(object):
+    """An assignment to a variable, for ``function(updates=...)``.
+
+    Built by ``update``, ``update_add``, ``update_sub`` and
+    ``moving_average_update``. As Keras 2's assign ops it does nothing when
+    made: a ``function`` listing it among its ``updates`` runs it once per
+    call (``K.eval`` of it runs it once and returns the new value).
+    """
+
+    def __init__(self, variable, value, mode):
+        self.variable = variable
+        self.value = value
+        self.mode = mode
+        self._shared_op = None     # (graph, op) made by ``shared_op``
+        self._eval_fn = None       # compiled by ``K.eval`` of the update
+
+    def shared_op(self):
+        """The assign op of this update in the current graph, made once.
+
+        ``control_dependencies([update])`` uses it (Keras' metrics read their
+        result after their update this way); ``function(updates=[update])``
+        then runs that same op instead of a second assignment, as a TF1
+        graph runs an op once per call.
+        """
+        g = tf.compat.v1.get_default_graph()
+        if self._shared_op is None or self._shared_op[0] is not g:
+            with tf.control_dependencies(None):
+                self._shared_op = (g, self._make_op())
+        return self._shared_op[1]
+
+    def build(self):
+        """The assign op in the current graph: the shared one when
+        ``shared_op`` made it in this graph, else a new one."""
+        if self._shared_op is not None and \
+                self._shared_op[0] is tf.compat.v1.get_default_graph():
+            return self._shared_op[1]
+        return self._make_op()
+
+    def _make_op(self):
+        v = self.variable
+        value = _to_tensor(self.value, v.dtype) if not isinstance(self.value, tf.Tensor) \
+            else tf.cast(self.value, v.dtype)
+        if self.mode == 'assign':
+            return v.assign(value, read_value=False)
+        if self.mode == 'add':
+            return v.assign_add(value, read_value=False)
+        return v.assign_sub(value, read_value=False)
+
+    def run(self):
+        """Apply the update once (needs no placeholder) and return the
+        variable's new value as a numpy array."""
+        if self._eval_fn is None or self._eval_fn[0] is not _graph():
+            with _graph().as_default():
+                op = self.build()
+                with tf.control_dependencies([op]):
+                    new_value = tf.identity(self.variable.read_value())
+            missing = _placeholders_needed([new_value], [])
+            if missing:
+                raise ValueError('eval: the update of %s depends on placeholder(s) %s; '
+                                 'run it with K.function([...], [...], updates=[...])'
+                                 % (self.variable.name,
+                                    ', '.join(repr(m.name) for m in missing)))
+            self._eval_fn = (_graph(), _Function([], new_value))
+        return self._eval_fn[1]([])
+
+    def numpy(self):
+        return self.run()
+
+    def __repr__(self):
+        return '<update %s of %s>' % (self.mode, getattr(self.variable, 'name', '?'))
+
+
+def _update_ops(updates):
+    """Turn ``updates`` into graph ops (called inside the graph).
+
+    Two updates of one variable (a layer shared between two inputs updates its state
+    twice) run in the order given, so an assignment given last leaves its value, as
+    Keras' Theano backend keeps the last one.
+    """
+    ops = []
+    last_op = {}    # id(variable) -> the op of its latest update so far
+    # Every new value is computed before any variable is written: an update that reads a
+    # variable another update writes (Adam's bias correction reads ``iterations`` while
+    # ``iterations`` is incremented) sees its old value on every run, as a Theano, CNTK or
+    # JAX function computes its updates from the old values. Without this the executor
+    # runs the read and the write in either order, and training is not repeatable.
+    values = []
+    for u in updates:
+        value = u.value if isinstance(u, _Update) else \
+            (u[1] if isinstance(u, (list, tuple)) and len(u) == 2 else None)
+        if isinstance(value, tf.Tensor) and _is_symbolic(value):
+            values.append(value)
+    with tf.control_dependencies(values):
+
+        def chained(upd):
+            prev = last_op.get(id(upd.variable))
+            if prev is None:
+                op = upd.build()
+            else:
+                with tf.control_dependencies([prev]):
+                    op = upd._make_op()
+            last_op[id(upd.variable)] = op
+            return op
+
+        for u in updates:
+            if isinstance(u, _Update):
+                ops.append(chained(u))
+            elif isinstance(u, (list, tuple)) and len(u) == 2:
+                v, new = u
+                if not isinstance(v, tf.Variable):
+                    raise ValueError('updates: the first item of %r must be a variable' % (u,))
+                ops.append(chained(_Update(v, new, 'assign')))
+            elif isinstance(u, tf.Operation):
+                ops.append(u)
+            elif isinstance(u, tf.Tensor) and _is_symbolic(u):
+                ops.append(u.op)
+            else:
+                raise ValueError('updates: expected K.update results or (variable, value) '
+                                 'tuples, got %r' % (u,))
+        return ops
+
+
+def _feed_converter(t):
+    """A function turning one user input value into the flat tensors feeding ``t``."""
+    if isinstance(t, tf.SparseTensor):
+        vdtype = t.values.dtype
+
+        def convert_sparse(value):
+            if isinstance(value, tf.SparseTensor):
+                idx, vals, shp = value.indices, value.values, value.dense_shape
+            elif hasattr(value, 'tocoo'):
+                coo = value.tocoo()
+                idx = np.stack([coo.row, coo.col], axis=1).astype(np.int64)
+                vals, shp = coo.data, coo.shape
+            elif isinstance(value, (tuple, list)) and len(value) == 3:
+                idx, vals, shp = value
+            else:
+                dense = np.asarray(value)
+                idx = np.argwhere(dense != 0).astype(np.int64)
+                vals, shp = dense[dense != 0], dense.shape
+            return [tf.convert_to_tensor(np.asarray(idx, np.int64).reshape(-1, len(shp))),
+                    tf.convert_to_tensor(np.asarray(vals, vdtype.as_numpy_dtype)),
+                    tf.convert_to_tensor(np.asarray(shp, np.int64))]
+        return convert_sparse, 3
+    tdtype = t.dtype
+    np_dtype = tdtype.as_numpy_dtype
+    static = t.shape.as_list() if t.shape.rank is not None else None
+
+    def convert(value):
+        if isinstance(value, _EagerTensor) and value.dtype == tdtype:
+            arr = value
+            shp = tuple(value.shape)
+        else:
+            arr = np.asarray(value, dtype=np_dtype)
+            shp = arr.shape
+        if static is not None:
+            if len(shp) != len(static) or any(
+                    s is not None and s != d for s, d in zip(static, shp)):
+                raise ValueError('function: input %r expects shape %s, got a value of shape %s'
+                                 % (t.name, tuple(static), tuple(shp)))
+        return [arr if isinstance(arr, _EagerTensor) else _eager_from_numpy(arr)]
+    return convert, 1
+
+
+def _function_names(attrs):
+    """Names of the functions that a NodeDef's attributes call (loop bodies,
+    cond branches, their gradients)."""
+    names = []
+    for value in attrs.values():
+        if value.HasField('func'):
+            names.append(value.func.name)
+        elif value.HasField('list'):
+            names.extend(f.name for f in value.list.func)
+    return names
+
+
+def _subgraph_def(ops):
+    """A GraphDef of ``ops`` (an ancestor-closed set of module-graph ops) with
+    the functions they call."""
+    g = _graph()
+    out = tf.compat.v1.GraphDef()
+    out.versions.CopyFrom(g.graph_def_versions)
+    keep = set(op.name for op in ops)
+    wanted = []
+    for op in ops:
+        node = out.node.add()
+        node.CopyFrom(op.node_def)
+        wanted.extend(_function_names(node.attr))
+        if '_class' in node.attr:
+            # Colocation hints may name nodes left out (the forward op of a
+            # gradient); keep only the hints that still resolve.
+            locs = [v for v in node.attr['_class'].list.s
+                    if v.decode('utf-8', 'replace')[len('loc:@'):] in keep]
+            if locs:
+                del node.attr['_class'].list.s[:]
+                node.attr['_class'].list.s.extend(locs)
+            else:
+                del node.attr['_class']
+    done = set()
+    while wanted:
+        name = wanted.pop()
+        if name in done:
+            continue
+        done.add(name)
+        fdef = g._get_function(name).definition    # pylint: disable=protected-access
+        out.library.function.add().CopyFrom(fdef)
+        for node in fdef.node_def:
+            wanted.extend(_function_names(node.attr))
+    return out
+
+
+def _compile(flat_feeds, outs, up_ops, ops, used):
+    """Compile the part ``ops`` of the module graph into a concrete function
+    from ``flat_feeds`` to ``outs`` + ``up_ops``.
+
+    ``WrappedFunction.prune`` of the module graph would make every eager
+    value ever captured by the graph (variables, eager constants) an
+    argument of the pruned function, so compiles and calls would slow down
+    as the graph grows. Only the needed ops (``ops``, found by
+    ``_ancestors``, at a cost that does not grow with the rest of the graph)
+    are therefore imported in a fresh wrapped function taking the feeds as
+    arguments, whose only captures are the values they use (``used``) and
+    whose results wait for the updates; if that fails for any reason the
+    plain prune is used.
+    """
+    try:
+        index = _capture_index()
+        out_names = [t.name for t in outs]
+        up_names = [op.name for op in up_ops]
+        feed_names = [t.name for t in flat_feeds]
+        sub = _subgraph_def(ops)
+        captured = [(op.name + ':0', index[id(op)]) for op in used]
+
+        def _import(*args):
+            inner = tf.compat.v1.get_default_graph()
+            input_map = dict((name, inner.capture(value)) for name, value in captured)
+            input_map.update(zip(feed_names, args))
+            found = tf.graph_util.import_graph_def(
+                sub, input_map=input_map, return_elements=out_names + up_names, name='')
+            results, updates = found[:len(out_names)], found[len(out_names):]
+            if not updates:
+                return results
+            # The updates run after the outputs were computed (they were
+            # built so); the returned values wait for them.
+            with tf.control_dependencies(updates):
+                return [tf.identity(r) for r in results] or [tf.constant(0)]
+
+        with tf.init_scope():
+            return tf.compat.v1.wrap_function(
+                _import, [tf.TensorSpec(t.shape, t.dtype) for t in flat_feeds])
+    except Exception:  # noqa: BLE001 - any failure: the always-valid plain prune
+        return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops))
+
+
+class _Function(object):
+    """A compiled function; see ``function``."""
+
+    def __init__(self, inputs, outputs, updates=None, name=None, fetches=None,
+                 feed_dict=None):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError('function: inputs must be a list or tuple of placeholders, got %r'
+                             % (inputs,))
+        self.name = name
+        self._single = not isinstance(outputs, (list, tuple))
+        outputs = [outputs] if self._single else list(outputs)
+        self.inputs = list(inputs)
+        self.outputs = outputs
+        updates = list(updates or [])
+        extra_feeds = dict(feed_dict or {})
+        g = _graph()
+        feeds, converters, skip = [], [], []
+        for i, t in enumerate(self.inputs):
+            if isinstance(t, (int, np.integer)) and not isinstance(t, bool):
+                skip.append(i)   # a learning phase fixed by set_learning_phase
+                converters.append(None)
+                continue
+            if not _is_symbolic(t):
+                raise ValueError('function: input %d must be a placeholder (symbolic tensor), '
+                                 'got %r' % (i, t))
+            conv, _ = _feed_converter(t)
+            converters.append(conv)
+            feeds.append(t)
+        self._extra = []
+        for t, value in extra_feeds.items():
+            if not _is_symbolic(t):
+                raise ValueError('feed_dict: keys must be placeholders, got %r' % (t,))
+            conv, _ = _feed_converter(t)
+            feeds.append(t)
+            self._extra.extend(conv(value))
+        self._converters = converters
+        self._skip = frozenset(skip)
+        self._feed_specs = checks.feed_specs(_ops(), self.inputs)
+        self.api_name = 'function'
+        with g.as_default():
+            outs = []
+            for o in outputs:
+                if isinstance(o, _Update):
+                    o = o.variable
+                if isinstance(o, (tf.SparseTensor, tf.IndexedSlices)):
+                    o = _flat_components(o)
+                if isinstance(o, tf.Variable) or not _is_symbolic(o):
+                    if not _ops().is_tensor(o):
+                        raise ValueError('function: outputs must be tensors, got %r' % (o,))
+                    o = tf.identity(o)
+                outs.append(o)
+            with tf.control_dependencies(outs):
+                up_ops = _update_ops(updates)
+                for f in (fetches or []):
+                    if isinstance(f, tf.Tensor) and _is_symbolic(f):
+                        up_ops.append(f.op)
+                    elif isinstance(f, tf.Operation):
+                        up_ops.append(f)
+        flat_feeds = []
+        for t in feeds:
+            if isinstance(t, tf.SparseTensor):
+                flat_feeds.extend([t.indices, t.values, t.dense_shape])
+            else:
+                flat_feeds.append(t)
+        ops, missing, used = _ancestors(list(outs) + list(up_ops) + flat_feeds, feeds)
+        if missing:
+            raise ValueError('function: the outputs depend on placeholder(s) %s that are not '
+                             'among the inputs' % ', '.join(repr(op.name) for op in missing))
+        self._n_out = len(outs)
+        self._fn = _compile(flat_feeds, outs, up_ops, ops, used)
+        self._call = getattr(self._fn, '_call_flat', None)
+
+    def _run(self, flat):
+        fn = self._fn
+        if self._call is not None:
+            try:
+                return self._call(flat, fn.captured_inputs)
+            except TypeError:
+                self._call = None
+        return fn(*flat)
+
+    def __call__(self, inputs):
+        # run eagerly also when called where the symbolic graph is the default one (inside
+        # ``name_scope``: Keras makes and evaluates weights there)
+        with tf.init_scope():
+            return self._call_eagerly(inputs)
+
+    def _call_eagerly(self, inputs):
+        if isinstance(inputs, dict):
+            inputs = [inputs[t] for t in self.inputs]
+        checks.check_feeds(self._feed_specs, inputs)
+        flat = []
+        for i, (conv, value) in enumerate(zip(self._converters, inputs)):
+            if conv is None:
+                continue
+            flat.extend(conv(value))
+        if self._extra:
+            flat.extend(self._extra)
+        try:
+            results = self._run(flat)
+        except tf.errors.OpError as e:
+            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
+        out = [np.asarray(r.numpy()) for r in results[:self._n_out]]
+        return out[0] if self._single else out
+
+
+# ---------------------------------------------------------------------------
+# The session-like object, clear_session's reset and eval
+# ---------------------------------------------------------------------------
+
+class _Session(object):
+    """Session-like object for TF2 (there is no default tf.Session in eager mode).
+
+    ``run(fetches, feed_dict=None)`` evaluates tensors / variables (a single
+    one, or a list, tuple or dict of them) feeding ``{placeholder: value}``;
+    variables are eager and need no initialisation.
+    """
+
+    def __init__(self):
+        self._cache = {}
+
+    @property
+    def graph(self):
+        return _graph()
+
+    def run(self, fetches, feed_dict=None):
+        feed_dict = dict(feed_dict or {})
+        if isinstance(fetches, dict):
+            keys = list(fetches.keys())
+            values = self.run([fetches[k] for k in keys], feed_dict)
+            return dict(zip(keys, values))
+        single = not isinstance(fetches, (list, tuple))
+        flat = [fetches] if single else list(fetches)
+        feeds = list(feed_dict.keys())
+        key = (tuple(id(f) for f in flat), tuple(id(f) for f in feeds))
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = _Function(feeds, flat)
+            self._cache[key] = fn
+        out = fn([feed_dict[k] for k in feeds])
+        if single:
+            return out[0]
+        return type(fetches)(out) if isinstance(fetches, tuple) else out
+
+    def close(self):
+        self._cache = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _reset_state():
+    """Forget the symbolic graph and everything made in it (``clear_session``)."""
+    _State.wrapped = None
+    _State.capture_index = None
+    _State.learning_phase_tensor = None
+    _State.eval_cache = {}
+    _State.session = None
+
+
+def _eval_eagerly(x):
+    if isinstance(x, _Update):
+        return x.run()
+    if isinstance(x, tf.Variable):
+        return np.asarray(x.numpy())
+    if isinstance(x, (list, tuple)):
+        raise ValueError('eval: expected one tensor, got a %s (use batch_get_value)'
+                         % type(x).__name__)
+    if not _is_symbolic(x):
+        if isinstance(x, tf.SparseTensor):
+            return tf.sparse.to_dense(x).numpy()
+        if isinstance(x, tf.IndexedSlices):
+            return tf.convert_to_tensor(x).numpy()
+        if isinstance(x, tf.Tensor):
+            return np.asarray(x.numpy())
+        raise ValueError('eval: expected a tensor or variable, got %r' % (x,))
+    key = x.ref() if isinstance(x, tf.Tensor) else id(x)
+    fn = _State.eval_cache.get(key)
+    if fn is None:
+        missing = _placeholders_needed([x.indices if isinstance(x, tf.SparseTensor) else
+                                        getattr(x, 'values', x)], [])
+        if missing:
+            raise ValueError('eval: x depends on placeholder(s) %s; feed them through '
+                             'K.function([...], x) instead'
+                             % ', '.join(repr(op.name) for op in missing))
+        fn = _Function([], x)
+        fn.api_name = 'eval'
+        _State.eval_cache[key] = fn
+    return fn([])
