@@ -130,7 +130,7 @@ TABLE = (
     Engine(name='tensorflow', engine='tensorflow', title='TensorFlow', release='TensorFlow 2',
            package='tensorflow', extra='tensorflow-cpu', python=((3, 9), None),
            adapter='keras_backend.tensorflow_backend',
-           collectives='keras_backend.distribute._tensorflow', workers=WORKERS_TF_CONFIG,
+           collectives='keras_backend.tensorflow_backend.collectives', workers=WORKERS_TF_CONFIG,
            flips_kernels=False,
            install='Install it for {here} with: {pip}',
            elsewhere='TensorFlow 2 has no wheels for {here}; use a {python} interpreter '

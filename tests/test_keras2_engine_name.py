@@ -108,9 +108,6 @@ def test_keras_backend_answers_the_engine_name(engine, tmp_path):
 def test_an_adapter_imported_before_keras_is_adopted(engine, tmp_path):
     # keras_backend.distribute.init imports the engine's collectives, a module of the adapter
     # package, before the script imports Keras
-    if engine == 'tensorflow':
-        pytest.skip('importing the TensorFlow adapter before Keras 2.3.1 ends in a '
-                    'RecursionError in Keras\' import (on the previous main as well)')
     out = _keras2(engine, '''
         import importlib, json, sys
         import keras_backend.keras2_compat
