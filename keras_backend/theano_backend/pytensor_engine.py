@@ -377,6 +377,6 @@ def assert_true(value, condition, message):
 def provide_theano_names():
     """Keras 2.3.1 loads the adapter: serve the ``theano`` module names Keras 2 libraries import
     (``from theano import tensor as T``) from PyTensor, unless a real ``theano`` imports
-    (:mod:`keras_backend._theano_names_on_pytensor`)."""
-    from . import _theano_names_on_pytensor
-    return _theano_names_on_pytensor.install()
+    (:mod:`keras_backend.theano_backend.theano_names_on_pytensor`)."""
+    from . import theano_names_on_pytensor
+    return theano_names_on_pytensor.install()

@@ -73,7 +73,7 @@ from __future__ import absolute_import, division, print_function
 import numpy as np
 
 from . import blas as _blas
-from . import shape_rules
+from .. import shape_rules
 
 import theano as th
 import theano.tensor as T
@@ -776,13 +776,13 @@ def _operand(value):
 
 
 def _matmul(reflected):
-    """``x @ y`` of Theano tensors: the adapter's ``dot(x, y)`` (imported at the
-    call: ``theano_backend`` imports this module first)."""
+    """``x @ y`` of Theano tensors: the adapter's public ``dot(x, y)``, checked as a
+    user's call (imported at the call: the adapter imports this module first)."""
     def operator(self, other):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        from .theano_backend import dot
+        from . import dot
         return dot(other, self) if reflected else dot(self, other)
     operator.__name__ = operator.__qualname__ = '__rmatmul__' if reflected else '__matmul__'
     operator._keras_backend_operator = True
