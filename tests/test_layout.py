@@ -25,7 +25,12 @@ ADAPTERS = tuple(engines.adapter_module(name).rsplit('.', 1)[1] for name in engi
 
 
 def _source(adapter):
-    with open(os.path.join(ROOT, adapter + '.py')) as f:
+    """The source of the adapter's API functions: ``<adapter>.py``, or for an adapter that
+    is a package, its ``ops.py``."""
+    path = os.path.join(ROOT, adapter + '.py')
+    if not os.path.exists(path):
+        path = os.path.join(ROOT, adapter, 'ops.py')
+    with open(path) as f:
         return f.read()
 
 
@@ -233,7 +238,9 @@ def test_the_table_is_consistent():
     for row in engines.TABLE:
         assert row.workers in (engines.WORKERS_TF_CONFIG, engines.WORKERS_COORDINATOR,
                                engines.WORKERS_MPIEXEC)
-        assert os.path.exists(os.path.join(REPO, *row.adapter.split('.')) + '.py'), row
+        adapter = os.path.join(REPO, *row.adapter.split('.'))
+        assert os.path.exists(adapter + '.py') or \
+            os.path.exists(os.path.join(adapter, '__init__.py')), row
         assert os.path.exists(os.path.join(REPO, *row.collectives.split('.')) + '.py'), row
     # configurations of one name do not overlap: the advice picks one per interpreter
     for major_minor in [(3, m) for m in range(5, 15)]:

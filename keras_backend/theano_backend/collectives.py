@@ -1,4 +1,5 @@
-"""MPI collectives (mpi4py) for keras_backend.distribute on Theano 1.0.5 and PyTensor.
+"""MPI collectives (mpi4py) of keras_backend.distribute on the Theano adapter (Theano 1.0.5
+and PyTensor).
 
 Neither engine has CPU collectives of its own. The symbolic allreduce is an engine
 ``Op`` (:func:`allreduce_op`) whose ``perform`` runs ``MPI_Iallreduce`` on the buffer
@@ -51,7 +52,7 @@ def _wait(request, what):
         spins += 1
         if spins > 200:
             if time.time() > deadline:
-                from . import WorkerLost
+                from ..distribute import WorkerLost
                 raise WorkerLost('%s waited %g s (the timeout) for a peer worker (rank %d of '
                                  '%d)' % (what, _S.timeout, _S.comm.Get_rank(),
                                           _S.comm.Get_size()))

@@ -88,6 +88,7 @@ def _from_channels_last(x, data_format):
 
 def _check_kernel(kernel, rank, name):
     ks = int_shape(kernel)
+    # the im2col build needs every kernel size; the shared rules allow unknown ones
     if len(ks) != rank or _bany(d is None for d in ks):
         raise ValueError('%s: expected a kernel of rank %d with a fully known static shape, '
                          'got %r' % (name, rank, ks))
@@ -231,7 +232,7 @@ def constant(value, dtype=None, shape=None, name=None):
             arr = np.full(shape, arr.reshape(()), dtype=dtype)
         elif arr.size == int(np.prod(shape)):
             arr = arr.reshape(shape)
-        else:
+        else:   # the shared rules do not compare the value's size with the shape
             raise ValueError('constant: value of %d elements cannot fill shape %r'
                              % (arr.size, shape))
     c = T.constant(arr, name=name, dtype=dtype)
@@ -260,12 +261,12 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     dtype = _normalize_dtype(dtype, 'placeholder')
     name = common._scoped_name(name, 'placeholder')
     if shape is None:
-        if ndim is None:
+        if ndim is None:   # the shared rules check each argument alone
             raise ValueError('placeholder: give shape or ndim')
         shape = (None,) * int(ndim)
     shape = tuple(None if s is None else int(s) for s in shape)
     if sparse:
-        if len(shape) != 2:
+        if len(shape) != 2:   # this engine's sparse inputs are matrices only
             raise ValueError('placeholder: a sparse placeholder must be 2-D, got shape %r'
                              % (shape,))
         x = _engine.sparse.csr_matrix(name=name, dtype=dtype)
@@ -377,10 +378,7 @@ def eval(x):
 def _int_tuple(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    try:
-        return tuple(int(s) for s in shape)
-    except TypeError:
-        raise ValueError('shape: expected a tuple of ints, got %r' % (shape,))
+    return tuple(int(s) for s in shape)
 
 
 def zeros(shape, dtype=None, name=None):
@@ -399,7 +397,7 @@ def eye(size, dtype=None, name=None):
     """An engine shared variable (see ``variable``)."""
     dtype = _normalize_dtype(dtype, 'eye')
     if isinstance(size, (tuple, list)):
-        if len(size) != 2:
+        if len(size) != 2:   # the shared rule lets a one-entry list through
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
         n, m = int(size[0]), int(size[1])
     else:
@@ -448,10 +446,7 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
 
 
 def count_params(x):
-    s = int_shape(x)
-    if _bany(d is None for d in s):
-        raise ValueError('count_params: the static shape %r has unknown dims' % (s,))
-    return int(np.prod(s, dtype=np.int64))
+    return int(np.prod(int_shape(x), dtype=np.int64))
 
 
 @records_keras_shape
@@ -766,7 +761,7 @@ def _reshape_to_kept(p, x, axes):
         else:
             pattern.append(j)
             j += 1
-    if j != p.ndim:
+    if j != p.ndim:   # the shared rules do not relate gamma/beta to the kept axes
         raise ValueError('normalize_batch_in_training: gamma/beta of rank %d do not match '
                          'the %d kept axes' % (p.ndim, j))
     return p.dimshuffle(pattern)
@@ -813,8 +808,6 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 def concatenate(tensors, axis=-1):
     """``T.concatenate``; 2-D sparse tensors use the engine's sparse ``vstack``
     (axis 0) or ``hstack`` (axis 1)."""
-    if not tensors:
-        raise ValueError('concatenate: expected a non-empty list of tensors')
     if _ball(is_sparse(t) for t in tensors):
         nd = 2
         axis = shape_rules.normalize_axis(axis, nd)
@@ -860,11 +853,7 @@ def reshape(x, shape):
 def permute_dimensions(x, pattern):
     """``dimshuffle``."""
     x = _to_tensor(x)
-    pattern = tuple(int(p) for p in pattern)
-    if sorted(pattern) != list(range(x.ndim)):
-        raise ValueError('permute_dimensions: pattern %r is not a permutation of the %d axes'
-                         % (pattern, x.ndim))
-    return x.dimshuffle(pattern)
+    return x.dimshuffle(tuple(int(p) for p in pattern))
 
 
 def _repeat_axis(x, factor, axis):
@@ -913,12 +902,9 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     """'nearest' repeats pixels (``T.repeat``); 'bilinear' blends neighbours with
     ``tf.image.resize``'s rule (half-pixel centres, no antialias)."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (4,), 'x', 'resize_images input')
     data_format = normalize_data_format(data_format)
     interpolation = shape_rules.normalize_interpolation(interpolation)
-    hf, wf = shape_rules.normalize_tuple((height_factor, width_factor), 2, 'height_factor/width_factor')
-    if hf < 1 or wf < 1:
-        raise ValueError('resize_images: factors must be positive ints, got %r' % ((hf, wf),))
+    hf, wf = int(height_factor), int(width_factor)
     axes = (2, 3) if data_format == 'channels_first' else (1, 2)
     fn = _repeat_axis if interpolation == 'nearest' else _bilinear_axis
     return fn(fn(x, hf, axes[0]), wf, axes[1])
@@ -927,11 +913,8 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """``T.repeat`` along each spatial axis (nearest neighbour)."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (5,), 'x', 'resize_volumes input')
     data_format = normalize_data_format(data_format)
-    factors = shape_rules.normalize_tuple((depth_factor, height_factor, width_factor), 3, 'factors')
-    if _bany(f < 1 for f in factors):
-        raise ValueError('resize_volumes: factors must be positive ints, got %r' % (factors,))
+    factors = (int(depth_factor), int(height_factor), int(width_factor))
     axes = (2, 3, 4) if data_format == 'channels_first' else (1, 2, 3)
     for f, a in zip(factors, axes):
         x = _repeat_axis(x, f, a)
@@ -954,7 +937,6 @@ def repeat_elements(x, rep, axis):
 def repeat(x, n):
     """``T.repeat`` along a new axis 1."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (2,), 'x', 'repeat input')
     n = shape_rules.sizes([n], _is_engine_tensor, 'n')[0]
     out = T.repeat(x.dimshuffle(0, 'x', 1), n, axis=1)
     s = int_shape(x)
@@ -1014,8 +996,6 @@ def batch_flatten(x):
 def expand_dims(x, axis=-1):
     """``dimshuffle`` adding a broadcastable axis."""
     x = _to_tensor(x)
-    if not -x.ndim - 1 <= axis <= x.ndim:
-        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, x.ndim))
     if axis < 0:
         axis = x.ndim + 1 + axis
     pattern = list(range(x.ndim))
@@ -1029,7 +1009,7 @@ def squeeze(x, axis):
     x = _to_tensor(x)
     axis = shape_rules.normalize_axis(axis, x.ndim)
     s = list(int_shape(x))
-    if s[axis] not in (None, 1):
+    if s[axis] not in (None, 1):   # the shared rules check the axis, not its size
         raise ValueError('squeeze: axis %d has size %d, expected 1' % (axis, s[axis]))
     if s[axis] == 1 and x.broadcastable[axis]:
         return x.dimshuffle([i for i in range(x.ndim) if i != axis])
@@ -1043,14 +1023,12 @@ def squeeze(x, axis):
 def temporal_padding(x, padding=(1, 1)):
     """``set_subtensor`` of ``x`` into zeros (``T.alloc``)."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (3,), 'x', 'temporal_padding input')
     padding = shape_rules.normalize_tuple(padding, 2, 'padding')
     return _pad(x, [(0, 0), padding, (0, 0)])
 
 
 def _spatial_padding(x, padding, n, data_format, name):
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
     pairs = shape_rules.normalize_spatial_padding(padding, n)
     data_format = normalize_data_format(data_format)
     if data_format == 'channels_first':
@@ -1076,8 +1054,6 @@ def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
 def stack(x, axis=0):
     """``T.stack``."""
     xs = [_to_tensor(t) for t in x]
-    if not xs:
-        raise ValueError('stack: expected a non-empty list of tensors')
     nd = xs[0].ndim + 1
     axis = shape_rules.normalize_axis(axis, nd)
     return T.stack(xs, axis=axis)
@@ -1112,9 +1088,6 @@ def slice(x, start, size):
     x = _to_tensor(x)
     start = list(start)
     size = list(size)
-    if len(start) != x.ndim or len(size) != x.ndim:
-        raise ValueError('slice: start and size need %d entries, got %r and %r'
-                         % (x.ndim, start, size))
     idx = []
     static = []
     for d, b, n in zip(int_shape(x), start, size):
@@ -1134,9 +1107,6 @@ def pattern_broadcast(x, broadcastable):
     PyTensor's ``specify_broadcastable`` marks the axes marked True, the others unchanged."""
     x = _to_tensor(x)
     pattern = tuple(bool(b) for b in broadcastable)
-    if len(pattern) != x.ndim:
-        raise ValueError('pattern_broadcast: broadcastable has %d entries, x has rank %d'
-                         % (len(pattern), x.ndim))
     return _engine.pattern_broadcast(x, pattern)
 
 
@@ -1390,9 +1360,6 @@ def switch(condition, then_expression, else_expression):
     then_expression = _to_tensor(_call_if(then_expression))
     else_expression = _to_tensor(_call_if(else_expression))
     expr_ndim = _bmax(then_expression.ndim, else_expression.ndim)
-    if cond.ndim > expr_ndim:
-        raise ValueError('switch: condition of rank %d is higher than the expressions\' '
-                         'rank %d' % (cond.ndim, expr_ndim))
     if 0 < cond.ndim < expr_ndim:
         cond = cond.dimshuffle(list(range(cond.ndim)) + ['x'] * (expr_ndim - cond.ndim))
     return T.switch(cond, then_expression, else_expression)
@@ -1406,12 +1373,7 @@ def in_train_phase(x, alt, training=None):
     else:
         uses_lp = False
     if not _is_engine_tensor(training):
-        if training in (1, True):
-            return _call_if(x)
-        if training in (0, False):
-            return _call_if(alt)
-        raise ValueError('in_train_phase: training must be None, 0, 1 or a tensor, got %r'
-                         % (training,))
+        return _call_if(x) if training in (1, True) else _call_if(alt)
     x = _to_tensor(_call_if(x))
     alt = _to_tensor(_call_if(alt))
     out = T.switch(T.neq(training, 0), x, alt)
@@ -1547,8 +1509,6 @@ def dropout(x, level, noise_shape=None, seed=None):
     """A seeded engine uniform draw (see ``random_uniform``) compared with ``level``
     (a number, or a rate computed in the graph); always applied."""
     rate_tensor = _is_engine_tensor(level)
-    if not rate_tensor and not 0. <= float(level) < 1.:
-        raise ValueError('dropout: level must be a number in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     if rate_tensor:
         level = T.cast(level, x.dtype)
@@ -1561,7 +1521,7 @@ def dropout(x, level, noise_shape=None, seed=None):
         bcast = []
     else:
         noise_shape = list(noise_shape)
-        if len(noise_shape) != x.ndim:
+        if len(noise_shape) != x.ndim:   # the shared rules take any noise_shape
             raise ValueError('dropout: noise_shape must have %d entries, got %r'
                              % (x.ndim, noise_shape))
         # Keras' Dropout fills its None entries with K.shape(x)[i] (scalar tensors)
@@ -1686,13 +1646,9 @@ def _conv_args(x, kernel, n, strides, padding, data_format, dilation_rate, name,
     x = _to_tensor(x)
     kernel = _to_tensor(kernel)
     data_format = normalize_data_format(data_format)
-    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
     padding = shape_rules.normalize_padding(padding, allow_causal, _EXTRA_CONV_PADDINGS)
     strides = shape_rules.normalize_tuple(strides, n, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, n, 'dilation_rate')
-    if _bany(s < 1 for s in strides) or _bany(d < 1 for d in dilation):
-        raise ValueError('%s: strides and dilation_rate must be >= 1, got %r and %r'
-                         % (name, strides, dilation))
     return x, kernel, data_format, padding, strides, dilation
 
 
@@ -1713,9 +1669,6 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
         x, kernel, n, strides, padding, data_format, dilation_rate, name, n == 1)
     ks = _check_kernel(kernel, n + 2, name)
     x_cl = _to_channels_last(x, data_format)
-    if int_shape(x_cl)[-1] not in (None, ks[-2]):
-        raise ValueError('%s: input has %d channels, kernel expects %d'
-                         % (name, int_shape(x_cl)[-1], ks[-2]))
     pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
     # the engine's op flips the kernel itself (as Keras' Theano backend has it do): the
     # reversed kernel's gradient is then a reversed slice, not a scatter into a new array
@@ -1751,9 +1704,6 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     if _is_engine_tensor(output_shape):
         raise ValueError('%s: output_shape must be a tuple of ints (batch may be None)' % name)
     output_shape = shape_rules.sizes(output_shape, _is_engine_tensor, 'output_shape')
-    if len(output_shape) != n + 2:
-        raise ValueError('%s: output_shape must have %d entries, got %r'
-                         % (name, n + 2, output_shape))
     if data_format == 'channels_first':
         given = [output_shape[0]] + output_shape[2:] + [output_shape[1]]
     else:
@@ -1793,6 +1743,7 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
         if static is not None:
             run_checks.append((T.eq(d, static), static))
     out_cl = tuple(out_cl)
+    # sizes given as tensors are known only here, once the engine has folded them
     if _bany(d is None for i, d in enumerate(out_cl[1:]) if i not in z_sizes):
         raise ValueError('%s: output_shape spatial and channel sizes must be ints, got %r'
                          % (name, output_shape))
@@ -1843,6 +1794,7 @@ def _depthwise(x, kernel, n, strides, padding, data_format, dilation_rate, name)
 def _pointwise(x_cl, pointwise_kernel, name):
     pk = _to_tensor(pointwise_kernel)
     ks = int_shape(pk)
+    # the 1x1 shape and known sizes this build needs; the shared rules check the channels
     if _bany(d != 1 for d in ks[:-2]) or ks[-2] is None or ks[-1] is None:
         raise ValueError('%s: pointwise_kernel must be (1, ..., in * multiplier, out), got %r'
                          % (name, ks))
@@ -1898,7 +1850,6 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid'
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     x = _to_tensor(x)
     data_format = normalize_data_format(data_format)
-    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
     pool_size = shape_rules.normalize_tuple(pool_size, n, 'pool_size')
     strides = shape_rules.normalize_tuple(strides if strides is not None else pool_size, n, 'strides')
     padding = shape_rules.normalize_padding(padding)
@@ -1968,14 +1919,7 @@ def bias_add(x, bias, data_format=None):
     bias = _to_tensor(bias)
     data_format = normalize_data_format(data_format)
     bs = int_shape(bias)
-    if len(bs) != 1 and len(bs) != x.ndim - 1:
-        raise ValueError('bias_add: bias must be 1-D or of rank ndim(x) - 1 = %d, got shape %r'
-                         % (x.ndim - 1, bs))
-    xs = int_shape(x)
     channel_axis = 1 if (data_format == 'channels_first' and x.ndim > 2) else x.ndim - 1
-    if xs[channel_axis] is not None and bs[-1] is not None and xs[channel_axis] != bs[-1]:
-        raise ValueError('bias_add: bias size %d does not match the %d channels of x'
-                         % (bs[-1], xs[channel_axis]))
     if len(bs) == 1:
         return x + _broadcast_param(bias, x.ndim, channel_axis)
     if channel_axis == 1:
@@ -2199,9 +2143,6 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
         return [out[:, :width]], log_prob
     beam_width = int(beam_width)
     top_paths = int(top_paths)
-    if top_paths < 1 or top_paths > beam_width:
-        raise ValueError('ctc_decode: top_paths must be in [1, beam_width=%d], got %d'
-                         % (beam_width, top_paths))
     log_probs = _log_softmax(logits, 2)
     outs = _CTCBeamSearchOp(beam_width, top_paths, merge_repeated)(log_probs, lengths)
     return list(outs[:top_paths]), outs[top_paths]
@@ -2256,7 +2197,6 @@ def foldr(fn, elems, initializer=None, name=None):
 
 def _local_patches(inputs, kernel_size, strides, data_format, n, name):
     inputs = _to_tensor(inputs)
-    shape_rules.check_ndim(inputs.ndim, (n + 2,), 'inputs', name + ' input')
     data_format = normalize_data_format(data_format)
     kernel_size = shape_rules.normalize_tuple(kernel_size, n, 'kernel_size')
     strides = shape_rules.normalize_tuple(strides, n, 'strides')
