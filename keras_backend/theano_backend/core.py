@@ -45,6 +45,7 @@ _bmin = _builtins.min
 _bany = _builtins.any
 _bslice = _builtins.slice
 
+
 # ---------------------------------------------------------------------------
 # Engine resolution: Theano 1.0.5 where it works, else PyTensor
 # ---------------------------------------------------------------------------
@@ -184,8 +185,9 @@ def _normalize_dtype(dtype, where='dtype'):
 _ENGINE_DTYPES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
                   'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128')
 
+
 # ---------------------------------------------------------------------------
-# Module state
+# The adapter's state (containers: changed in place, never rebound)
 # ---------------------------------------------------------------------------
 
 _LEARNING_PHASE = T.scalar(dtype='uint8', name='keras_learning_phase')
@@ -360,6 +362,7 @@ def _toposort(outputs, stop=()):
                      if i.owner is not None and id(i.owner) not in seen and id(i) not in stop)
     return order
 
+
 # ---------------------------------------------------------------------------
 # The session stand-in
 # ---------------------------------------------------------------------------
@@ -402,7 +405,6 @@ def update_pair(x, new_x):
         # those sizes when the function runs
         new_x = _engine.pattern_broadcast(new_x, x.broadcastable)
     return (x, new_x)
-
 
 
 def _serial_now():
@@ -515,6 +517,7 @@ class Function(object):
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         values = [np.asarray(v) if not hasattr(v, 'toarray') else v for v in values]
         return values[0] if self._single else values
+
 
 # ---------------------------------------------------------------------------
 # Loop bodies: what ``rnn`` moves out of the engine's scan

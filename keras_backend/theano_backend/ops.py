@@ -68,8 +68,6 @@ def _scan(fn, **kwargs):
     return _engine.scan(fn, int_shape, **kwargs)
 
 
-
-
 # ---------------------------------------------------------------------------
 # Helpers of the convolution, pooling and locally connected sections
 # ---------------------------------------------------------------------------
@@ -144,8 +142,6 @@ def clear_session():
     _EVAL_CACHE.clear()
     del _CONTROL_SCOPES[:]
     _engine.forget_draws()
-
-
 
 
 def get_session():
@@ -1144,8 +1140,6 @@ def print_tensor(x, message=''):
     return _engine.Print(message)(x)
 
 
-
-
 def function(inputs, outputs, updates=None, **kwargs):
     """The engine's ``function``, whose own keywords (``mode``, ``givens``,
     ``no_default_updates``, ...) it takes; PyTensor compiles with the C ``cvm``
@@ -1217,8 +1211,6 @@ def _mask_like(m, target):
     return T.neq(m, 0).dimshuffle([0] + ['x'] * (target.ndim - 1))
 
 
-
-
 def _state_shape(x):
     """The static shape of a recurrent state: the engine's sizes where it knows them, else
     the ``_keras_shape`` recorded on it. Keras 2.3.1's ConvRNN2D records its initial state's
@@ -1229,8 +1221,6 @@ def _state_shape(x):
     if own is None or recorded is None or len(own) != len(recorded):
         return recorded if own is None else own
     return tuple(r if o is None else o for o, r in zip(own, recorded))
-
-
 
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
