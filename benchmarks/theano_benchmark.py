@@ -7,7 +7,7 @@
   ``tensordot``, since PyTensor has no CNN op), compiled with the C linker,
   with the BLAS PyTensor finds by itself (none, from PyPI);
 * ``raw_pytensor_blas``: the same raw PyTensor, linked to the OpenBLAS that
-  keras_backend gives PyTensor (:mod:`keras_backend.blas`), so that the
+  keras_backend gives PyTensor (:mod:`keras_backend.theano_backend.blas`), so that the
   comparison with ours is like for like.
 
 Both start from the same weights and run the same batches. Compile time is
@@ -88,7 +88,11 @@ def run_worker(impl, steps):
         from keras_backend import backend as K
         import digits
     elif impl == 'raw_pytensor_blas':
-        from keras_backend import _engine_pytensor   # noqa: F401  (links the OpenBLAS)
+        import pytensor
+        floatx = pytensor.config.floatX
+        # links the OpenBLAS (importing it loads the adapter, which sets floatX: put it back)
+        from keras_backend.theano_backend import pytensor_engine   # noqa: F401
+        pytensor.config.floatX = floatx
     for name in MODELS:
         data = batches(name, steps)
         if impl == 'keras_backend':

@@ -1,4 +1,4 @@
-"""The BLAS that keras_backend gives Theano 1.0.5 and PyTensor (keras_backend.blas).
+"""The BLAS that keras_backend gives Theano 1.0.5 and PyTensor (keras_backend.theano_backend.blas).
 
 Engine-neutral part: the OpenBLAS of the installed numpy / scipy wheels is
 found, and the library the engines link (a link to it, or the shim that
@@ -16,7 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-from keras_backend import blas
+# a module of the Theano adapter's package: importing it loads the adapter's engine
+blas = pytest.importorskip('keras_backend.theano_backend.blas')
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -126,7 +127,8 @@ def test_engine_links_a_blas_by_default(TK):
 
 
 def _child_ldflags(extra_env):
-    code = ('from keras_backend import theano_backend as K, blas; '
+    code = ('from keras_backend import theano_backend as K; '
+            'from keras_backend.theano_backend import blas; '
             'cfg = K.th.config; '
             'print(repr(cfg.blas.ldflags if K.ENGINE == "theano" else cfg.blas__ldflags)); '
             'print(blas.status()["source"])')

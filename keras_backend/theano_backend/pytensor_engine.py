@@ -1,8 +1,8 @@
 """PyTensor (Theano's maintained successor) as the engine of
 :mod:`keras_backend.theano_backend`.
 
-``theano_backend`` takes this module where the original ``theano`` package
-does not import or does not work (:mod:`keras_backend._engine_theano`). This
+The adapter (:mod:`.core`) takes this module where the original ``theano`` package
+does not import or does not work (:mod:`.theano_engine`). This
 module never imports ``theano``.
 
 What differs from Theano 1.0.5: PyTensor's tensor types hold static sizes
@@ -16,55 +16,8 @@ first CNN call); new variables record no creation stack
 of those stacks grow exponentially, issue 33) and :func:`compiling` makes a
 failing rewrite raise.
 
-Interface: the names every engine module provides (its ``__all__``, in this
-order), each with its contract. The list is the same text in every engine
-module; ``tests/test_theano_specific.py`` checks it.
-
-- ``th``: the engine package.
-- ``T``: the engine's tensor module.
-- ``ENGINE``: the engine's name, ``'theano'`` or ``'pytensor'``.
-- ``ENGINE_VERSION``: the engine package's version string.
-- ``FLAGS_ENV``: the environment variable of the engine's flags (``key=value,...``).
-- ``RC_FILES``: the engine's configuration files (``~`` for the home folder).
-- ``HAS_STATIC_SHAPES``: True when tensor types hold static sizes, not only broadcast flags.
-- ``Op``: the base class of graph operations.
-- ``Apply``: the class of graph nodes (an op applied to its inputs).
-- ``Variable``: the class of every graph variable (tensors, shared, sparse).
-- ``Constant``: the class of graph constants.
-- ``SharedVariable``: the class of shared variables (what ``variable`` makes).
-- ``SparseType``: the type class of sparse tensors.
-- ``sparse``: the engine's sparse module (``csr_matrix``, ``shared``, ``CSR``, ...).
-- ``Print``: the engine's printing op class (``Print(message)(x)``).
-- ``ancestors(roots)``: the variables the graphs of ``roots`` depend on, roots included.
-- ``disconnected_grad(x)``: ``x`` with its gradient blocked.
-- ``input_tensor(dtype, shape, name=None)``: a symbolic input, typed with what it can of ``shape``.
-- ``shared(value, name=None)``: a shared variable holding ``value``; size-1 axes broadcast.
-- ``static_shape(x)``: the engine's static shape of tensor ``x``, a tuple of ints and None.
-- ``specify_shape(x, shape)``: ``x`` with the sizes of ``shape`` (ints / None) in its type.
-- ``broadcastable_axes(x, axes)``: ``x`` with the size-1 ``axes`` marked broadcastable.
-- ``pattern_broadcast(x, pattern)``: ``x`` with the bool ``pattern`` as its broadcast pattern.
-- ``fix_broadcast(outs)``: the graphs of ``outs`` with every static size-1 axis broadcasting.
-- ``flatten(x)``: ``x`` as a 1-D tensor.
-- ``batched_dot(a, b)``: ``(B, n, k) x (B, k, m) -> (B, n, m)``.
-- ``conv2d(x_cl, kernel, strides, dilation, pads, flip=False)``: the engine's own 2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` (its spatial axes reversed when ``flip``: a convolution) and symmetric int ``pads`` per axis, channels_last, or None where the engine has none fit to run it.
-- ``pool(x_cl, pool_size, strides, mode)``: the engine's own pooling op ('max' or 'avg') of channels_last ``(B, *S, C)`` over its ``len(pool_size)`` spatial axes, unpadded windows that fit (Keras' 'valid'), or None where the engine has none.
-- ``absolute(x)``: elementwise absolute value.
-- ``sign(x)``: elementwise sign (-1, 0, 1).
-- ``sigmoid(x)``: elementwise logistic sigmoid.
-- ``softplus(x)``: elementwise ``log(1 + exp(x))``, stable.
-- ``softmax(x, axis)``: softmax along the int ``axis``.
-- ``log_softmax(x, axis)``: log-softmax along the int ``axis``, stable.
-- ``scan(fn, shape_of, **kwargs)``: the outputs of ``th.scan``; ``shape_of``: static shapes.
-- ``default_mode()``: the compile mode when neither caller nor flags chose one (None: engine's).
-- ``compiling()``: a context manager the adapter compiles in (``th.function``): engine flags for compiling.
-- ``random_draw(kind, seed, size, dtype, **params)``: a seeded 'normal'/'uniform' draw.
-- ``rng_mark()``: a marker of the random draws made so far, for ``rng_updates_since``.
-- ``rng_updates_since(mark)``: (generator, its next state or None) of the draws since ``mark``.
-- ``rng_updates(roots, updated)``: (generator, next state) pairs ``function`` adds for ``roots``.
-- ``freeze_rng(rng)``: stop advancing generator ``rng`` between calls.
-- ``forget_draws()``: drop the random state that ``clear_session`` drops.
-- ``assert_true(value, condition, message)``: ``value`` behind a run-time check of ``condition``.
-- ``provide_theano_names()``: make importable the ``theano`` names Keras 2 libraries use, when Keras 2.3.1 loads the adapter.
+It provides every name of :mod:`.engine_interface` (its ``__all__``), with the
+contracts written there; the above is what differs.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -73,6 +26,7 @@ import inspect
 import numpy as np
 
 from . import blas as _blas
+from . import engine_interface as _engine_interface
 
 import pytensor as th
 import pytensor.sparse as sparse
@@ -90,15 +44,7 @@ try:
 except ImportError:  # older PyTensor
     from pytensor.graph.basic import ancestors
 
-__all__ = [
-    'th', 'T', 'ENGINE', 'ENGINE_VERSION', 'FLAGS_ENV', 'RC_FILES', 'HAS_STATIC_SHAPES', 'Op',
-    'Apply', 'Variable', 'Constant', 'SharedVariable', 'SparseType', 'sparse', 'Print',
-    'ancestors', 'disconnected_grad', 'input_tensor', 'shared', 'static_shape',
-    'specify_shape', 'broadcastable_axes', 'pattern_broadcast', 'fix_broadcast', 'flatten',
-    'batched_dot', 'conv2d', 'pool', 'absolute', 'sign', 'sigmoid', 'softplus', 'softmax', 'log_softmax', 'scan',
-    'default_mode', 'compiling', 'random_draw', 'rng_mark', 'rng_updates_since', 'rng_updates',
-    'freeze_rng', 'forget_draws', 'assert_true', 'provide_theano_names',
-]
+__all__ = list(_engine_interface.NAMES)
 
 ENGINE = 'pytensor'
 ENGINE_VERSION = str(getattr(th, '__version__', 'unknown'))
@@ -110,7 +56,7 @@ SparseType = sparse.SparseTensorType
 
 def _configure_blas():
     """Link the OpenBLAS of the numpy / scipy wheels where PyTensor has no BLAS
-    (:func:`keras_backend.blas.configure`); return the ldflags in force."""
+    (:func:`.blas.configure`); return the ldflags in force."""
     from pytensor.link.c.cmodule import try_blas_flag
     # a value from the user's flags or rc file was applied (is_default False) at import
     user_set = not th.config._config_var_dict['blas__ldflags'].is_default
@@ -377,6 +323,6 @@ def assert_true(value, condition, message):
 def provide_theano_names():
     """Keras 2.3.1 loads the adapter: serve the ``theano`` module names Keras 2 libraries import
     (``from theano import tensor as T``) from PyTensor, unless a real ``theano`` imports
-    (:mod:`keras_backend._theano_names_on_pytensor`)."""
-    from . import _theano_names_on_pytensor
-    return _theano_names_on_pytensor.install()
+    (:mod:`keras_backend.theano_backend.theano_names_on_pytensor`)."""
+    from . import theano_names_on_pytensor
+    return theano_names_on_pytensor.install()

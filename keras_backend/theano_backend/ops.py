@@ -1,335 +1,39 @@
-"""The Keras 2 backend API on Theano (or its maintained successor PyTensor).
+"""The Keras 2 backend API on Theano 1.0.5 / PyTensor: the API functions, engine-level.
 
-Everything here is symbolic: ``variable`` makes an engine shared variable,
-``placeholder`` a symbolic input, every other function adds nodes to the
-engine's graph and ``function`` / ``eval`` compile and run it.
-
-Engine resolution at import: the original ``theano`` package where it imports
-and works (the Python 3.6 / numpy 1.19 era), else ``pytensor``.  The module
-attributes ``ENGINE`` ('theano' or 'pytensor') and ``ENGINE_VERSION`` say
-which one serves this backend.  What differs between the two engines lives in
-two helper modules with one declared interface (their docstrings list it):
-:mod:`keras_backend._engine_theano` and :mod:`keras_backend._engine_pytensor`;
-this module reaches the engine through the one it imports, ``_engine``.  Both
-engines lack (PyTensor) or only partly offer CNN and CTC ops, so convolution,
-pooling and CTC are built here from the engine's own primitives (strided
-slices, ``tensordot``, ``scan``) and one custom ``Op`` (CTC beam search).
-
-Compile mode: when the user has not chosen a mode or linker in the engine's
-flags, ``function`` compiles PyTensor graphs with the C ``cvm`` linker and the
-``fast_run`` rewrites (the numba default takes minutes on a first CNN call).
-When the user has not set ``floatX`` in the flags, the engine's ``floatX`` is
-set to ``'float32'`` at import so that Python float constants do not upcast
-float32 tensors.
-
-Original Theano (1.0.5): its tensor types hold broadcastable flags but no
-sizes, so ``int_shape`` runs the engine's per-op ``infer_shape`` from the
-known sizes of placeholders, variables and constants; ``function``, ``eval``,
-``gradients`` and scan steps rebuild elementwise ops so that axes of static
-size 1 broadcast (as they do with PyTensor's static shapes); variables'
-size-1 axes are broadcastable; without ``blas.ldflags`` batched products
-avoid Theano's BLAS-only ``BatchedDot``.
+One function per API name, in ``api.SECTIONS`` order, unchecked (the package
+``__init__`` puts each behind its argument checks); they call each other directly.
+How the engine is chosen, holds state and compiles and runs a graph is in
+:mod:`.core`; the engine's own differences in its engine module (``core._engine``).
+Both engines lack (PyTensor) or only partly offer CNN and CTC ops, so convolution,
+pooling and CTC are built here from the engine's own primitives (strided slices,
+``tensordot``, ``scan``) and one custom ``Op`` (CTC beam search).
 """
 from __future__ import absolute_import, division, print_function
 
 import contextlib
-import functools
-import inspect
 import itertools
-import logging
-import os
 import sys
 
 import numpy as np
 
-from . import api, checks, common, engines
+from .. import checks, common, generic
+from ..common import *  # noqa: F401,F403  (public config names)
+from .. import ctc_search, shape_rules
+from .core import (  # noqa: F401  (ENGINE, ENGINE_VERSION, th, T: the adapter's names too)
+    ENGINE, ENGINE_VERSION, T, th, _engine, records_keras_shape,
+    _ball, _bany, _bmax, _bmin, _bslice,
+    _normalize_dtype, _compile, _default_mode, _op_seed,
+    _LEARNING_PHASE, _EVAL_CACHE, _CONTROL_SCOPES, _SESSION,
+    _is_engine_tensor, is_sparse_tensor, _with_shape, _to_tensor, _constant_like, _param_like,
+    _is_zero_number, _axis_arg, _broadcast_param, _givens_for, update_pair, Function,
+    _FUNCTION_KWARGS, _serial_now, _stand_in, _clone, _outer_parts)
 
-try:
-    import builtins as _builtins
-except ImportError:  # pragma: no cover
-    import __builtin__ as _builtins
-
-# Python builtins that this module's API names shadow.
-_ball = _builtins.all
-_bmax = _builtins.max
-_bmin = _builtins.min
-_bany = _builtins.any
-_bslice = _builtins.slice
-from .common import *  # noqa: F401,F403  (public config names)
-from . import ctc_search, shape_rules
+_K = sys.modules[__name__]   # this module's engine-level functions, for ``generic``
 
 
 # ---------------------------------------------------------------------------
-# Engine resolution: Theano 1.0.5 where it works, else PyTensor
+# Helpers of the ops: padding, scan, shapes
 # ---------------------------------------------------------------------------
-
-def _quiet_blas_warning(package):
-    """Hide the engine's "Using NumPy C-API based implementation for BLAS functions"
-    start-up warning (README: "How each engine is driven" explains it), unless
-    the user configured that logger or named a BLAS in the flags."""
-    flags = os.environ.get('PYTENSOR_FLAGS', '') + ',' + os.environ.get('THEANO_FLAGS', '')
-    if 'ldflags' in flags:
-        return
-    logger = logging.getLogger('%s.tensor.blas' % package)
-    if logger.level == logging.NOTSET:
-        logger.setLevel(logging.ERROR)
-
-
-def _load_engine():
-    """Return the engine module: ``_engine_theano`` where the original Theano
-    imports and works, else ``_engine_pytensor`` (both declare one interface)."""
-    _quiet_blas_warning('theano')
-    _quiet_blas_warning('pytensor')
-    try:
-        from . import _engine_theano as engine
-        return engine
-    except Exception:  # any failure means: try PyTensor
-        pass
-    try:
-        from . import _engine_pytensor as engine
-    except Exception as err:
-        raise engines.engine_import_error('Theano', 'pytensor', 'theano', err)
-    return engine
-
-
-_engine = _load_engine()
-th, T = _engine.th, _engine.T
-ENGINE = _engine.ENGINE
-ENGINE_VERSION = _engine.ENGINE_VERSION
-
-
-# ---------------------------------------------------------------------------
-# Engine flags, compile mode, dtypes
-# ---------------------------------------------------------------------------
-
-def _flag_set_by_user(*names):
-    """True when the engine's flags variable (``key=value,...``) or its rc
-    files (``key = value`` lines) set one of the keys ``names``."""
-    keys = set()
-    for item in os.environ.get(_engine.FLAGS_ENV, '').split(','):
-        if '=' in item:
-            keys.add(item.split('=', 1)[0].strip().lower())
-    rc_paths = [os.path.expanduser(rc) for rc in _engine.RC_FILES]
-    rc_env = os.environ.get(_engine.FLAGS_ENV.replace('_FLAGS', 'RC'))
-    if rc_env:
-        rc_paths.extend(rc_env.split(os.pathsep))
-    for path in rc_paths:
-        if os.path.isfile(path):
-            try:
-                with open(path) as f:
-                    for line in f:
-                        if '=' in line and not line.lstrip().startswith(('#', ';')):
-                            keys.add(line.split('=', 1)[0].strip().lower())
-            except (IOError, OSError):
-                pass
-    return _bany(n.lower() in keys for n in names)
-
-
-if not _flag_set_by_user('floatx'):
-    th.config.floatX = 'float32'
-
-
-def _announce_first_compile():
-    """Say once, on stderr, that a first run compiles C code (a minute or more).
-
-    Only when the engine's compile cache holds no compiled module yet, and not
-    with ``KERAS_BACKEND_QUIET=1``.
-    """
-    if _ANNOUNCED:
-        return
-    _ANNOUNCED.append(True)
-    if os.environ.get('KERAS_BACKEND_QUIET', '') in ('1', 'true', 'True', 'yes'):
-        return
-    compiledir = str(getattr(th.config, 'compiledir', '') or '')
-    try:
-        cached = _bany(name.startswith("tmp") for name in os.listdir(compiledir))
-    except OSError:
-        cached = False
-    if not cached:
-        sys.stderr.write('keras_backend: %s compiles the C code of each new function into %s; '
-                         'this first run takes longer (a minute or more), later runs reuse it.\n'
-                         % (api.ENGINE_TITLES[ENGINE], compiledir))
-
-
-_ANNOUNCED = []
-
-
-def _default_mode():
-    """The compile mode ``function`` uses when the caller gives none: the
-    engine module's ``default_mode()`` (PyTensor: the C ``cvm`` linker with
-    ``fast_run`` rewrites; Theano: None), or None (the engine's default) when
-    the user set a mode or linker in the flags."""
-    _announce_first_compile()
-    mode = _engine.default_mode()
-    if mode is None or _flag_set_by_user('mode', 'linker'):
-        return None
-    return mode
-
-
-def _compile(inputs, outputs, **kwargs):
-    """``th.function`` in the engine module's ``compiling()`` flags: a rewrite
-    that fails while compiling (``MemoryError`` included) raises rather than
-    being skipped, unless the user's flags chose ``on_opt_error``."""
-    with _engine.compiling():
-        return th.function(inputs, outputs, **kwargs)
-
-
-def _normalize_dtype(dtype, where='dtype'):
-    """``dtype`` as a numpy dtype name (``floatx()`` when None).
-
-    Raises:
-        TypeError: naming the function ``where`` and its ``dtype`` argument
-            when ``dtype`` is not a dtype of the engine (strings, objects).
-    """
-    if dtype is None:
-        return common.floatx()
-    try:
-        name = np.dtype(getattr(dtype, 'name', dtype)).name
-    except TypeError:
-        name = None
-    if name not in _ENGINE_DTYPES:
-        raise TypeError('%s: argument dtype=%r is not a dtype this engine has (%s)'
-                        % (where, dtype, ', '.join(_ENGINE_DTYPES)))
-    return name
-
-
-#: the tensor dtypes Theano and PyTensor offer (no strings or objects)
-_ENGINE_DTYPES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
-                  'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128')
-
-
-# ---------------------------------------------------------------------------
-# Module state
-# ---------------------------------------------------------------------------
-
-_LEARNING_PHASE = T.scalar(dtype='uint8', name='keras_learning_phase')
-_EVAL_CACHE = {}
-_CONTROL_SCOPES = []  # [first serial, end serial, {variable: value it is updated to}]
-
-
-def _op_seed(seed):
-    """``seed``, or for None a draw from numpy's global generator, as Keras 2.3.1's
-    backends make it: ``np.random.seed(n)`` reproduces Keras' weight initialisation."""
-    if seed is None:
-        return int(np.random.randint(1, 10 ** 7))
-    return int(seed)
-
-
-# ---------------------------------------------------------------------------
-# Private helper vocabulary: tensors, shapes, constants, graphs
-# ---------------------------------------------------------------------------
-
-def _is_engine_tensor(x):
-    return isinstance(x, _engine.Variable)
-
-
-def _records_keras_shape(func):
-    """Decorator: the engine tensor ``func`` returns gets ``_keras_shape``
-    (its ``int_shape``), as Keras 2.3.1's Theano backend sets on the results
-    of its shape-changing ops."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        out = func(*args, **kwargs)
-        if _is_engine_tensor(out) and not is_sparse(out):
-            try:
-                out._keras_shape = int_shape(out)
-            except (AttributeError, TypeError):
-                pass
-        return out
-    return wrapper
-
-
-def _with_shape(x, shape):
-    """Record the static ``shape`` (ints / None) of ``x`` (SpecifyShape on PyTensor)."""
-    shape = tuple(None if s is None else int(s) for s in shape)
-    if not is_sparse(x):
-        x = _engine.specify_shape(x, shape)
-    try:
-        x._keras_shape = shape
-    except AttributeError:
-        pass
-    return x
-
-
-def _to_tensor(x, dtype=None):
-    """``x`` (number, list, numpy array, tensor or variable) as an engine tensor:
-    numbers and arrays as constants of ``dtype`` (when None, float ones take
-    ``floatx()``), lists holding tensors stacked in the graph (``_stack_mixed``)."""
-    if _is_engine_tensor(x):
-        return x
-    if isinstance(x, (list, tuple)) and _holds_engine_tensor(x):
-        return _stack_mixed(x, dtype)
-    if dtype is None:
-        arr = np.asarray(x)
-        dtype = common.floatx() if arr.dtype.kind == 'f' or arr.dtype == object else arr.dtype
-    return T.as_tensor_variable(np.asarray(x, dtype=dtype))
-
-
-def _holds_engine_tensor(items):
-    return _bany(_is_engine_tensor(e) or (isinstance(e, (list, tuple)) and _holds_engine_tensor(e))
-                 for e in items)
-
-
-def _stack_mixed(items, dtype=None):
-    """A (nested) list/tuple of engine tensors and numbers as one tensor, built
-    in the graph (``T.stack``): e.g. ``[K.shape(x)[0], 5]``.  Numbers take the
-    tensors' common dtype (``floatx()`` when a float number meets integer
-    tensors) unless ``dtype`` is given."""
-    parts = [_stack_mixed(e, dtype) if isinstance(e, (list, tuple)) and _holds_engine_tensor(e)
-             else e for e in items]
-    tensors = [p for p in parts if _is_engine_tensor(p)]
-    if dtype is None:
-        dt = np.result_type(*[np.dtype(t.dtype) for t in tensors])
-        if dt.kind in 'biu' and _bany(
-                np.asarray(p).dtype.kind == 'f' for p in parts if not _is_engine_tensor(p)):
-            dt = np.dtype(common.floatx())
-        dtype = dt.name
-    cast = []
-    for p in parts:
-        if not _is_engine_tensor(p):
-            p = T.constant(np.asarray(p, dtype=dtype))
-        elif p.dtype != dtype:
-            p = T.cast(p, dtype)
-        cast.append(p)
-    return T.stack(cast)
-
-
-def _constant_like(x, value):
-    """The number ``value`` as a constant of ``x``'s dtype."""
-    return T.constant(np.asarray(value, dtype=x.dtype))
-
-
-def _param_like(x, value):
-    """A parameter of an op on ``x`` (a number or an engine tensor) in ``x``'s dtype."""
-    if _is_engine_tensor(value):
-        return value if value.dtype == x.dtype else T.cast(value, x.dtype)
-    return _constant_like(x, value)
-
-
-def _is_zero_number(value):
-    """True for the number 0 (a tensor is never taken for 0: its value is not known here)."""
-    return not _is_engine_tensor(value) and np.all(np.asarray(value) == 0)
-
-
-def _axis_arg(axis, ndim):
-    """``axis`` (None, an int or a list of ints, negative allowed) as the
-    engine's reductions take it: None, or axes in ``[0, ndim)``."""
-    if axis is None:
-        return None
-    if isinstance(axis, (list, tuple)):
-        return [int(a) % ndim if ndim else int(a) for a in axis]
-    return int(axis) % ndim if ndim else int(axis)
-
-
-def _broadcast_param(p, x_ndim, axis):
-    """Lay a 1-D parameter along ``axis`` of an ``x_ndim`` tensor."""
-    p = _to_tensor(p)
-    if p.ndim == 1 and x_ndim > 1:
-        pattern = ['x'] * x_ndim
-        pattern[axis] = 0
-        return p.dimshuffle(pattern)
-    return p
-
 
 def _pad(x, pads, value=0.):
     """Pad ``x`` (any rank) by ``pads``: a list of (before, after) per axis
@@ -364,36 +68,6 @@ def _scan(fn, **kwargs):
     return _engine.scan(fn, int_shape, **kwargs)
 
 
-def _givens_for(outputs, inputs):
-    """Feed the learning phase 0 when the graph uses it and it is not an input."""
-    if _bany(i is _LEARNING_PHASE for i in inputs):
-        return {}
-    roots = [o for o in outputs if _is_engine_tensor(o)]
-    if roots and _bany(a is _LEARNING_PHASE for a in _engine.ancestors(roots)):
-        return {_LEARNING_PHASE: T.constant(np.uint8(0), dtype='uint8')}
-    return {}
-
-
-def _toposort(outputs, stop=()):
-    """Apply nodes of the graph of ``outputs``, inputs before users; the
-    graphs above the variables whose ids are in ``stop`` are left out."""
-    order, seen = [], set()
-    stack = [(o.owner, False) for o in outputs
-             if _is_engine_tensor(o) and o.owner is not None and id(o) not in stop]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((i.owner, False) for i in node.inputs
-                     if i.owner is not None and id(i.owner) not in seen and id(i) not in stop)
-    return order
-
-
 # ---------------------------------------------------------------------------
 # Helpers of the convolution, pooling and locally connected sections
 # ---------------------------------------------------------------------------
@@ -412,6 +86,7 @@ def _from_channels_last(x, data_format):
 
 def _check_kernel(kernel, rank, name):
     ks = int_shape(kernel)
+    # the im2col build needs every kernel size; the shared rules allow unknown ones
     if len(ks) != rank or _bany(d is None for d in ks):
         raise ValueError('%s: expected a kernel of rank %d with a fully known static shape, '
                          'got %r' % (name, rank, ks))
@@ -469,26 +144,6 @@ def clear_session():
     _engine.forget_draws()
 
 
-class _Session(object):
-    """Session-like object: ``run(fetches, feed_dict=None)`` evaluates tensors."""
-
-    def run(self, fetches, feed_dict=None):
-        """Evaluate ``fetches`` (a tensor or a list of them) with ``feed_dict``
-        ({placeholder: numpy value}); returns numpy values in the same structure."""
-        feed_dict = feed_dict or {}
-        keys = list(feed_dict.keys())
-        single = not isinstance(fetches, (list, tuple))
-        outs = [fetches] if single else list(fetches)
-        if not keys:
-            values = [eval(o) for o in outs]
-        else:
-            values = function(keys, outs)([feed_dict[k] for k in keys])
-        return values[0] if single else values
-
-
-_SESSION = [_Session()]
-
-
 def get_session():
     """The engine has no session: a stand-in whose ``run(fetches, feed_dict=None)``
     evaluates tensors with ``eval`` / ``function``."""
@@ -524,7 +179,7 @@ def name_scope(name):
 
 def is_sparse(tensor):
     """True for the engine's sparse (csr/csc) tensor types."""
-    return isinstance(getattr(tensor, 'type', None), _engine.SparseType)
+    return is_sparse_tensor(tensor)
 
 
 def to_dense(tensor):
@@ -573,7 +228,7 @@ def constant(value, dtype=None, shape=None, name=None):
             arr = np.full(shape, arr.reshape(()), dtype=dtype)
         elif arr.size == int(np.prod(shape)):
             arr = arr.reshape(shape)
-        else:
+        else:   # the shared rules do not compare the value's size with the shape
             raise ValueError('constant: value of %d elements cannot fill shape %r'
                              % (arr.size, shape))
     c = T.constant(arr, name=name, dtype=dtype)
@@ -602,12 +257,12 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     dtype = _normalize_dtype(dtype, 'placeholder')
     name = common._scoped_name(name, 'placeholder')
     if shape is None:
-        if ndim is None:
+        if ndim is None:   # the shared rules check each argument alone
             raise ValueError('placeholder: give shape or ndim')
         shape = (None,) * int(ndim)
     shape = tuple(None if s is None else int(s) for s in shape)
     if sparse:
-        if len(shape) != 2:
+        if len(shape) != 2:   # this engine's sparse inputs are matrices only
             raise ValueError('placeholder: a sparse placeholder must be 2-D, got shape %r'
                              % (shape,))
         x = _engine.sparse.csr_matrix(name=name, dtype=dtype)
@@ -719,10 +374,7 @@ def eval(x):
 def _int_tuple(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    try:
-        return tuple(int(s) for s in shape)
-    except TypeError:
-        raise ValueError('shape: expected a tuple of ints, got %r' % (shape,))
+    return tuple(int(s) for s in shape)
 
 
 def zeros(shape, dtype=None, name=None):
@@ -741,7 +393,7 @@ def eye(size, dtype=None, name=None):
     """An engine shared variable (see ``variable``)."""
     dtype = _normalize_dtype(dtype, 'eye')
     if isinstance(size, (tuple, list)):
-        if len(size) != 2:
+        if len(size) != 2:   # the shared rule lets a one-entry list through
             raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
         n, m = int(size[0]), int(size[1])
     else:
@@ -763,7 +415,7 @@ def ones_like(x, dtype=None, name=None):
     return T.ones_like(x, dtype=dtype)
 
 
-@_records_keras_shape
+@records_keras_shape
 def identity(x, name=None):
     """The engine's ``tensor_copy``."""
     x = _to_tensor(x)
@@ -790,13 +442,10 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
 
 
 def count_params(x):
-    s = int_shape(x)
-    if _bany(d is None for d in s):
-        raise ValueError('count_params: the static shape %r has unknown dims' % (s,))
-    return int(np.prod(s, dtype=np.int64))
+    return int(np.prod(int_shape(x), dtype=np.int64))
 
 
-@_records_keras_shape
+@records_keras_shape
 def cast(x, dtype):
     """``T.cast``."""
     x = _to_tensor(x)
@@ -810,15 +459,7 @@ def cast(x, dtype):
 def update(x, new_x):
     """A ``(variable, new_value)`` pair that ``function(updates=...)`` applies;
     ``new_value`` is cast to the variable's dtype."""
-    new_x = _to_tensor(new_x)
-    if new_x.dtype != x.dtype:
-        new_x = T.cast(new_x, x.dtype)
-    if new_x.ndim == x.ndim and new_x.broadcastable != x.broadcastable:
-        # a value whose sizes are free in the graph for a variable with size-1 axes
-        # (Keras' metrics add K.sum(..., 1) to (1,) accumulators): the engine checks
-        # those sizes when the function runs
-        new_x = _engine.pattern_broadcast(new_x, x.broadcastable)
-    return (x, new_x)
+    return update_pair(x, new_x)
 
 
 def update_add(x, increment):
@@ -840,7 +481,7 @@ def moving_average_update(x, value, momentum):
 # Math
 # ---------------------------------------------------------------------------
 
-@_records_keras_shape
+@records_keras_shape
 def dot(x, y):
     """``T.dot`` up to 2-D operands, else ``tensordot``; a sparse ``x`` uses the
     engine's ``structured_dot``."""
@@ -855,7 +496,7 @@ def dot(x, y):
     return T.tensordot(x, y, axes=[[x.ndim - 1], [y.ndim - 2]])
 
 
-@_records_keras_shape
+@records_keras_shape
 def batch_dot(x, y, axes=None):
     """Reshaped to 3-D around a batched product: PyTensor ``matmul``; Theano 1.0.5
     ``batched_dot``, or a broadcast product and sum without ``blas.ldflags``."""
@@ -881,14 +522,14 @@ def batch_dot(x, y, axes=None):
     return _with_shape(out, shape_rules.batch_dot_output_shape(xs, ys, ax, ay))
 
 
-@_records_keras_shape
+@records_keras_shape
 def transpose(x):
     """``T.transpose``."""
     x = _to_tensor(x)
     return T.transpose(x)
 
 
-@_records_keras_shape
+@records_keras_shape
 def gather(reference, indices):
     """Advanced indexing ``reference[indices]`` (integer indices)."""
     reference = _to_tensor(reference)
@@ -899,28 +540,28 @@ def gather(reference, indices):
     return reference[indices]
 
 
-@_records_keras_shape
+@records_keras_shape
 def max(x, axis=None, keepdims=False):
     """``T.max``."""
     x = _to_tensor(x)
     return T.max(x, axis=_axis_arg(axis, x.ndim), keepdims=keepdims)
 
 
-@_records_keras_shape
+@records_keras_shape
 def min(x, axis=None, keepdims=False):
     """``T.min``."""
     x = _to_tensor(x)
     return T.min(x, axis=_axis_arg(axis, x.ndim), keepdims=keepdims)
 
 
-@_records_keras_shape
+@records_keras_shape
 def sum(x, axis=None, keepdims=False):
     """``T.sum``."""
     x = _to_tensor(x)
     return T.sum(x, axis=_axis_arg(axis, x.ndim), keepdims=keepdims)
 
 
-@_records_keras_shape
+@records_keras_shape
 def prod(x, axis=None, keepdims=False):
     """``T.prod``."""
     x = _to_tensor(x)
@@ -939,7 +580,7 @@ def cumprod(x, axis=0):
     return T.cumprod(x, axis=_axis_arg(axis, x.ndim))
 
 
-@_records_keras_shape
+@records_keras_shape
 def var(x, axis=None, keepdims=False):
     """``T.mean`` of squared deviations; integer inputs are cast to ``floatx()``."""
     x = _to_tensor(x)
@@ -950,13 +591,13 @@ def var(x, axis=None, keepdims=False):
     return T.mean(T.sqr(x - m), axis=ax, keepdims=keepdims)
 
 
-@_records_keras_shape
+@records_keras_shape
 def std(x, axis=None, keepdims=False):
     """``T.sqrt`` of ``var``."""
     return T.sqrt(var(x, axis, keepdims))
 
 
-@_records_keras_shape
+@records_keras_shape
 def mean(x, axis=None, keepdims=False):
     """``T.mean``; integer inputs are cast to ``floatx()``."""
     x = _to_tensor(x)
@@ -965,14 +606,14 @@ def mean(x, axis=None, keepdims=False):
     return T.mean(x, axis=_axis_arg(axis, x.ndim), keepdims=keepdims)
 
 
-@_records_keras_shape
+@records_keras_shape
 def any(x, axis=None, keepdims=False):
     """``T.any`` of ``x != 0``, as bool."""
     x = _to_tensor(x)
     return T.cast(T.any(T.neq(x, 0), axis=_axis_arg(axis, x.ndim), keepdims=keepdims), 'bool')
 
 
-@_records_keras_shape
+@records_keras_shape
 def all(x, axis=None, keepdims=False):
     """``T.all`` of ``x != 0``, as bool."""
     x = _to_tensor(x)
@@ -1086,7 +727,7 @@ def _elementwise_pair(name, engine_op, note):
         return engine_op(x, y)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = note
-    return _records_keras_shape(op)
+    return records_keras_shape(op)
 
 
 equal = _elementwise_pair('equal', T.eq, '``T.eq``.')
@@ -1116,7 +757,7 @@ def _reshape_to_kept(p, x, axes):
         else:
             pattern.append(j)
             j += 1
-    if j != p.ndim:
+    if j != p.ndim:   # the shared rules do not relate gamma/beta to the kept axes
         raise ValueError('normalize_batch_in_training: gamma/beta of rank %d do not match '
                          'the %d kept axes' % (p.ndim, j))
     return p.dimshuffle(pattern)
@@ -1159,12 +800,10 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 # Shape manipulation
 # ---------------------------------------------------------------------------
 
-@_records_keras_shape
+@records_keras_shape
 def concatenate(tensors, axis=-1):
     """``T.concatenate``; 2-D sparse tensors use the engine's sparse ``vstack``
     (axis 0) or ``hstack`` (axis 1)."""
-    if not tensors:
-        raise ValueError('concatenate: expected a non-empty list of tensors')
     if _ball(is_sparse(t) for t in tensors):
         nd = 2
         axis = shape_rules.normalize_axis(axis, nd)
@@ -1176,7 +815,7 @@ def concatenate(tensors, axis=-1):
     return T.concatenate(tensors, axis=axis)
 
 
-@_records_keras_shape
+@records_keras_shape
 def reshape(x, shape):
     """``T.reshape``."""
     x = _to_tensor(x)
@@ -1206,15 +845,11 @@ def reshape(x, shape):
     return out
 
 
-@_records_keras_shape
+@records_keras_shape
 def permute_dimensions(x, pattern):
     """``dimshuffle``."""
     x = _to_tensor(x)
-    pattern = tuple(int(p) for p in pattern)
-    if sorted(pattern) != list(range(x.ndim)):
-        raise ValueError('permute_dimensions: pattern %r is not a permutation of the %d axes'
-                         % (pattern, x.ndim))
-    return x.dimshuffle(pattern)
+    return x.dimshuffle(tuple(int(p) for p in pattern))
 
 
 def _repeat_axis(x, factor, axis):
@@ -1258,17 +893,14 @@ def _bilinear_axis(x, factor, axis):
     return _with_shape(out, new)
 
 
-@_records_keras_shape
+@records_keras_shape
 def resize_images(x, height_factor, width_factor, data_format, interpolation='nearest'):
     """'nearest' repeats pixels (``T.repeat``); 'bilinear' blends neighbours with
     ``tf.image.resize``'s rule (half-pixel centres, no antialias)."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (4,), 'x', 'resize_images input')
     data_format = normalize_data_format(data_format)
     interpolation = shape_rules.normalize_interpolation(interpolation)
-    hf, wf = shape_rules.normalize_tuple((height_factor, width_factor), 2, 'height_factor/width_factor')
-    if hf < 1 or wf < 1:
-        raise ValueError('resize_images: factors must be positive ints, got %r' % ((hf, wf),))
+    hf, wf = int(height_factor), int(width_factor)
     axes = (2, 3) if data_format == 'channels_first' else (1, 2)
     fn = _repeat_axis if interpolation == 'nearest' else _bilinear_axis
     return fn(fn(x, hf, axes[0]), wf, axes[1])
@@ -1277,18 +909,15 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """``T.repeat`` along each spatial axis (nearest neighbour)."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (5,), 'x', 'resize_volumes input')
     data_format = normalize_data_format(data_format)
-    factors = shape_rules.normalize_tuple((depth_factor, height_factor, width_factor), 3, 'factors')
-    if _bany(f < 1 for f in factors):
-        raise ValueError('resize_volumes: factors must be positive ints, got %r' % (factors,))
+    factors = (int(depth_factor), int(height_factor), int(width_factor))
     axes = (2, 3, 4) if data_format == 'channels_first' else (1, 2, 3)
     for f, a in zip(factors, axes):
         x = _repeat_axis(x, f, a)
     return x
 
 
-@_records_keras_shape
+@records_keras_shape
 def repeat_elements(x, rep, axis):
     """``T.repeat``."""
     x = _to_tensor(x)
@@ -1300,11 +929,10 @@ def repeat_elements(x, rep, axis):
     return _with_shape(out, s)
 
 
-@_records_keras_shape
+@records_keras_shape
 def repeat(x, n):
     """``T.repeat`` along a new axis 1."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (2,), 'x', 'repeat input')
     n = shape_rules.sizes([n], _is_engine_tensor, 'n')[0]
     out = T.repeat(x.dimshuffle(0, 'x', 1), n, axis=1)
     s = int_shape(x)
@@ -1318,7 +946,7 @@ def arange(start, stop=None, step=1, dtype='int32'):
     return T.cast(T.arange(start, stop, step), _normalize_dtype(dtype, 'arange'))
 
 
-@_records_keras_shape
+@records_keras_shape
 def tile(x, n):
     """``T.tile``."""
     x = _to_tensor(x)
@@ -1336,7 +964,7 @@ def tile(x, n):
                              for d, r in zip(s, reps)])
 
 
-@_records_keras_shape
+@records_keras_shape
 def flatten(x):
     """The engine's ``flatten``."""
     x = _to_tensor(x)
@@ -1345,7 +973,7 @@ def flatten(x):
     return _with_shape(out, (int(np.prod(s)) if _ball(d is not None for d in s) else None,))
 
 
-@_records_keras_shape
+@records_keras_shape
 def batch_flatten(x):
     """``T.reshape`` to ``(batch, -1)``."""
     x = _to_tensor(x)
@@ -1360,12 +988,10 @@ def batch_flatten(x):
     return _with_shape(out, (s[0], n))
 
 
-@_records_keras_shape
+@records_keras_shape
 def expand_dims(x, axis=-1):
     """``dimshuffle`` adding a broadcastable axis."""
     x = _to_tensor(x)
-    if not -x.ndim - 1 <= axis <= x.ndim:
-        raise ValueError('expand_dims: axis %r out of range for rank %d' % (axis, x.ndim))
     if axis < 0:
         axis = x.ndim + 1 + axis
     pattern = list(range(x.ndim))
@@ -1373,13 +999,13 @@ def expand_dims(x, axis=-1):
     return x.dimshuffle(pattern)
 
 
-@_records_keras_shape
+@records_keras_shape
 def squeeze(x, axis):
     """``dimshuffle`` when the axis is broadcastable, else ``T.reshape``."""
     x = _to_tensor(x)
     axis = shape_rules.normalize_axis(axis, x.ndim)
     s = list(int_shape(x))
-    if s[axis] not in (None, 1):
+    if s[axis] not in (None, 1):   # the shared rules check the axis, not its size
         raise ValueError('squeeze: axis %d has size %d, expected 1' % (axis, s[axis]))
     if s[axis] == 1 and x.broadcastable[axis]:
         return x.dimshuffle([i for i in range(x.ndim) if i != axis])
@@ -1389,18 +1015,16 @@ def squeeze(x, axis):
     return _with_shape(out, s)
 
 
-@_records_keras_shape
+@records_keras_shape
 def temporal_padding(x, padding=(1, 1)):
     """``set_subtensor`` of ``x`` into zeros (``T.alloc``)."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (3,), 'x', 'temporal_padding input')
     padding = shape_rules.normalize_tuple(padding, 2, 'padding')
     return _pad(x, [(0, 0), padding, (0, 0)])
 
 
 def _spatial_padding(x, padding, n, data_format, name):
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
     pairs = shape_rules.normalize_spatial_padding(padding, n)
     data_format = normalize_data_format(data_format)
     if data_format == 'channels_first':
@@ -1410,30 +1034,28 @@ def _spatial_padding(x, padding, n, data_format, name):
     return _pad(x, pads)
 
 
-@_records_keras_shape
+@records_keras_shape
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     """``set_subtensor`` of ``x`` into zeros (``T.alloc``)."""
     return _spatial_padding(x, padding, 2, data_format, 'spatial_2d_padding')
 
 
-@_records_keras_shape
+@records_keras_shape
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     """``set_subtensor`` of ``x`` into zeros (``T.alloc``)."""
     return _spatial_padding(x, padding, 3, data_format, 'spatial_3d_padding')
 
 
-@_records_keras_shape
+@records_keras_shape
 def stack(x, axis=0):
     """``T.stack``."""
     xs = [_to_tensor(t) for t in x]
-    if not xs:
-        raise ValueError('stack: expected a non-empty list of tensors')
     nd = xs[0].ndim + 1
     axis = shape_rules.normalize_axis(axis, nd)
     return T.stack(xs, axis=axis)
 
 
-@_records_keras_shape
+@records_keras_shape
 def one_hot(indices, num_classes):
     """``T.eq`` of the indices against ``arange(num_classes)``, cast to ``floatx()``."""
     indices = _to_tensor(indices, 'int64')
@@ -1445,7 +1067,7 @@ def one_hot(indices, num_classes):
     return out
 
 
-@_records_keras_shape
+@records_keras_shape
 def reverse(x, axes):
     """A ``::-1`` slice along each of ``axes``."""
     x = _to_tensor(x)
@@ -1456,15 +1078,12 @@ def reverse(x, axes):
     return x[tuple(idx)]
 
 
-@_records_keras_shape
+@records_keras_shape
 def slice(x, start, size):
     """Basic indexing, one slice per axis."""
     x = _to_tensor(x)
     start = list(start)
     size = list(size)
-    if len(start) != x.ndim or len(size) != x.ndim:
-        raise ValueError('slice: start and size need %d entries, got %r and %r'
-                         % (x.ndim, start, size))
     idx = []
     static = []
     for d, b, n in zip(int_shape(x), start, size):
@@ -1478,15 +1097,12 @@ def slice(x, start, size):
     return _with_shape(x[tuple(idx)], static)
 
 
-@_records_keras_shape
+@records_keras_shape
 def pattern_broadcast(x, broadcastable):
     """Engine-dependent: Theano 1.0.5's ``patternbroadcast`` sets the whole pattern;
     PyTensor's ``specify_broadcastable`` marks the axes marked True, the others unchanged."""
     x = _to_tensor(x)
     pattern = tuple(bool(b) for b in broadcastable)
-    if len(pattern) != x.ndim:
-        raise ValueError('pattern_broadcast: broadcastable has %d entries, x has rank %d'
-                         % (len(pattern), x.ndim))
     return _engine.pattern_broadcast(x, pattern)
 
 
@@ -1512,131 +1128,16 @@ def set_value(x, value):
     x.set_value(np.asarray(value, dtype=x.dtype))
 
 
-def batch_set_value(tuples):
-    for x, value in tuples:
-        set_value(x, value)
+batch_set_value = generic.batch_set_value(_K)
 
 
-def get_variable_shape(x):
-    return int_shape(x)
+get_variable_shape = generic.get_variable_shape(_K)
 
 
 def print_tensor(x, message=''):
     """The engine's ``Print`` op: prints ``message`` and the value when evaluated."""
     x = _to_tensor(x)
     return _engine.Print(message)(x)
-
-
-def _serial_now():
-    """The engine's running count of created graph variables (advances it by one)."""
-    return next(_engine.Variable.__count__)
-
-
-def _serial(v):
-    name = getattr(v, 'auto_name', '')
-    try:
-        return int(name[5:]) if name.startswith('auto_') else -1
-    except ValueError:
-        return -1
-
-
-def _after_control_updates(outputs):
-    """Rebuild ``outputs`` so that ops created inside a ``control_dependencies``
-    block read the new values of the variables its updates write."""
-    if not _CONTROL_SCOPES:
-        return outputs
-    lo = _bmin(sc[0] for sc in _CONTROL_SCOPES)
-    mapping = {}
-    for node in _toposort(outputs):
-        new_ins = [mapping.get(i, i) for i in node.inputs]
-        serial = _serial(node.outputs[0])
-        if serial >= lo:
-            for sc in _CONTROL_SCOPES:
-                if sc[0] < serial < sc[1]:
-                    new_ins = [sc[2][i] if isinstance(i, _engine.SharedVariable) and i in sc[2]
-                               else n for i, n in zip(node.inputs, new_ins)]
-        if _ball(n is i for n, i in zip(new_ins, node.inputs)):
-            continue
-        new_ins = [T.cast(n, i.dtype) if getattr(n, 'dtype', None) != i.dtype
-                   and isinstance(i.type, T.TensorType) else n
-                   for n, i in zip(new_ins, node.inputs)]
-        new_node = node.clone_with_new_inputs(new_ins, strict=False)
-        for old, new in zip(node.outputs, new_node.outputs):
-            for attr in ('_keras_shape', '_uses_learning_phase'):
-                if hasattr(old, attr):
-                    setattr(new, attr, getattr(old, attr))
-            mapping[old] = new
-    return [mapping.get(o, o) if _is_engine_tensor(o) else o for o in outputs]
-
-
-_FUNCTION_KWARGS = tuple(
-    p for p in inspect.signature(th.function).parameters
-    if p not in ('inputs', 'outputs', 'updates', 'name'))
-
-
-class Function(object):
-    """A compiled engine function (what ``function`` returns).
-
-    Calling it with a list of numpy arrays (one per input) returns a list of
-    numpy arrays (or one array when built with a single output tensor).
-
-    Raises:
-        ValueError: when called with the wrong number of input values.
-
-    Example:
-        >>> f = K.function([x], [x * 2])
-        >>> f([np.ones((2, 3), 'float32')])[0].shape
-        (2, 3)
-    """
-
-    def __init__(self, inputs, outputs, updates=None, name=None, **kwargs):
-        if not isinstance(inputs, (list, tuple)):
-            raise ValueError('function: inputs must be a list or tuple of tensors')
-        self.inputs = list(inputs)
-        self._single = not isinstance(outputs, (list, tuple))
-        self._feed_specs = None
-        self.api_name = 'function'
-        self.outputs = [outputs] if self._single else list(outputs)
-        pairs = []
-        if updates:
-            items = updates.items() if isinstance(updates, dict) else updates
-            for u in items:
-                if not isinstance(u, (list, tuple)) or len(u) != 2:
-                    raise ValueError('function: each update must be a (variable, new_value) '
-                                     'pair, got %r' % (u,))
-                pairs.append(update(u[0], u[1]))
-        # one update per variable, the last one given winning (as Keras' Theano backend:
-        # a layer shared between two inputs, e.g. BatchNormalization, updates twice)
-        last = dict((id(p[0]), i) for i, p in enumerate(pairs))
-        pairs = [p for i, p in enumerate(pairs) if last[id(p[0])] == i]
-        n_out = len(self.outputs)
-        fixed = _engine.fix_broadcast(_after_control_updates(self.outputs + [p[1] for p in pairs]))
-        outputs = fixed[:n_out]
-        pairs = [(p[0], f) for p, f in zip(pairs, fixed[n_out:])]
-        if not kwargs.get('no_default_updates'):
-            pairs.extend(_engine.rng_updates(outputs + [p[1] for p in pairs],
-                                             [p[0] for p in pairs]))
-        givens = dict(kwargs.pop('givens', None) or {})
-        givens.update(_givens_for(outputs + [p[1] for p in pairs], self.inputs))
-        kwargs.setdefault('on_unused_input', 'ignore')
-        kwargs.setdefault('allow_input_downcast', True)
-        if kwargs.get('mode') is None:
-            kwargs['mode'] = _default_mode()
-        self._fn = _compile(self.inputs, outputs, updates=pairs, givens=givens,
-                            name=name, **kwargs)
-
-    def __call__(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[i] for i in self.inputs]
-        if self._feed_specs is None:
-            self._feed_specs = checks.feed_specs(sys.modules[__name__], self.inputs)
-        checks.check_feeds(self._feed_specs, inputs)
-        try:
-            values = self._fn(*inputs)
-        except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
-            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
-        values = [np.asarray(v) if not hasattr(v, 'toarray') else v for v in values]
-        return values[0] if self._single else values
 
 
 def function(inputs, outputs, updates=None, **kwargs):
@@ -1693,14 +1194,11 @@ def control_dependencies(control_inputs):
             _CONTROL_SCOPES.append(scope)
 
 
-def symbolic(func):
-    """Returns ``func`` unchanged: every call is symbolic on this engine."""
-    return func
+symbolic = generic.unchanged('symbolic', 'Returns ``func`` unchanged: every call is symbolic on '
+                                         'this engine.')
 
 
-def eager(func):
-    """Returns ``func`` unchanged: this engine is graph-only."""
-    return func
+eager = generic.unchanged('eager', 'Returns ``func`` unchanged: this engine is graph-only.')
 
 
 # ---------------------------------------------------------------------------
@@ -1711,13 +1209,6 @@ def _mask_like(m, target):
     """A (batch,) bool/number mask as a bool tensor broadcasting against ``target``
     (batch, ...)."""
     return T.neq(m, 0).dimshuffle([0] + ['x'] * (target.ndim - 1))
-
-
-def _stand_in(x, static_shape):
-    """A fresh symbolic input of ``x``'s type (static shape ``static_shape``)."""
-    v = x.type()
-    v._keras_shape = tuple(static_shape)
-    return v
 
 
 def _state_shape(x):
@@ -1732,120 +1223,33 @@ def _state_shape(x):
     return tuple(r if o is None else o for o, r in zip(own, recorded))
 
 
-def _clone(outputs, replace):
-    """Copy the graph of ``outputs`` with the variables of ``replace`` swapped
-    for their values (used as they are: their own graphs are not copied)."""
-    rep = dict((id(k), v) for k, v in replace.items())
-    mapping = {}
-
-    def get(v):
-        return rep[id(v)] if id(v) in rep else mapping.get(id(v), v)
-
-    for node in _toposort(outputs, stop=rep):
-        new_ins = [get(i) for i in node.inputs]
-        if _ball(n is i for n, i in zip(new_ins, node.inputs)):
-            continue
-        new_node = node.clone_with_new_inputs(new_ins, strict=False)
-        for old, new in zip(node.outputs, new_node.outputs):
-            mapping[id(old)] = new
-    return [get(o) for o in outputs]
-
-
-def _outer_parts(outputs, inner):
-    """The largest computed tensors in the graph of ``outputs`` that do not
-    depend on the variables ``inner`` but feed ones that do (what a loop body
-    may compute once, before the loop)."""
-    inner_ids = set(id(v) for v in inner)
-    dep = {}
-    found = []
-    found_ids = set()
-    stack = [(o, False) for o in outputs if _is_engine_tensor(o)]
-    while stack:
-        v, expanded = stack.pop()
-        if id(v) in dep:
-            continue
-        if id(v) in inner_ids or v.owner is None:
-            dep[id(v)] = id(v) in inner_ids
-            continue
-        if not expanded:
-            stack.append((v, True))
-            stack.extend((i, False) for i in v.owner.inputs if id(i) not in dep)
-            continue
-        d = _bany(dep[id(i)] for i in v.owner.inputs)
-        for o in v.owner.outputs:
-            dep[id(o)] = d
-        if not d:
-            continue
-        for i in v.owner.inputs:
-            i = _view_base(i)
-            if not dep.get(id(i), False) and i.owner is not None and id(i) not in found_ids \
-                    and isinstance(i.type, T.TensorType):
-                found.append(i)
-                found_ids.add(id(i))
-    return found
-
-
-_VIEW_OPS = (T.subtensor.Subtensor, T.elemwise.DimShuffle)
-
-
-def _view_base(v):
-    """The variable that ``v`` is a constant-index slice / dimshuffle of (through several),
-    when that is a shared variable, else ``v``. A loop body keeps such views of its weights
-    (a recurrent kernel's gate columns) inside, as Keras' own Theano backend has them: the
-    engine's scan then accumulates the weight's gradient in its loop, where a view passed in
-    from outside would make the optimizer push one more dot (and its reshapes) out of the
-    gradient's loop per view."""
-    base = v
-    while base.owner is not None and isinstance(base.owner.op, _VIEW_OPS) \
-            and _ball(isinstance(i, _engine.Constant) for i in base.owner.inputs[1:]):
-        base = base.owner.inputs[0]
-    return base if isinstance(base, _engine.SharedVariable) else v
-
-
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """Engine ``scan`` (a Python loop when ``unroll``). What the step computes without its
     inputs (dropout masks drawn on a first call outside the loop, weight slices) is hoisted out
     of ``scan``, so gradients flow with random masks; results carry ``_uses_learning_phase``."""
     inputs = _to_tensor(inputs)
-    if inputs.ndim < 3:
-        raise ValueError('rnn: inputs must be at least 3-D (batch, time, ...), got rank %d'
-                         % inputs.ndim)
     constants = list(constants or [])
     initial_states = list(initial_states)
-    axes = [1, 0] + list(range(2, inputs.ndim))
-    seq = inputs.dimshuffle(axes)  # (time, batch, ...)
     if mask is not None:
         mask = _to_tensor(mask)
         if mask.ndim == 3:
             mask = mask[:, :, 0]
-        mask_seq = mask.dimshuffle(1, 0)
     if unroll:
         steps = int_shape(inputs)[1]
         if steps is None:
             steps = input_length
         if steps is None:
             raise ValueError('rnn: unroll=True needs a static time length or input_length')
-        order = range(steps - 1, -1, -1) if go_backwards else range(steps)
-        states = initial_states
-        outputs = []
-        prev = None
-        for t in order:
-            out, new_states = step_function(seq[t], states + constants)
-            new_states = list(new_states)
-            if mask is not None:
-                if prev is None:
-                    prev = T.zeros_like(out)
-                m = _mask_like(mask_seq[t], out)
-                out = T.switch(m, out, prev)
-                new_states = [T.switch(_mask_like(mask_seq[t], s), ns, s)
-                              for s, ns in zip(states, new_states)]
-            outputs.append(out)
-            prev = out
-            states = new_states
-        stacked = T.stack(outputs, axis=1)
-        return outputs[-1], stacked, list(states)
+        # the mask as the engine's bool (nonzero = keep); ``switch`` lays it along the
+        # leading axis of each step's output and state
+        return generic.unrolled_rnn(_K, step_function, inputs, initial_states, go_backwards,
+                                    None if mask is None else T.neq(mask, 0), constants, steps)
 
+    axes = [1, 0] + list(range(2, inputs.ndim))
+    seq = inputs.dimshuffle(axes)  # (time, batch, ...)
+    if mask is not None:
+        mask_seq = mask.dimshuffle(1, 0)
     n_states = len(initial_states)
     if go_backwards:
         seq = seq[::-1]
@@ -1946,9 +1350,6 @@ def switch(condition, then_expression, else_expression):
     then_expression = _to_tensor(_call_if(then_expression))
     else_expression = _to_tensor(_call_if(else_expression))
     expr_ndim = _bmax(then_expression.ndim, else_expression.ndim)
-    if cond.ndim > expr_ndim:
-        raise ValueError('switch: condition of rank %d is higher than the expressions\' '
-                         'rank %d' % (cond.ndim, expr_ndim))
     if 0 < cond.ndim < expr_ndim:
         cond = cond.dimshuffle(list(range(cond.ndim)) + ['x'] * (expr_ndim - cond.ndim))
     return T.switch(cond, then_expression, else_expression)
@@ -1962,12 +1363,7 @@ def in_train_phase(x, alt, training=None):
     else:
         uses_lp = False
     if not _is_engine_tensor(training):
-        if training in (1, True):
-            return _call_if(x)
-        if training in (0, False):
-            return _call_if(alt)
-        raise ValueError('in_train_phase: training must be None, 0, 1 or a tensor, got %r'
-                         % (training,))
+        return _call_if(x) if training in (1, True) else _call_if(alt)
     x = _to_tensor(_call_if(x))
     alt = _to_tensor(_call_if(alt))
     out = T.switch(T.neq(training, 0), x, alt)
@@ -2103,8 +1499,6 @@ def dropout(x, level, noise_shape=None, seed=None):
     """A seeded engine uniform draw (see ``random_uniform``) compared with ``level``
     (a number, or a rate computed in the graph); always applied."""
     rate_tensor = _is_engine_tensor(level)
-    if not rate_tensor and not 0. <= float(level) < 1.:
-        raise ValueError('dropout: level must be a number in [0, 1), got %r' % (level,))
     x = _to_tensor(x)
     if rate_tensor:
         level = T.cast(level, x.dtype)
@@ -2117,7 +1511,7 @@ def dropout(x, level, noise_shape=None, seed=None):
         bcast = []
     else:
         noise_shape = list(noise_shape)
-        if len(noise_shape) != x.ndim:
+        if len(noise_shape) != x.ndim:   # the shared rules take any noise_shape
             raise ValueError('dropout: noise_shape must have %d entries, got %r'
                              % (x.ndim, noise_shape))
         # Keras' Dropout fills its None entries with K.shape(x)[i] (scalar tensors)
@@ -2242,13 +1636,9 @@ def _conv_args(x, kernel, n, strides, padding, data_format, dilation_rate, name,
     x = _to_tensor(x)
     kernel = _to_tensor(kernel)
     data_format = normalize_data_format(data_format)
-    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
     padding = shape_rules.normalize_padding(padding, allow_causal, _EXTRA_CONV_PADDINGS)
     strides = shape_rules.normalize_tuple(strides, n, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, n, 'dilation_rate')
-    if _bany(s < 1 for s in strides) or _bany(d < 1 for d in dilation):
-        raise ValueError('%s: strides and dilation_rate must be >= 1, got %r and %r'
-                         % (name, strides, dilation))
     return x, kernel, data_format, padding, strides, dilation
 
 
@@ -2269,9 +1659,6 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
         x, kernel, n, strides, padding, data_format, dilation_rate, name, n == 1)
     ks = _check_kernel(kernel, n + 2, name)
     x_cl = _to_channels_last(x, data_format)
-    if int_shape(x_cl)[-1] not in (None, ks[-2]):
-        raise ValueError('%s: input has %d channels, kernel expects %d'
-                         % (name, int_shape(x_cl)[-1], ks[-2]))
     pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
     # the engine's op flips the kernel itself (as Keras' Theano backend has it do): the
     # reversed kernel's gradient is then a reversed slice, not a scatter into a new array
@@ -2281,7 +1668,7 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
     return _from_channels_last(out, data_format)
 
 
-@_records_keras_shape
+@records_keras_shape
 def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
     """im2col: strided slices and ``tensordot``. A true convolution, as in Keras' Theano
     backend: the kernel is flipped relative to TensorFlow's and CNTK's
@@ -2289,7 +1676,7 @@ def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rat
     return _conv_nd(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
 
 
-@_records_keras_shape
+@records_keras_shape
 def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1)):
     """im2col: strided slices and ``tensordot``; on Theano 1.0.5 with a BLAS, Theano's own
@@ -2307,9 +1694,6 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     if _is_engine_tensor(output_shape):
         raise ValueError('%s: output_shape must be a tuple of ints (batch may be None)' % name)
     output_shape = shape_rules.sizes(output_shape, _is_engine_tensor, 'output_shape')
-    if len(output_shape) != n + 2:
-        raise ValueError('%s: output_shape must have %d entries, got %r'
-                         % (name, n + 2, output_shape))
     if data_format == 'channels_first':
         given = [output_shape[0]] + output_shape[2:] + [output_shape[1]]
     else:
@@ -2349,6 +1733,7 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
         if static is not None:
             run_checks.append((T.eq(d, static), static))
     out_cl = tuple(out_cl)
+    # sizes given as tensors are known only here, once the engine has folded them
     if _bany(d is None for i, d in enumerate(out_cl[1:]) if i not in z_sizes):
         raise ValueError('%s: output_shape spatial and channel sizes must be ints, got %r'
                          % (name, output_shape))
@@ -2399,6 +1784,7 @@ def _depthwise(x, kernel, n, strides, padding, data_format, dilation_rate, name)
 def _pointwise(x_cl, pointwise_kernel, name):
     pk = _to_tensor(pointwise_kernel)
     ks = int_shape(pk)
+    # the 1x1 shape and known sizes this build needs; the shared rules check the channels
     if _bany(d != 1 for d in ks[:-2]) or ks[-2] is None or ks[-1] is None:
         raise ValueError('%s: pointwise_kernel must be (1, ..., in * multiplier, out), got %r'
                          % (name, ks))
@@ -2434,7 +1820,7 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
     return _from_channels_last(out, data_format)
 
 
-@_records_keras_shape
+@records_keras_shape
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
     """im2col: strided slices and ``tensordot``. A true convolution, as in Keras' Theano
@@ -2454,7 +1840,6 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid'
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     x = _to_tensor(x)
     data_format = normalize_data_format(data_format)
-    shape_rules.check_ndim(x.ndim, (n + 2,), 'x', name + ' input')
     pool_size = shape_rules.normalize_tuple(pool_size, n, 'pool_size')
     strides = shape_rules.normalize_tuple(strides if strides is not None else pool_size, n, 'strides')
     padding = shape_rules.normalize_padding(padding)
@@ -2503,7 +1888,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     return _from_channels_last(out, data_format)
 
 
-@_records_keras_shape
+@records_keras_shape
 def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool_mode='max'):
     """The engine's pooling op where it has one (Theano 1.0.5: ``Pool``; 'same' max pooling
     pads with -inf first), else strided slices; 'same' average pooling divides by the count
@@ -2511,27 +1896,20 @@ def pool2d(x, pool_size, strides=(1, 1), padding='valid', data_format=None, pool
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2, 'pool2d')
 
 
-@_records_keras_shape
+@records_keras_shape
 def pool3d(x, pool_size, strides=(1, 1, 1), padding='valid', data_format=None,
            pool_mode='max'):
     """As ``pool2d``, over three spatial axes."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3, 'pool3d')
 
 
-@_records_keras_shape
+@records_keras_shape
 def bias_add(x, bias, data_format=None):
     x = _to_tensor(x)
     bias = _to_tensor(bias)
     data_format = normalize_data_format(data_format)
     bs = int_shape(bias)
-    if len(bs) != 1 and len(bs) != x.ndim - 1:
-        raise ValueError('bias_add: bias must be 1-D or of rank ndim(x) - 1 = %d, got shape %r'
-                         % (x.ndim - 1, bs))
-    xs = int_shape(x)
     channel_axis = 1 if (data_format == 'channels_first' and x.ndim > 2) else x.ndim - 1
-    if xs[channel_axis] is not None and bs[-1] is not None and xs[channel_axis] != bs[-1]:
-        raise ValueError('bias_add: bias size %d does not match the %d channels of x'
-                         % (bs[-1], xs[channel_axis]))
     if len(bs) == 1:
         return x + _broadcast_param(bias, x.ndim, channel_axis)
     if channel_axis == 1:
@@ -2755,9 +2133,6 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
         return [out[:, :width]], log_prob
     beam_width = int(beam_width)
     top_paths = int(top_paths)
-    if top_paths < 1 or top_paths > beam_width:
-        raise ValueError('ctc_decode: top_paths must be in [1, beam_width=%d], got %d'
-                         % (beam_width, top_paths))
     log_probs = _log_softmax(logits, 2)
     outs = _CTCBeamSearchOp(beam_width, top_paths, merge_repeated)(log_probs, lengths)
     return list(outs[:top_paths]), outs[top_paths]
@@ -2812,7 +2187,6 @@ def foldr(fn, elems, initializer=None, name=None):
 
 def _local_patches(inputs, kernel_size, strides, data_format, n, name):
     inputs = _to_tensor(inputs)
-    shape_rules.check_ndim(inputs.ndim, (n + 2,), 'inputs', name + ' input')
     data_format = normalize_data_format(data_format)
     kernel_size = shape_rules.normalize_tuple(kernel_size, n, 'kernel_size')
     strides = shape_rules.normalize_tuple(strides, n, 'strides')
@@ -2890,7 +2264,3 @@ def _postprocess_conv2d_output(conv_out, x, padding, kernel_shape, strides, data
         cols = (x.shape[3] + strides[1] - 1) // strides[1]
         conv_out = conv_out[:, :, :rows, :cols]
     return conv_out.dimshuffle(0, 2, 3, 1) if data_format == 'channels_last' else conv_out
-
-
-# Keras 1 names, each warning DeprecationWarning.
-api.install(globals(), ENGINE)
