@@ -139,13 +139,13 @@ TABLE = (
     Engine(name='theano', engine='pytensor', title='PyTensor', release='PyTensor',
            package='pytensor', extra='theano', python=((3, 10), None),
            adapter='keras_backend.theano_backend',
-           collectives='keras_backend.distribute._mpi', workers=WORKERS_MPIEXEC,
+           collectives='keras_backend.theano_backend.collectives', workers=WORKERS_MPIEXEC,
            flips_kernels=True,
            install='Install PyTensor (Theano\'s successor) for {here} with: {pip}'),
     Engine(name='theano', engine='theano', title='Theano', release='Theano 1.0.5',
            package='theano', extra='theano', python=(None, (3, 8)),
            adapter='keras_backend.theano_backend',
-           collectives='keras_backend.distribute._mpi', workers=WORKERS_MPIEXEC,
+           collectives='keras_backend.theano_backend.collectives', workers=WORKERS_MPIEXEC,
            flips_kernels=True,
            install='Install Theano 1.0.5 for {here} with: {pip}'),
     Engine(name='cntk', engine='cntk', title='CNTK', release='CNTK 2.7',
@@ -220,14 +220,14 @@ def adapter_module(name):
 
 
 def collectives_module(name):
-    """The :mod:`keras_backend.distribute` module that drives the collectives of ``name``.
+    """The module that drives the collectives of ``name`` (in its engine package).
 
     Raises:
         KeyError: ``name`` is not in the table.
 
     Example:
         >>> collectives_module('theano')
-        'keras_backend.distribute._mpi'
+        'keras_backend.theano_backend.collectives'
     """
     return _first(name).collectives
 
