@@ -25,8 +25,18 @@ ADAPTERS = tuple(engines.adapter_module(name).rsplit('.', 1)[1] for name in engi
 
 
 def _source(adapter):
-    with open(os.path.join(ROOT, adapter + '.py')) as f:
+    """The adapter's API functions: its module, or the ``ops`` module of its package."""
+    path = os.path.join(ROOT, adapter + '.py')
+    if not os.path.exists(path):
+        path = os.path.join(ROOT, adapter, 'ops.py')
+    with open(path) as f:
         return f.read()
+
+
+def _module_file(dotted):
+    """The source file of the module ``dotted``: ``a/b.py`` or a package's ``a/b/__init__.py``."""
+    path = os.path.join(REPO, *dotted.split('.'))
+    return path + '.py' if os.path.exists(path + '.py') else os.path.join(path, '__init__.py')
 
 
 def _definitions(source):
@@ -233,8 +243,8 @@ def test_the_table_is_consistent():
     for row in engines.TABLE:
         assert row.workers in (engines.WORKERS_TF_CONFIG, engines.WORKERS_COORDINATOR,
                                engines.WORKERS_MPIEXEC)
-        assert os.path.exists(os.path.join(REPO, *row.adapter.split('.')) + '.py'), row
-        assert os.path.exists(os.path.join(REPO, *row.collectives.split('.')) + '.py'), row
+        assert os.path.exists(_module_file(row.adapter)), row
+        assert os.path.exists(_module_file(row.collectives)), row
     # configurations of one name do not overlap: the advice picks one per interpreter
     for major_minor in [(3, m) for m in range(5, 15)]:
         for name in names:
