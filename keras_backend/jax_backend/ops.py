@@ -986,8 +986,8 @@ def print_tensor(x, message=''):
 
 
 def function(inputs, outputs, updates=None, **kwargs):
-    """One ``jax.jit`` program per input signature (see the module's design); ``name``
-    is kept, other keywords are refused."""
+    """One ``jax.jit`` program per input signature (see the design in
+    ``jax_backend.core``); ``name`` is kept, other keywords are refused."""
     name = kwargs.pop('name', None)
     if kwargs:
         raise ValueError('function: invalid keyword argument(s) %s; accepted: name'
@@ -1386,7 +1386,7 @@ def tanh(x):
 
 
 def dropout(x, level, noise_shape=None, seed=None):
-    """A uniform draw from the op's key (see the module's design) compared with
+    """A uniform draw from the op's key (see the design in ``jax_backend.core``) compared with
     ``level`` (a number or a tensor); always applied."""
     rate_tensor = isinstance(level, (Tensor, jax.Array))
     x = _to_tensor(x)
