@@ -34,6 +34,12 @@ def _source(adapter):
         return f.read()
 
 
+def _module_file(dotted):
+    """The source file of the module ``dotted``: ``a/b.py`` or a package's ``a/b/__init__.py``."""
+    path = os.path.join(REPO, *dotted.split('.'))
+    return path + '.py' if os.path.exists(path + '.py') else os.path.join(path, '__init__.py')
+
+
 def _definitions(source):
     """{name: line} of the module-level defs and assignments of API names."""
     found = {}

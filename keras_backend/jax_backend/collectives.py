@@ -1,0 +1,209 @@
+"""JAX's collectives for keras_backend.distribute (its ``collectives`` module for JAX).
+
+The runtime: ``jax.distributed.initialize`` (the launcher's coordinator address) with
+gloo CPU collectives, one CPU device per process. The op: ``lax.psum`` over the mesh
+axis ``'workers'`` of every process's device. A ``K.function`` whose graph holds one runs
+its whole program under ``jax.shard_map`` (``check_vma=False``: each worker's values are
+its own, so a gradient through the sum is the summed gradient, not twice it): every
+input, variable and output is this worker's block of a global array, one block per
+worker. A hung peer is bounded by XLA's ``--xla_cpu_collective_timeout_seconds`` (set
+from ``init``'s timeout), a dead one by the coordination service's heartbeat.
+"""
+import os
+
+import numpy as np
+
+AXIS = 'workers'
+
+
+class _S(object):
+    size = 1
+    mesh = None
+    spec = None
+    sharding = None
+    device = None
+    timeout = 0.0
+    runs = {}
+
+
+def start(rank, size, timeout):
+    flags = os.environ.get('XLA_FLAGS', '')
+    if 'xla_cpu_collective_timeout_seconds' not in flags:
+        os.environ['XLA_FLAGS'] = (flags + ' --xla_cpu_collective_timeout_seconds=%d'
+                                   % max(1, int(round(timeout)))).strip()
+    import jax
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    address = os.environ.get('KERAS_BACKEND_DISTRIBUTE_COORDINATOR', '')
+    if not address:
+        raise RuntimeError('keras_backend.distribute: JAX needs the coordinator address '
+                           '(KERAS_BACKEND_DISTRIBUTE_COORDINATOR); start the workers with '
+                           'python -m keras_backend.distribute -n N script.py')
+    jax.config.update('jax_cpu_collectives_implementation', 'gloo')
+    beat = max(10, int(round(timeout)))
+    try:
+        jax.distributed.initialize(coordinator_address=address, num_processes=size,
+                                   process_id=rank, initialization_timeout=beat,
+                                   heartbeat_timeout_seconds=beat,
+                                   local_device_ids=[0])
+    except Exception as e:    # the coordination service's own errors
+        from ..distribute import WorkerLost
+        raise WorkerLost('the other workers did not join (%s: %s)'
+                         % (type(e).__name__, str(e).strip().split('\n')[0]))
+    devices = jax.devices()
+    _S.size = size
+    _S.mesh = Mesh(np.asarray(devices), (AXIS,))
+    _S.spec = PartitionSpec(AXIS)
+    _S.sharding = NamedSharding(_S.mesh, _S.spec)
+    _S.device = jax.local_devices()[0]
+    _S.timeout = float(timeout)
+    return jax.process_index(), jax.process_count()
+
+
+def stop():
+    import jax
+    jax.distributed.shutdown()
+
+
+def _local_block(x):
+    """``x`` (an array-like) on this worker's device, with an axis 0 to split the global
+    array on: 0-d values and empty axes 0 get a leading axis of 1 (True: expanded)."""
+    import jax
+    if not isinstance(x, jax.Array):
+        x = np.asarray(x)
+    if x.ndim == 0 or x.shape[0] == 0:
+        return jax.device_put(np.asarray(x)[None], _S.device), True
+    return jax.device_put(x, _S.device), False
+
+
+def _global(block):
+    """The global array whose block on this worker is ``block`` (no copy)."""
+    import jax
+    shape = (block.shape[0] * _S.size,) + tuple(block.shape[1:])
+    return jax.make_array_from_single_device_arrays(shape, _S.sharding, [block])
+
+
+def spmd_program(pure):
+    """The SPMD form of a ``K.function``'s pure program ``pure(updated, read, fed, phase,
+    static) -> (outs, news)``: the same signature on this worker's values, compiled once
+    per phase/static values with the updated variables' buffers donated.
+
+    Each worker's value is its block of a global array split on axis 0 (its own shape,
+    no copy; a 0-d value, or one with an empty axis 0, gets a leading axis of 1), so
+    every worker must feed arrays of the same shapes (equal batches)."""
+    import jax
+    import jax.numpy as jnp
+
+    def program(updated, read, fed, phase, static, expanded):
+        def body(u, r, f):
+            args = []
+            flags = iter(expanded)
+            for group in (u, r, f):
+                args.append([a[0] if next(flags) else a for a in group])
+            outs, news = pure(args[0], args[1], args[2], phase, static)
+            results = [jnp.asarray(a) for a in list(outs) + list(news)]
+            # the local shape of each result that gets a leading axis (noted while tracing)
+            local_shapes[trace_key[0]] = [
+                tuple(a.shape) if a.ndim == 0 or a.shape[0] == 0 else None for a in results]
+            results = [a[None] if a.ndim == 0 or a.shape[0] == 0 else a for a in results]
+            return results[:len(outs)], results[len(outs):]
+        return jax.shard_map(body, mesh=_S.mesh, in_specs=(_S.spec, _S.spec, _S.spec),
+                             out_specs=_S.spec, check_vma=False)(updated, read, fed)
+
+    jitted = jax.jit(program, static_argnums=(3, 4, 5), donate_argnums=(0,))
+    local_shapes = {}
+    trace_key = [None]
+
+    def run(updated, read, fed, phase, static=()):
+        groups, expanded = [], []
+        for values in (updated, read, fed):
+            blocks = []
+            for v in values:
+                b, e = _local_block(v)
+                blocks.append(_global(b))
+                expanded.append(e)
+            groups.append(blocks)
+        key = (phase, static, tuple(expanded),
+               tuple((tuple(g.shape), str(g.dtype)) for grp in groups for g in grp))
+        trace_key[0] = key
+        try:
+            outs, news = jitted(groups[0], groups[1], groups[2], phase, static,
+                                tuple(expanded))
+        except Exception as e:
+            from ..distribute import _raise_if_lost
+            _raise_if_lost(e)
+            raise
+        shapes = local_shapes[key]
+        results = [_block_of(g, s) for g, s in zip(list(outs) + list(news), shapes)]
+        return results[:len(outs)], results[len(outs):]
+    return run
+
+
+def _block_of(g, shape):
+    """This worker's block of the global result ``g``; ``shape``: its local shape where
+    the program gave it a leading axis, else None."""
+    block = g.addressable_shards[0].data
+    return block if shape is None else block.reshape(shape)
+
+
+def allreduce_tensor(K, x, average, state):
+    """A node of the adapter ``K``'s graph (this package's, :mod:`.core`): ``lax.psum`` over
+    the workers (divided by their number for ``average``; integers rounded toward zero)."""
+    from jax import lax
+    import jax.numpy as jnp
+    n = state.size
+
+    def allreduce(v):
+        total = lax.psum(v, AXIS)
+        if not average:
+            return total
+        if jnp.issubdtype(total.dtype, jnp.floating):
+            return total / jnp.asarray(n, total.dtype)
+        return lax.div(total, jnp.asarray(n, total.dtype))
+    allreduce.program_wrapper = spmd_program
+    from .core import _flatten, _node
+    leaves, treedef = _flatten((x,))
+    return _node(allreduce, leaves, treedef, avals=x.avals)
+
+
+def _array_allreduce():
+    """The compiled ``lax.psum`` of one flat array over the workers (made once)."""
+    run = _S.runs.get('sum')
+    if run is None:
+        import jax
+        from jax import lax
+        run = jax.jit(jax.shard_map(lambda v: lax.psum(v, AXIS), mesh=_S.mesh,
+                                    in_specs=_S.spec, out_specs=_S.spec, check_vma=False))
+        _S.runs['sum'] = run
+    return run
+
+
+def allreduce_array(flat, average, state):
+    try:
+        block, _ = _local_block(flat.reshape((1, -1)))
+        out = np.asarray(_array_allreduce()(_global(block)).addressable_shards[0]
+                         .data).reshape(flat.shape)
+    except Exception as e:
+        from ..distribute import _raise_if_lost
+        _raise_if_lost(e)
+        raise
+    if average:
+        out = out / state.size if out.dtype.kind == 'f' else out // state.size
+    return out.astype(flat.dtype)
+
+
+def barrier(state):
+    allreduce_array(np.zeros(1, np.float32), False, state)
+
+
+def lost_reason(error):
+    """XLA's errors of a collective that timed out or lost its peer (gloo: "Gloo
+    all-reduce failed ... Timed out", "Connection reset by peer"), and the coordination
+    service's reports of a dead task. JAX raises them as ``ValueError`` or
+    ``JaxRuntimeError`` with the status in the text."""
+    text = str(error).strip()
+    low = text.lower()
+    if 'gloo' in low or 'coordination service' in low or (
+            'collective' in low and ('timed out' in low or 'deadline' in low
+                                     or 'unavailable' in low)):
+        return '%s: %s' % (type(error).__name__, text.split('\n')[0][:300])
+    return None

@@ -1,0 +1,1015 @@
+"""JAX's machinery for the Keras 2 backend API: how this adapter holds a graph and runs it.
+
+The symbolic :class:`Tensor` and its operators, the graph nodes (``_apply``, ``_node``,
+static shapes by probing), their evaluation (``_Context``), the random keys, the learning
+phase and the session stand-in, pending variable updates, the compiled :class:`Function`,
+and the per-op wrapper :func:`records_keras_shape`. The API functions are in ``ops``.
+
+Design
+======
+Keras 2 code builds graphs: placeholders, ops on them, ``gradients``,
+``function(inputs, outputs, updates)``, a learning phase, variables updated in
+place. JAX has no graph; it traces pure functions. This adapter keeps a small
+graph of its own and hands JAX one pure function per ``K.function``:
+
+* **Nodes.** An op whose arguments include a symbolic :class:`Tensor` (a
+  placeholder, a variable, or a node built on them) returns a new node that
+  records the op (a pure ``jax.numpy``/``lax`` function) and its arguments.
+  An op on concrete values only (numpy arrays, ``jax.Array``) runs at once and
+  returns a ``jax.Array``, as ops on constants do on the TensorFlow adapter.
+  Variables are graph leaves, so ``p - lr * g`` in an optimizer stays a node
+  that reads the variable's value at each call.
+* **Static shapes.** Each node knows its shape and dtype when it is built:
+  ``jax.eval_shape`` runs the op abstractly twice, with every unknown size
+  (``None``) of the placeholders replaced by two different probe sizes; a size
+  that comes out the same both times is static, one that differs is ``None``.
+  Shape values (``K.shape(x)`` and arithmetic on it) are computed concretely
+  while tracing (``jax.ensure_compile_time_eval``): under ``jit`` every shape
+  is static, so ``K.reshape(x, (K.shape(x)[0], -1))`` traces.
+* **Functions.** ``K.function`` compiles one ``jax.jit`` program per call
+  signature: a pure function of (the variables' values, the inputs, the random
+  keys) returning (the outputs, the updated variables' new values, the new
+  keys). The updated variables' buffers are donated and replaced after each
+  call, so a Keras train step (forward, gradients, optimizer updates) is one
+  XLA call. The learning phase, when fed, is a static argument (one program
+  for training, one for inference).
+* **Gradients** are JAX's reverse-mode autodiff (``jax.vjp``) of the part of
+  the graph between the loss and the variables (or any tensors), evaluated
+  inside the same program; nothing is numerical.
+* **Random ops** draw from a key held as a variable of their own (seeded by
+  ``seed``, or for None by numpy's global generator, as Keras 2.3.1's backends
+  seed) and split on every call of a function, so each call draws anew
+  (dropout) and a seed, or ``np.random.seed``, reproduces a run.
+* **Loops.** ``rnn`` is a ``lax.scan`` over a step graph that is built once on
+  stand-in inputs (masks, ``go_backwards``, ``constants``, ``unroll``,
+  ``input_length``); ``map_fn``/``foldl``/``foldr`` are ``lax`` loops built
+  the same way.
+* **Host code.** CTC beam search has no JAX op: it runs the shared search
+  (:mod:`keras_backend.ctc_search`) through ``jax.pure_callback``.
+"""
+import functools
+import itertools
+
+import numpy as np
+
+from .. import checks, common, engines
+from ..common import floatx
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError as _e:  # pragma: no cover - depends on the machine
+    raise engines.engine_import_error('JAX', 'jax', 'jax', _e)
+
+jax.config.update('jax_enable_x64', True)
+
+ENGINE = 'jax'
+ENGINE_VERSION = jax.__version__
+
+_builtin_max, _builtin_min, _builtin_any, _builtin_all = max, min, any, all
+_builtin_slice = slice
+
+#: the two sizes an unknown axis takes while a node's static shape is worked out
+_PROBES = (83, 89)
+
+_IDS = itertools.count(1)
+
+#: the treedef of one positional argument
+_ONE = jax.tree_util.tree_structure((0,))
+
+
+def _ops():
+    """The engine-level ops module (imported when first needed: it imports this one)."""
+    from . import ops
+    return ops
+
+
+# ---------------------------------------------------------------------------
+# The graph
+# ---------------------------------------------------------------------------
+
+def _dtype_name(dt):
+    return np.dtype(dt).name if dt is not None else None
+
+
+class _DTypeName(str):
+    """A tensor's dtype: its numpy name (a ``str``, as Theano's), which also answers
+    ``.name`` and ``.base_dtype`` as TensorFlow's ``DType`` does (Keras 2 code written for
+    TensorFlow reads ``x.dtype.name``)."""
+
+    @property
+    def name(self):
+        return str(self)
+
+    @property
+    def base_dtype(self):
+        return self
+
+
+class Tensor(object):
+    """A symbolic value of this adapter's graph.
+
+    ``op`` is a pure function of the values of ``leaves`` (rebuilt into the
+    call's arguments by ``treedef``); ``avals`` the two probe shapes (see the
+    module's design); ``pvals`` the two probe values of a shape-valued node.
+    """
+    _is_placeholder = False
+    _is_variable = False
+    __array_priority__ = 100
+
+    def __init__(self, op, leaves, treedef, avals, pvals=None, name=None):
+        self.op = op
+        self.leaves = leaves
+        self.treedef = treedef
+        self.avals = avals
+        self.pvals = pvals
+        self.id = next(_IDS)
+        self.name = name or 'tensor_%d' % self.id
+
+    # static facts -----------------------------------------------------
+    @property
+    def shape(self):
+        return _merge_shapes(self.avals)
+
+    @property
+    def ndim(self):
+        return len(self.avals[0].shape)
+
+    @property
+    def dtype(self):
+        return _DTypeName(_dtype_name(self.avals[0].dtype))
+
+    def get_shape(self):
+        return self.shape
+
+    def __repr__(self):
+        return '<jax_backend.%s %r shape=%s dtype=%s>' % (
+            type(self).__name__, self.name, self.shape, self.dtype)
+
+    def __hash__(self):
+        return id(self)
+
+    def __len__(self):
+        n = self.shape[0] if self.ndim else None
+        if n is None:
+            raise TypeError('len() of a tensor whose first axis is unknown')
+        return n
+
+    def __iter__(self):
+        n = self.shape[0] if self.ndim else None
+        if n is None:
+            raise TypeError('iterating over a tensor whose first axis is unknown')
+        return (self[i] for i in range(n))
+
+    def __bool__(self):
+        raise TypeError('the truth value of a symbolic tensor is not known while the '
+                        'graph is built; use K.switch')
+
+    # operators ----------------------------------------------------------
+    def __getitem__(self, key):
+        return _apply(lambda x, k: x[_index_key(k)], self, _index_leaf(key))
+
+    def __neg__(self):
+        return _apply(jnp.negative, self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _apply(jnp.abs, self)
+
+    def __invert__(self):
+        return _apply(jnp.logical_not, self)
+
+
+def _binary(fn, reflected=False):
+    # a list operand (``x - [[...]]``, as TensorFlow takes) becomes an array first
+    if reflected:
+        return lambda self, other: _apply(_promoting(fn), _operand(other), self)
+    return lambda self, other: _apply(_promoting(fn), self, _operand(other))
+
+
+def _promoting(fn):
+    """``fn`` on two operands, a Python number taking the other operand's dtype."""
+    def op(a, b):
+        a, b = _weak(a, b), _weak(b, a)
+        return fn(a, b)
+    op.__name__ = getattr(fn, '__name__', 'op')
+    return op
+
+
+def _weak(v, other):
+    if isinstance(v, (bool, int, float)) and not isinstance(v, np.generic):
+        dt = getattr(other, 'dtype', None)
+        if dt is not None and not (isinstance(v, float) and
+                                   not jnp.issubdtype(dt, jnp.inexact)):
+            return jnp.asarray(v, dtype=dt) if not isinstance(other, np.ndarray) \
+                else np.asarray(v, dtype=dt)
+    return v
+
+
+for _name, _fn in (('add', jnp.add), ('sub', jnp.subtract), ('mul', jnp.multiply),
+                   ('truediv', jnp.true_divide), ('floordiv', jnp.floor_divide),
+                   ('mod', jnp.mod), ('pow', jnp.power), ('and', jnp.logical_and),
+                   ('or', jnp.logical_or), ('xor', jnp.logical_xor),
+                   ('matmul', jnp.matmul)):
+    setattr(Tensor, '__%s__' % _name, _binary(_fn))
+    setattr(Tensor, '__r%s__' % _name, _binary(_fn, reflected=True))
+for _name, _fn in (('lt', jnp.less), ('le', jnp.less_equal), ('gt', jnp.greater),
+                   ('ge', jnp.greater_equal)):
+    setattr(Tensor, '__%s__' % _name, _binary(_fn))
+
+
+def _operand(y):
+    """An operand as given; a list or tuple becomes an array first."""
+    if isinstance(y, (Tensor, jax.Array, np.ndarray)):
+        return y
+    if isinstance(y, (list, tuple)):
+        return _to_tensor(y)
+    return y
+
+
+def _index_leaf(key):
+    """A getitem key as a pytree: slices become tuples, so tensors inside are leaves."""
+    if isinstance(key, tuple):
+        return ('tuple', tuple(_index_leaf(k) for k in key))
+    if isinstance(key, _builtin_slice):
+        return ('slice', (key.start, key.stop, key.step))
+    return ('item', key)
+
+
+def _index_key(leaf):
+    kind, v = leaf
+    if kind == 'tuple':
+        return tuple(_index_key(k) for k in v)
+    if kind == 'slice':
+        return _builtin_slice(*[_static_int(s) for s in v])
+    return v if not _is_concrete_int(v) else int(np.asarray(v))
+
+
+def _is_concrete_int(v):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return True
+    if isinstance(v, (np.ndarray, jax.Array)) and np.ndim(v) == 0 and \
+            not isinstance(v, jax.core.Tracer) and jnp.issubdtype(v.dtype, jnp.integer):
+        return True
+    return False
+
+
+def _static_int(v):
+    if v is None:
+        return None
+    if _is_concrete_int(v):
+        return int(np.asarray(v))
+    return v
+
+
+class Placeholder(Tensor):
+    """A graph input: its value comes from a ``function`` call's feed."""
+    _is_placeholder = True
+
+    def __init__(self, shape, dtype, name=None, sparse=False):
+        avals = tuple(jax.ShapeDtypeStruct(tuple(p if d is None else d for d in shape),
+                                           np.dtype(dtype)) for p in _PROBES)
+        Tensor.__init__(self, None, [], None, avals, name=name)
+        self.sparse = sparse
+        self._sparse = bool(sparse)
+
+
+class Variable(Tensor):
+    """A variable: a graph leaf whose value (a ``jax.Array``) functions read and update."""
+    _is_variable = True
+
+    def __init__(self, value, name=None, constraint=None, trainable=True):
+        value = jnp.asarray(value)
+        aval = jax.ShapeDtypeStruct(value.shape, value.dtype)
+        Tensor.__init__(self, None, [], None, (aval, aval), name=name)
+        self._value = value
+        self.constraint = constraint
+        self.trainable = trainable
+        self._keras_shape = tuple(value.shape)
+
+    @property
+    def value(self):
+        return self._value
+
+    def _assign(self, value):
+        if isinstance(value, np.ndarray):
+            value = np.array(value, copy=True)   # the device copy may read it later
+        value = jnp.asarray(value, dtype=self.avals[0].dtype)
+        if tuple(value.shape) != tuple(self.avals[0].shape):
+            aval = jax.ShapeDtypeStruct(value.shape, value.dtype)
+            self.avals = (aval, aval)
+            self._keras_shape = tuple(value.shape)
+        self._value = value
+
+    def numpy(self):
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._value, dtype=dtype)
+
+
+def _merge_shapes(avals):
+    a, b = avals[0].shape, avals[1].shape
+    return tuple(int(x) if x == y else None for x, y in zip(a, b))
+
+
+def _flatten(args):
+    return jax.tree_util.tree_flatten(args, is_leaf=lambda v: isinstance(v, Tensor) or v is None)
+
+
+def _apply(fn, *args):
+    """``fn(*args)`` at once on concrete values, else a new graph node."""
+    leaves, treedef = _flatten(args)
+    if not _builtin_any(isinstance(v, Tensor) for v in leaves):
+        return fn(*args)
+    return _node(fn, leaves, treedef)
+
+
+def _node(fn, leaves, treedef, name=None, cls=Tensor, avals=None):
+    controls = _active_controls()
+    if controls:
+        # made inside ``control_dependencies(updates)``: read those variables' new values
+        new = dict((u.variable.id, u.new_value) for u in controls)
+        leaves = [new[v.id] if isinstance(v, Variable) and v.id in new else v
+                  for v in leaves]
+    pvals = None
+    if avals is None:
+        avals, pvals = _infer(fn, leaves, treedef)
+    t = cls(fn, leaves, treedef, avals, pvals, name=name)
+    if controls:
+        t._control_updates = controls
+    if _builtin_any(getattr(v, '_uses_learning_phase', False)
+                    for v in leaves if isinstance(v, Tensor)):
+        t._uses_learning_phase = True
+    return t
+
+
+def _shaped_node(fn, args, shape, dtype):
+    """A node of ``fn(*args)`` whose static ``shape`` (None where unknown) and ``dtype``
+    the caller knows, for ops whose sizes the probes cannot give (a size read from a
+    fed value)."""
+    leaves, treedef = _flatten(args)
+    avals = tuple(jax.ShapeDtypeStruct(tuple(p if d is None else int(d) for d in shape),
+                                       np.dtype(dtype)) for p in _PROBES)
+    return _node(fn, leaves, treedef, avals=avals)
+
+
+def _infer(fn, leaves, treedef):
+    """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes."""
+    avals, pvals = [], []
+    if getattr(fn, 'shape_only', False):
+        # the value depends on the inputs' shapes alone: known at both probes
+        for p in range(2):
+            vals = [v.avals[p] if isinstance(v, Tensor) else v for v in leaves]
+            out = np.asarray(fn(*jax.tree_util.tree_unflatten(treedef, vals)))
+            avals.append(jax.ShapeDtypeStruct(out.shape, out.dtype))
+            pvals.append(out)
+        return tuple(avals), tuple(pvals)
+    for p in range(2):
+        vals, abstract = [], []
+        for i, v in enumerate(leaves):
+            if isinstance(v, Tensor):
+                if v.pvals is not None:
+                    vals.append(v.pvals[p])
+                else:
+                    vals.append(None)
+                    abstract.append(i)
+            else:
+                vals.append(v)
+        if not abstract:
+            with jax.ensure_compile_time_eval():
+                out = fn(*jax.tree_util.tree_unflatten(treedef, vals))
+            if isinstance(out, (tuple, list)):
+                raise TypeError('shape-valued ops return one array')
+            out = np.asarray(out)
+            avals.append(jax.ShapeDtypeStruct(out.shape, out.dtype))
+            pvals.append(out)
+            continue
+
+        def g(*abstract_vals):
+            v = list(vals)
+            for i, a in zip(abstract, abstract_vals):
+                v[i] = a
+            return fn(*jax.tree_util.tree_unflatten(treedef, v))
+        specs = [leaves[i].avals[p] for i in abstract]
+        try:
+            out = jax.eval_shape(g, *specs)
+        except Exception as first:
+            out = _infer_broadcasting_unknowns(g, [leaves[i] for i in abstract], p, first)
+        avals.append(out)
+    return tuple(avals), (tuple(pvals) if len(pvals) == 2 else None)
+
+
+def _collapsed(t, p):
+    """``t``'s aval at probe ``p`` with its unknown sizes set to 1."""
+    a, b = t.avals
+    shape = tuple(1 if x != y else x for x, y in zip(a.shape, b.shape))
+    return jax.ShapeDtypeStruct(shape, t.avals[p].dtype)
+
+
+def _infer_broadcasting_unknowns(g, tensors, p, error):
+    """An op refused at the probe sizes because an unknown size meets a known one
+    (``(None, 4) * (3, 4)``): as TensorFlow's shape inference, the unknown size is taken
+    to broadcast. Tries each input's unknown sizes as 1, then all of them."""
+    unknown = [i for i, t in enumerate(tensors) if t.avals[0].shape != t.avals[1].shape]
+    candidates = []
+    for align in ('left', 'right'):
+        candidates.append([_filled(t, tensors, p, align) for t in tensors])
+    for which in [[i] for i in unknown] + ([unknown] if len(unknown) > 1 else []):
+        candidates.append([_collapsed(t, p) if i in which else t.avals[p]
+                           for i, t in enumerate(tensors)])
+    for specs in candidates:
+        try:
+            return jax.eval_shape(g, *specs)
+        except Exception:
+            continue
+    raise error
+
+
+def _filled(t, tensors, p, align):
+    """``t``'s aval at probe ``p``, each unknown size taken from another input's known size
+    at the same axis (counted from the ``align`` end): an unknown size meeting a known one
+    in a batched product or a mapped axis must equal it."""
+    a, b = t.avals
+    shape = list(a.shape if p == 0 else b.shape)
+    n = len(shape)
+    for i in range(n):
+        if a.shape[i] == b.shape[i]:
+            continue
+        for o in tensors:
+            if o is t:
+                continue
+            m = len(o.avals[0].shape)
+            j = i if align == 'left' else m - n + i
+            if 0 <= j < m and o.avals[0].shape[j] == o.avals[1].shape[j]:
+                shape[i] = o.avals[0].shape[j]
+                break
+    return jax.ShapeDtypeStruct(tuple(shape), t.avals[p].dtype)
+
+
+class _Multi(Tensor):
+    """A node with several outputs (a loop, a gradient bundle); read with :func:`_outputs`."""
+
+
+def _outputs(node, n):
+    return [_node(functools.partial(_pick, i=i), [node], _ONE)
+            for i in range(n)]
+
+
+def _pick(t, i):
+    return t[i]
+
+
+def _apply_multi(fn, n, *args):
+    """``fn(*args)`` returning ``n`` arrays: at once on concrete values, else ``n`` nodes
+    reading one :class:`_Multi` node."""
+    leaves, treedef = _flatten(args)
+    if not _builtin_any(isinstance(v, Tensor) for v in leaves):
+        return tuple(fn(*args))
+    avals = []
+    for p in range(2):
+        idx = [i for i, v in enumerate(leaves) if isinstance(v, Tensor)]
+
+        def g(*abstract, p=p, idx=idx):
+            vals = list(leaves)
+            for i, a in zip(idx, abstract):
+                vals[i] = a
+            return tuple(fn(*jax.tree_util.tree_unflatten(treedef, vals)))
+        avals.append(jax.eval_shape(g, *[leaves[i].pvals[p] if leaves[i].pvals is not None
+                                         else leaves[i].avals[p] for i in idx]))
+    node = _multi_node(fn, leaves, treedef, tuple(avals))
+    return tuple(_outputs(node, n))
+
+
+def _multi_node(fn, leaves, treedef, avals):
+    """A :class:`_Multi` whose probe shapes ``avals`` are given (a tuple per probe)."""
+    node = _Multi(fn, leaves, treedef, avals)
+    if _builtin_any(getattr(v, '_uses_learning_phase', False)
+                    for v in leaves if isinstance(v, Tensor)):
+        node._uses_learning_phase = True
+    return node
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------
+
+class _Context(object):
+    """One evaluation of the graph: the placeholders' feeds, the variables'
+    values, the learning phase, the random keys. A child context (a gradient,
+    a loop body) evaluates its own nodes and asks its parent for the rest."""
+
+    def __init__(self, feeds=None, variables=None, learning_phase=None, parent=None,
+                 local=None, seeds=None):
+        self.feeds = feeds if feeds is not None else {}
+        self.variables = variables if variables is not None else {}
+        self.learning_phase = learning_phase
+        self.parent = parent
+        self.local = local          # the ids of the nodes this child evaluates itself
+        self.memo = dict(seeds or {})
+
+    def value(self, node):
+        if not isinstance(node, Tensor):
+            return node
+        if node.id in self.memo:
+            return self.memo[node.id]
+        if self.parent is not None and node.id not in self.local:
+            return self.parent.value(node)
+        # iterative post-order over the nodes this context evaluates
+        stack = [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n.id in self.memo:
+                continue
+            if self.parent is not None and n.id not in self.local:
+                self.memo[n.id] = self.parent.value(n)
+                continue
+            if n.op is None:
+                self.memo[n.id] = self._leaf(n)
+                continue
+            lazy = getattr(n.op, 'lazy_leaves', ())
+            if not ready:
+                stack.append((n, True))
+                for i, v in enumerate(n.leaves):
+                    if isinstance(v, Tensor) and v.id not in self.memo and i not in lazy:
+                        stack.append((v, False))
+                continue
+            vals = [(self.memo.get(v.id) if i in lazy else self.memo[v.id])
+                    if isinstance(v, Tensor) else v for i, v in enumerate(n.leaves)]
+            args = jax.tree_util.tree_unflatten(n.treedef, vals)
+            if getattr(n.op, 'needs_context', False):
+                out = n.op(self, *args)
+            elif n.pvals is not None or not _builtin_any(
+                    isinstance(v, jax.core.Tracer) for v in vals):
+                with jax.ensure_compile_time_eval():
+                    out = n.op(*args)
+            else:
+                out = n.op(*args)
+            self.memo[n.id] = out
+        return self.memo[node.id]
+
+    def _leaf(self, n):
+        if n is _LEARNING_PHASE:
+            if n in self.feeds:
+                return self.feeds[n]
+            return self.learning_phase if self.learning_phase is not None else 0
+        if n._is_variable:
+            v = self.variables.get(n)
+            return n._value if v is None else v
+        if n._is_placeholder:
+            if n in self.feeds:
+                return self.feeds[n]
+            raise ValueError('the placeholder %r is needed but was not fed: give it in '
+                             'the function\'s inputs' % (n.name,))
+        raise ValueError('cannot evaluate %r' % (n,))
+
+    def child(self, local, seeds):
+        c = _Context(self.feeds, self.variables, self.learning_phase, parent=self,
+                     local=local, seeds=seeds)
+        return c
+
+
+def _is_array_tree(v):
+    """Whether ``v`` is an array or a (nested) tuple/list of arrays."""
+    if isinstance(v, (tuple, list)):
+        return _builtin_all(_is_array_tree(e) for e in v)
+    return isinstance(v, (jax.Array, np.ndarray, np.generic))
+
+
+def _context_op(fn):
+    """Mark ``fn(ctx, *args)`` as an op that needs the evaluation context."""
+    fn.needs_context = True
+    return fn
+
+
+def _walk(roots):
+    """Every node reachable from ``roots`` (a list), each once, leaves first."""
+    seen, order = set(), []
+    stack = [(r, False) for r in roots if isinstance(r, Tensor)]
+    while stack:
+        n, ready = stack.pop()
+        if ready:
+            order.append(n)
+            continue
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        stack.append((n, True))
+        for v in n.leaves:
+            if isinstance(v, Tensor) and v.id not in seen:
+                stack.append((v, False))
+    return order
+
+
+def _dependents(roots, sources):
+    """The ids of the nodes among the ancestors of ``roots`` that depend on ``sources``."""
+    src = set(s.id for s in sources)
+    dep = set()
+    for n in _walk(roots):
+        if n.id in src or _builtin_any(isinstance(v, Tensor) and v.id in dep
+                                       for v in n.leaves):
+            dep.add(n.id)
+    return dep
+
+
+# ---------------------------------------------------------------------------
+# Helpers shared by the ops
+# ---------------------------------------------------------------------------
+
+def _to_tensor(x, dtype=None):
+    """A Tensor or ``jax.Array``; Python and numpy values become arrays of
+    ``dtype`` (floatx for floats)."""
+    if isinstance(x, Tensor):
+        if dtype is not None and x.dtype != _dtype_name(dtype):
+            return _ops().cast(x, dtype)
+        return x
+    if isinstance(x, jax.Array):
+        return x if dtype is None else x.astype(dtype)
+    if isinstance(x, (list, tuple)) and _holds_graph_values(x):
+        # e.g. ``K.prod([K.shape(x)[a] for a in axes])``: stack the parts in the graph
+        return _ops().stack([_to_tensor(e, dtype) for e in x])
+    if hasattr(x, 'toarray'):
+        x = x.toarray()
+    arr = np.asarray(x)
+    if dtype is None:
+        if arr.dtype.kind == 'f' and not isinstance(x, (np.ndarray, np.generic)):
+            dtype = floatx()
+        elif arr.dtype == np.float64 and not isinstance(x, (np.ndarray, np.generic)):
+            dtype = floatx()
+        elif arr.dtype.kind in 'iu' and not isinstance(x, (np.ndarray, np.generic)):
+            dtype = 'int32'
+    return jnp.asarray(arr, dtype=dtype)
+
+
+def _holds_graph_values(x):
+    """Whether a (nested) list or tuple holds a Tensor or ``jax.Array``."""
+    return _builtin_any(isinstance(e, (Tensor, jax.Array)) or
+                        (isinstance(e, (list, tuple)) and _holds_graph_values(e)) for e in x)
+
+
+def _static_shape(x):
+    if isinstance(x, Tensor):
+        return x.shape
+    return tuple(np.shape(x))
+
+
+def _ndim(x):
+    return x.ndim if isinstance(x, Tensor) else np.ndim(x)
+
+
+def _normalize_dtype(dtype):
+    if dtype is None:
+        return floatx()
+    if hasattr(dtype, 'name') and not isinstance(dtype, str):
+        dtype = dtype.name
+    return np.dtype(dtype).name
+
+
+def _axis_arg(axis, ndim):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(sorted(set(int(a) % ndim if ndim else int(a) for a in axis)))
+    return int(axis) % ndim if ndim else int(axis)
+
+
+def _size_tuple(shape):
+    """A shape argument (ints, numpy ints, scalar tensors, a shape tensor) as a
+    tuple of Python ints; evaluated inside ops, where every size is concrete."""
+    if isinstance(shape, (jax.Array, np.ndarray)) and np.ndim(shape) == 1:
+        return tuple(int(s) for s in np.asarray(shape))
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(np.asarray(s)) if s is not None and not isinstance(s, int) else s
+                 for s in shape)
+
+
+# ---------------------------------------------------------------------------
+# Random keys
+# ---------------------------------------------------------------------------
+
+class _KeyVariable(Variable):
+    """A random key held as a variable; every ``function`` that draws from it splits it
+    on each call."""
+
+
+def _key_variable(seed):
+    """A key variable of the op's own, from ``seed``; None draws the seed from numpy's
+    global generator, as Keras 2.3.1's backends do (``np.random.seed(n)`` then reproduces
+    a model's initial weights and dropout masks). The op's draws repeat run after run."""
+    if seed is None:
+        seed = np.random.randint(1, 10 ** 7)
+    seed = int(np.asarray(seed))
+    return _KeyVariable(jax.random.PRNGKey(seed), name='rng_key_seed_%d' % seed)
+
+
+def _seed_key(seed):
+    if seed is None:
+        seed = np.random.randint(0, 2 ** 31 - 1)
+    return jax.random.PRNGKey(int(np.asarray(seed)))
+
+
+def _next_key(key):
+    return jax.random.split(key)[0]
+
+
+def _draw_key(key):
+    return jax.random.split(key)[1]
+
+
+def _random(draw, seed, *args):
+    """A random node: ``draw(key, *args)`` with a key from ``seed``'s key variable."""
+    keyvar = _key_variable(seed)
+
+    def op(key, *a):
+        return draw(_draw_key(key), *a)
+    leaves, treedef = _flatten((keyvar,) + args)
+    return _node(op, leaves, treedef)
+
+
+# ---------------------------------------------------------------------------
+# The learning phase, the session stand-in, the eval cache
+# ---------------------------------------------------------------------------
+
+_LEARNING_PHASE = Placeholder((), 'int32', name='keras_learning_phase')
+
+
+class _Session(object):
+    """Session-like object: ``run(fetches, feed_dict=None)`` evaluates tensors."""
+
+    def run(self, fetches, feed_dict=None):
+        """Evaluate ``fetches`` (a tensor or a list) with ``feed_dict`` ({placeholder:
+        value}); returns numpy values in the same structure."""
+        feed_dict = feed_dict or {}
+        keys = list(feed_dict.keys())
+        single = not isinstance(fetches, (list, tuple))
+        outs = [fetches] if single else list(fetches)
+        values = Function(keys, outs)([feed_dict[k] for k in keys])
+        return values[0] if single else values
+
+
+#: the session stand-in, replaced in place by ``set_session``
+_SESSION = [_Session()]
+
+#: tensor id -> the ``Function`` that ``eval`` compiled for it (``clear_session`` empties it)
+_EVAL_CACHE = {}
+
+
+# ---------------------------------------------------------------------------
+# Pending variable updates
+# ---------------------------------------------------------------------------
+
+class _Update(object):
+    """A pending variable update, applied by the ``function`` it is given to (or by
+    ``eval``): ``variable`` gets ``new_value``."""
+
+    def __init__(self, variable, new_value):
+        self.variable = variable
+        self.new_value = new_value
+        self._uses_learning_phase = getattr(new_value, '_uses_learning_phase', False)
+        # the updates it comes after (made inside their ``control_dependencies``)
+        self._controls = _active_controls()
+
+    # Keras 2 code passes updates around as (variable, value) pairs sometimes
+    def __iter__(self):
+        return iter((self.variable, self.new_value))
+
+    def __getitem__(self, i):
+        return (self.variable, self.new_value)[i]
+
+    def __len__(self):
+        return 2
+
+    def run(self):
+        Function([], [], updates=[self])([])
+
+    @property
+    def op(self):
+        return self
+
+    @property
+    def shape(self):
+        return self.variable.shape
+
+    @property
+    def dtype(self):
+        return self.variable.dtype
+
+
+_CONTROLS = []    # the update groups of the open ``control_dependencies`` blocks
+
+
+def _active_controls():
+    out = []
+    for group in _CONTROLS:
+        out.extend(u for u in group if u not in out)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Compiled functions
+# ---------------------------------------------------------------------------
+
+class Function(object):
+    """A compiled function of the graph: one ``jax.jit`` program per input signature
+    and learning phase, the updated variables' buffers donated.
+
+    Example:
+        >>> f = K.function([x], [x * 2])
+        >>> f([np.ones((2, 3), 'float32')])[0].shape
+        (2, 3)
+    """
+
+    def __init__(self, inputs, outputs, updates=None, name=None, **kwargs):
+        self.inputs = list(inputs)
+        self._single = not isinstance(outputs, (list, tuple))
+        self.outputs = [outputs] if self._single else list(outputs)
+        self.name = name
+        self.api_name = 'function'
+        self._feed_specs = None
+        self._feed_dtypes = None
+        self._eager_calls = int(kwargs.pop('eager_calls', 0))
+        pairs = []
+        for u in _flat_updates(updates):
+            if isinstance(u, _Update):
+                pairs.append(u)
+            elif isinstance(u, (list, tuple)) and len(u) == 2:
+                pairs.append(_ops()._make_update(u[0], u[1]))
+            else:
+                raise ValueError('function: each update must be a (variable, new_value) '
+                                 'pair, got %r' % (u,))
+        pairs = _with_control_updates(self.outputs, pairs)
+        # later updates of the same variable win
+        by_var = {}
+        for p in pairs:
+            by_var[p.variable.id] = p
+        self.updates = list(by_var.values())
+        roots = [o for o in self.outputs if isinstance(o, Tensor)] + \
+            [p.new_value for p in self.updates if isinstance(p.new_value, Tensor)]
+        nodes = _walk(roots)
+        variables = [n for n in nodes if n._is_variable]
+        updated = set(p.variable.id for p in self.updates)
+        keys = [v for v in variables if isinstance(v, _KeyVariable) and v.id not in updated]
+        self._updated = [p.variable for p in self.updates] + keys
+        self._update_values = [p.new_value for p in self.updates]
+        self._n_keys = len(keys)
+        upd_ids = set(v.id for v in self._updated)
+        self._read = [v for v in variables if v.id not in upd_ids]
+        self._lp_index = None
+        for i, t in enumerate(self.inputs):
+            if t is _LEARNING_PHASE:
+                self._lp_index = i
+        self._fed = [t for t in self.inputs if t is not _LEARNING_PHASE]
+        # indices (in ``_fed``) of scalar inputs passed as static values: set when a
+        # traced program needed a fed value as a size (``K.arange(n)`` of a fed ``n``);
+        # the program is then compiled once per value of those inputs
+        self._static_fed = ()
+        # a node whose op needs the program in another form (a collective of
+        # keras_backend.distribute: the program runs on every worker under shard_map)
+        # names the wrapper that makes it
+        wrappers = [n.op.program_wrapper for n in nodes
+                    if getattr(n.op, 'program_wrapper', None) is not None]
+        if wrappers:
+            self._eager_calls = 0
+            self._jitted = wrappers[0](self._pure)
+        else:
+            self._jitted = jax.jit(self._pure, static_argnums=(3, 4), donate_argnums=(0,))
+
+    def _pure(self, updated_vals, read_vals, fed_vals, phase, static_vals=()):
+        variables = dict(zip(self._updated, updated_vals))
+        variables.update(zip(self._read, read_vals))
+        fed_vals = list(fed_vals)
+        for i, v in zip(self._static_fed, static_vals):
+            fed_vals.insert(i, np.asarray(v, dtype=self._fed[i].dtype))
+        feeds = dict(zip(self._fed, fed_vals))
+        ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
+        # the updates first: a gradient's pass hands the forward values it computed to
+        # the context, so that outputs such as the loss reuse them (one forward pass)
+        news = [ctx.value(v) for v in self._update_values]
+        outs = [ctx.value(o) for o in self.outputs]
+        # an update keeps its variable's dtype and shape (a (n,) value for an (n, 1) one)
+        news = [jnp.reshape(jnp.asarray(n, dtype=v.avals[0].dtype), v.avals[0].shape)
+                for n, v in zip(news, self._updated)]
+        news += [_next_key(variables[k]) for k in self._updated[len(news):]]
+        return outs, news
+
+    def __call__(self, inputs):
+        if isinstance(inputs, dict):
+            inputs = [inputs[i] for i in self.inputs]
+        if self._feed_specs is None:
+            self._feed_specs = checks.feed_specs(_ops(), self.inputs)
+        checks.check_feeds(self._feed_specs, inputs)
+        if self._feed_dtypes is None:
+            self._feed_dtypes = [np.dtype(t.dtype) if isinstance(t, Tensor) else None
+                                 for t in self.inputs]
+        phase = None
+        fed = []
+        for i, (dt, v) in enumerate(zip(self._feed_dtypes, inputs)):
+            if i == self._lp_index:
+                phase = int(np.asarray(v))
+                continue
+            fed.append(_feed_value(v, dt))
+        fixed = common._fixed_learning_phase()
+        if phase is None and fixed is not None:
+            phase = fixed
+        try:
+            try:
+                outs, news = self._call_jitted(fed, phase)
+            except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                    jax.errors.TracerIntegerConversionError):
+                scalars = tuple(i for i, t in enumerate(self._fed) if t.ndim == 0)
+                if self._static_fed or not scalars:
+                    raise
+                self._static_fed = scalars
+                outs, news = self._call_jitted(fed, phase)
+        except (TypeError, ValueError) as e:
+            if isinstance(e, ValueError) and 'placeholder' in str(e):
+                raise
+            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
+        for v, n in zip(self._updated, news):
+            v._value = n
+        # writable numpy arrays (a view of a jax.Array is read-only; Keras 2 code writes
+        # into what it gets back, e.g. convert_dense_weights_data_format)
+        trim = _ops()._trim_decoded
+        outs = [trim(o) if getattr(t, '_trim_decoded', False) else np.array(o)
+                for t, o in zip(self.outputs, outs)]
+        return outs[0] if self._single else outs
+
+
+    def _call_jitted(self, fed, phase):
+        static = tuple(np.asarray(fed[i]).item() for i in self._static_fed)
+        dynamic = [v for i, v in enumerate(fed) if i not in self._static_fed]
+        run = self._jitted
+        if self._eager_calls:
+            # e.g. ``K.eval`` of an initial value, run once: op by op beats compiling
+            self._eager_calls -= 1
+            run = self._pure
+        return run([v._value for v in self._updated],
+                   [v._value for v in self._read], dynamic, phase, static)
+
+
+def _with_control_updates(outputs, pairs):
+    """``pairs`` preceded by the updates that the graph of ``outputs`` and ``pairs`` was
+    made after (``control_dependencies``): computing those nodes applies them."""
+    extra = []
+    while True:
+        roots = [o for o in outputs if isinstance(o, Tensor)] + \
+            [p.new_value for p in extra + pairs if isinstance(p.new_value, Tensor)]
+        found = []
+        for u in pairs + extra:
+            found.extend(u._controls)
+        for n in _walk(roots):
+            found.extend(getattr(n, '_control_updates', ()))
+        new = [u for u in found if u not in pairs and u not in extra]
+        if not new:
+            return extra + pairs
+        for u in new:
+            if u not in extra:
+                extra.append(u)
+
+
+def _flat_updates(updates):
+    if not updates:
+        return []
+    if isinstance(updates, dict):
+        return list(updates.items())
+    out = []
+    for u in updates:
+        if isinstance(u, list) and u and isinstance(u[0], (list, tuple, _Update)):
+            out.extend(_flat_updates(u))
+        else:
+            out.append(u)
+    return out
+
+
+def _feed_value(v, dt):
+    """A fed value as a numpy array of the placeholder's dtype (``jit`` moves numpy
+    arguments to the device itself, faster than a ``jnp.asarray`` dispatch)."""
+    if hasattr(v, 'toarray'):
+        v = v.toarray()
+    if isinstance(v, jax.Array):
+        return v if v.dtype == dt else v.astype(dt)
+    return np.asarray(v, dtype=dt)
+
+
+# ---------------------------------------------------------------------------
+# The per-op wrapper
+# ---------------------------------------------------------------------------
+
+def records_keras_shape(func):
+    """Applied where a shape-changing op is defined in ``ops``: as Keras 2.3.1's Theano
+    backend (and our Theano adapter), the op's graph result carries ``_keras_shape``, which
+    Keras' engine reads beside ``_uses_learning_phase``; ``reshape`` also passes
+    ``_uses_learning_phase`` on from its input."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        out = func(*args, **kwargs)
+        if isinstance(out, Tensor):
+            out._keras_shape = out.shape
+            if func.__name__ == 'reshape':
+                out._uses_learning_phase = getattr(args[0] if args else kwargs.get('x'),
+                                                   '_uses_learning_phase', False)
+        return out
+    return wrapper
