@@ -162,7 +162,7 @@ TABLE = (
     Engine(name='jax', engine='jax', title='JAX', release='JAX',
            package='jax', extra='jax', python=((3, 11), None),
            adapter='keras_backend.jax_backend',
-           collectives='keras_backend.distribute._jax', workers=WORKERS_COORDINATOR,
+           collectives='keras_backend.jax_backend.collectives', workers=WORKERS_COORDINATOR,
            flips_kernels=False, keras2_known_as='tensorflow',
            install='Install it for {here} with: {pip}',
            elsewhere='JAX needs {python}; this is {here}. Install it for a {python} '
