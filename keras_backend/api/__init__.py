@@ -184,8 +184,6 @@ def install(namespace, ops):
     """
     from .. import checks
     module = sys.modules[namespace['__name__']]
-    if not inspect.ismodule(ops):    # the one-file form: ``install(globals(), ENGINE)``
-        return _install_in_place(namespace, ops, module)
     for name, value in vars(ops).items():
         if not name.startswith('__'):
             namespace.setdefault(name, value)
@@ -196,20 +194,6 @@ def install(namespace, ops):
             continue
         documented(fn, name, None if name in COMMON_NAMES else engine)
         namespace[name] = checks.wrap(fn, name, ops, SPECS.get(name))
-    namespace.update(legacy_aliases(module))
-    from .. import keras2_compat
-    keras2_compat.adopt_engine_name(module)
-
-
-def _install_in_place(namespace, engine, module):
-    from .. import checks
-    engine = ENGINE_TITLES.get(str(engine).lower(), str(engine))
-    for name in API_NAMES:
-        fn = namespace.get(name)
-        if fn is None:
-            continue
-        documented(fn, name, None if name in COMMON_NAMES else engine)
-        namespace[name] = checks.wrap(fn, name, module, SPECS.get(name))
     namespace.update(legacy_aliases(module))
     from .. import keras2_compat
     keras2_compat.adopt_engine_name(module)

@@ -969,7 +969,6 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
     data_format = normalize_data_format(data_format)
     interpolation = shape_rules.normalize_interpolation(interpolation)
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D image')
     if interpolation == 'nearest':
         axes = (1, 2) if data_format == 'channels_last' else (2, 3)
         out = repeat_elements(x, hf, axes[0])
@@ -994,7 +993,6 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
                _positive_int(width_factor, 'width_factor'))
     data_format = normalize_data_format(data_format)
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (5,), 'x', '5-D volume')
     first = 1 if data_format == 'channels_last' else 2
     out = x
     for i, f in enumerate(factors):
@@ -1028,7 +1026,6 @@ def repeat_elements(x, rep, axis):
 def repeat(x, n):
     """``tf.tile`` of ``x`` with an inserted axis 1."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (2,), 'x', '2-D')
     return tf.tile(tf.expand_dims(x, 1), _shape_arg([1, n, 1]))
 
 
@@ -1120,14 +1117,12 @@ def squeeze(x, axis):
 def temporal_padding(x, padding=(1, 1)):
     """``tf.pad``."""
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
     pad = shape_rules.normalize_spatial_padding([padding], 1)[0]
     return tf.pad(x, [[0, 0], list(pad), [0, 0]])
 
 
 def _spatial_padding(x, padding, n, data_format):
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (n + 2,), 'x', '%d-D' % (n + 2))
     pads = shape_rules.normalize_spatial_padding(padding, n)
     data_format = normalize_data_format(data_format)
     if data_format == 'channels_last':
@@ -1799,7 +1794,6 @@ def _conv_nd(x, kernel, rank, strides, padding, data_format, dilation_rate, allo
     strides = shape_rules.normalize_tuple(strides, rank, 'strides')
     dilation_rate = shape_rules.normalize_tuple(dilation_rate, rank, 'dilation_rate')
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     kernel = _check_kernel(kernel, rank + 2)
     if kernel.dtype != x.dtype:
         kernel = tf.cast(kernel, x.dtype)
@@ -1889,7 +1883,6 @@ def _conv_transpose(x, kernel, output_shape, rank, strides, padding, data_format
         raise ValueError('dilation_rate: a transposed conv cannot have both strides %r and '
                          'dilation_rate %r above 1' % (strides, dilation_rate))
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     kernel = tf.cast(_check_kernel(kernel, rank + 2), x.dtype)
     x = _to_channels_last(x, data_format)
     out_shape, static = _transpose_output_shape(x, output_shape, data_format, rank)
@@ -1953,7 +1946,6 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
     strides = shape_rules.normalize_tuple(strides, 1, 'strides')
     dilation_rate = shape_rules.normalize_tuple(dilation_rate, 1, 'dilation_rate')
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (3,), 'x', '3-D')
     dk = tf.cast(_check_kernel(depthwise_kernel, 3, 'depthwise_kernel'), x.dtype)
     pk = tf.cast(_check_kernel(pointwise_kernel, 3, 'pointwise_kernel'), x.dtype)
     x = _to_channels_last(x, data_format)
@@ -1977,7 +1969,6 @@ def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padd
     strides = shape_rules.normalize_tuple(strides, 2, 'strides')
     dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
     dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
     pk = _check_kernel(pointwise_kernel, 4, 'pointwise_kernel')
     dk, pk = tf.cast(dk, x.dtype), tf.cast(pk, x.dtype)
@@ -1996,7 +1987,6 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_
     strides = shape_rules.normalize_tuple(strides, 2, 'strides')
     dilation_rate = shape_rules.normalize_tuple(dilation_rate, 2, 'dilation_rate')
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (4,), 'x', '4-D')
     dk = _check_kernel(depthwise_kernel, 4, 'depthwise_kernel')
     if dk.dtype != x.dtype:
         dk = tf.cast(dk, x.dtype)
@@ -2027,7 +2017,6 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
     pool_size = shape_rules.normalize_tuple(pool_size, rank, 'pool_size')
     strides = shape_rules.normalize_tuple(strides, rank, 'strides')
     x = _to_tensor(x)
-    shape_rules.check_ndim(x.shape.rank, (rank + 2,), 'x', '%d-D' % (rank + 2))
     x = _to_channels_last(x, data_format)
     fn = tf.nn.max_pool if pool_mode == 'max' else tf.nn.avg_pool
     out = fn(x, ksize=list(pool_size), strides=list(strides), padding=padding.upper())
@@ -2233,7 +2222,6 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
     s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
     x = _to_tensor(inputs)
-    shape_rules.check_ndim(x.shape.rank, (3,), 'inputs', '3-D')
     kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
     x = _to_channels_last(x, data_format)
     out_len = kernel.shape[0]
@@ -2257,7 +2245,6 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     sh, sw = shape_rules.normalize_tuple(strides, 2, 'strides')
     rows, cols = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
     x = _to_tensor(inputs)
-    shape_rules.check_ndim(x.shape.rank, (4,), 'inputs', '4-D')
     kernel = tf.cast(_check_kernel(kernel, 3), x.dtype)
     if kernel.shape[0] is not None and kernel.shape[0] != rows * cols:
         raise ValueError('kernel: axis 0 has %d entries, output_shape %r needs %d'
