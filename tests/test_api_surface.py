@@ -70,7 +70,7 @@ def test_legacy_aliases_work_and_warn(K):
 
 
 def test_signatures_accept_keyword_names(K):
-    """Spot-check the API.md keyword names (callers use them by name)."""
+    """Spot-check the keyword names of the Keras 2 signatures (callers use them by name)."""
     x = K.variable(randn(2, 3))
     K.eval(K.sum(x, axis=1, keepdims=True))
     K.eval(K.relu(x, alpha=0.1, max_value=2., threshold=0.))
