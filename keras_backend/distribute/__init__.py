@@ -39,6 +39,7 @@ import sys
 import numpy as np
 
 from .. import engines as _engines
+from . import rendezvous as _rendezvous
 
 __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', 'local_size',
            'engine', 'allreduce', 'allreduce_values', 'broadcast_values',
@@ -80,17 +81,6 @@ class _State(object):
     timeout = DEFAULT_TIMEOUT
 
 
-def _env_int(names, default):
-    for n in names:
-        v = os.environ.get(n, '')
-        if v.strip():
-            try:
-                return int(v)
-            except ValueError:
-                raise ValueError('environment variable %s must be an integer, got %r' % (n, v))
-    return default
-
-
 def _configured_engine():
     """The engine of the adapter in use: one already imported, else the configuration's
     (KERAS_BACKEND, keras.json), read without importing an engine."""
@@ -108,8 +98,18 @@ def init(timeout=None, engine=None):
 
     Call it once, first thing: on TensorFlow before anything runs a TensorFlow op (its
     collective runtime must be configured at program start). Started by the launcher
-    (``python -m keras_backend.distribute -n N``) or by ``mpiexec``, it joins the
-    others; started alone, it sets ``size() == 1`` and starts nothing.
+    (``python -m keras_backend.distribute -n N``), by ``mpirun`` / ``mpiexec`` (OpenMPI)
+    or by Slurm's ``srun``, it joins the others with no change to the script; started
+    alone, it sets ``size() == 1`` and starts nothing.
+
+    Where rank, size, local rank and the rendezvous come from
+    (:mod:`keras_backend.distribute.rendezvous`): the launcher's variables; else
+    ``OMPI_COMM_WORLD_*`` (TensorFlow and JAX then share each rank's ``host:port`` over
+    MPI: mpi4py); else a Slurm step's ``SLURM_*`` (TensorFlow and JAX take the nodes from
+    ``SLURM_STEP_NODELIST`` and the ports from ``SLURM_STEP_RESV_PORTS`` or the job id).
+    This host's address: ``$KERAS_BACKEND_DISTRIBUTE_ADDRESS``, else the IPv4 address of
+    ``$KERAS_BACKEND_DISTRIBUTE_INTERFACE``, else its first non-loopback address
+    (127.0.0.1 only where it has none, with a warning).
 
     Args:
         timeout: seconds a collective may wait for the slowest worker before it raises
@@ -123,9 +123,11 @@ def init(timeout=None, engine=None):
         None. Calling it again with the same arguments does nothing.
 
     Raises:
-        ValueError: ``timeout`` is not a positive number, or ``engine`` is unknown.
+        ValueError: ``timeout`` is not a positive number, ``engine`` is unknown, or the
+            placement variables are not integers, out of range or inconsistent.
         RuntimeError: the engine's runtime cannot start (TensorFlow already ran ops, or
-            ``mpi4py`` is missing for an MPI engine); the message says what to do.
+            ``mpi4py`` is missing for an MPI engine or for TensorFlow / JAX under
+            mpirun); the message says what to do.
         WorkerLost: the other workers did not join within ``timeout``.
 
     Example:
@@ -160,19 +162,16 @@ def init(timeout=None, engine=None):
             raise ValueError('init: already initialised for %r, asked for %r'
                              % (_State.engine, engine))
         return
-    size_ = _env_int((ENV_SIZE, 'OMPI_COMM_WORLD_SIZE', 'PMI_SIZE'), 1)
-    rank_ = _env_int((ENV_RANK, 'OMPI_COMM_WORLD_RANK', 'PMI_RANK'), 0)
-    local_rank_ = _env_int((ENV_LOCAL_RANK, 'OMPI_COMM_WORLD_LOCAL_RANK', 'MPI_LOCALRANKID'),
-                           rank_)
-    local_size_ = _env_int(('KERAS_BACKEND_DISTRIBUTE_LOCAL_SIZE',
-                            'OMPI_COMM_WORLD_LOCAL_SIZE'), size_)
-    if size_ < 1 or not 0 <= rank_ < size_:
-        raise ValueError('init: rank %d of %d workers is not a valid placement (check %s and %s)'
-                         % (rank_, size_, ENV_RANK, ENV_SIZE))
+    place = _rendezvous.placement()
+    rank_, size_ = place.rank, place.size
+    local_rank_, local_size_ = place.local_rank, place.local_size
     impl = None
     if size_ > 1:
         import importlib
         impl = importlib.import_module(ENGINES[engine])
+        # TensorFlow's TF_CONFIG, JAX's coordinator: from mpirun's ranks over MPI, or from
+        # Slurm's node list, unless our launcher set them (rendezvous.rendezvous)
+        _rendezvous.rendezvous(_engines.worker_start(engine), place, float(timeout))
         got = impl.start(rank_, size_, float(timeout))
         if got is not None:
             rank_, size_ = got
