@@ -5,7 +5,9 @@ the gradients averaged by keras_backend.distribute.allreduce.
 
 Writes the final weights of this worker to OUT.<rank>.npy. MODE: 'ok' (default),
 'exit' (worker 1 exits with status 3 after its second step), 'hang' (worker 1 writes
-the time to OUT.hang after its second step, then sleeps for ever).
+the time to OUT.hang after its second step, then sleeps for ever). Each worker also writes
+the rendezvous its engine used to OUT.<rank>.rendezvous (TF_CONFIG or the coordinator
+address; empty for the MPI engines).
 :func:`numpy_reference` gives the weights one process reaches on the global batches.
 """
 import sys
@@ -40,6 +42,10 @@ def numpy_reference():
 def main(out, mode):
     import keras_backend.distribute as kd
     kd.init()
+    import os
+    with open('%s.%d.rendezvous' % (out, kd.rank()), 'w') as f:
+        f.write(os.environ.get('TF_CONFIG', '') or
+                os.environ.get('KERAS_BACKEND_DISTRIBUTE_COORDINATOR', ''))
     from keras_backend import backend as K
 
     X, Y = data()
