@@ -74,8 +74,8 @@ def _engine_or_skip(engine):
 def _env(engine, keras2=False):
     env = dict(os.environ)
     env.pop('TF_CONFIG', None)
-    for k in list(env):
-        if k.startswith('KERAS_BACKEND_DISTRIBUTE_'):
+    for k in list(env):   # the workers' placement is the test's, even inside mpirun or srun
+        if k.startswith(('KERAS_BACKEND_DISTRIBUTE_', 'SLURM_', 'OMPI_COMM_WORLD_', 'PMI_')):
             del env[k]
     path = [REPO] + ([KERAS2_PATH] if keras2 and os.path.isdir(KERAS2_PATH) else [])
     if env.get('PYTHONPATH'):
@@ -131,7 +131,7 @@ def single():
     """keras_backend.distribute initialised in this (one) process."""
     kd.shutdown()
     saved = dict((k, os.environ.pop(k)) for k in list(os.environ)
-                 if k.startswith('KERAS_BACKEND_DISTRIBUTE_') or k.startswith('OMPI_COMM_'))
+                 if k.startswith(('KERAS_BACKEND_DISTRIBUTE_', 'OMPI_COMM_', 'SLURM_', 'PMI_')))
     yield kd
     kd.shutdown()
     os.environ.update(saved)

@@ -15,7 +15,9 @@ Horovod knows them::
               verbose=1 if kd.rank() == 0 else 0)
 
 and it runs as ``python -m keras_backend.distribute -n 2 train.py`` (the launcher,
-:mod:`keras_backend.distribute.launcher`). Started without the launcher (one process),
+:mod:`keras_backend.distribute.launcher`), ``mpirun -np 2 python train.py`` or ``srun -n 2
+python train.py`` (:mod:`keras_backend.distribute.rendezvous`: rank, size and, for
+TensorFlow and JAX, the workers' addresses). Started without the launcher (one process),
 every function here is the identity: ``size() == 1``, ``allreduce(x) is x``.
 
 Which engine collective does the work (``docs/semantics.md``, "Training on several

@@ -17,7 +17,8 @@ group with SIGKILL (JAX's collectives ignore SIGTERM), reports ``WorkerLost`` na
 worker, and exits non-zero: the failing worker's status, or 124 at the deadline. When
 every worker exits with 0, so does the launcher.
 
-Several machines (hostfiles, network interfaces) are not launched from here: see the
+Several machines (hostfiles, network interfaces) are not launched from here: start the
+script with ``mpirun`` or ``srun`` (:mod:`keras_backend.distribute.rendezvous`); see the
 README, "Training on several processes".
 """
 import argparse

@@ -1,6 +1,7 @@
 """JAX's collectives for keras_backend.distribute (its ``collectives`` module for JAX).
 
-The runtime: ``jax.distributed.initialize`` (the launcher's coordinator address) with
+The runtime: ``jax.distributed.initialize`` (the coordinator address: the launcher's, or
+rank 0's found under mpirun / srun by ``keras_backend.distribute.rendezvous``) with
 gloo CPU collectives, one CPU device per process. The op: ``lax.psum`` over the mesh
 axis ``'workers'`` of every process's device. A ``K.function`` whose graph holds one runs
 its whole program under ``jax.shard_map`` (``check_vma=False``: each worker's values are
@@ -37,7 +38,8 @@ def start(rank, size, timeout):
     if not address:
         raise RuntimeError('keras_backend.distribute: JAX needs the coordinator address '
                            '(KERAS_BACKEND_DISTRIBUTE_COORDINATOR); start the workers with '
-                           'python -m keras_backend.distribute -n N script.py')
+                           'python -m keras_backend.distribute -n N script.py, mpirun or '
+                           'srun')
     jax.config.update('jax_cpu_collectives_implementation', 'gloo')
     beat = max(10, int(round(timeout)))
     try:

@@ -1,7 +1,7 @@
 """TensorFlow's collectives for keras_backend.distribute (its ``collectives`` interface).
 
 The runtime: ``tf.distribute.MultiWorkerMirroredStrategy`` made from ``TF_CONFIG`` (the
-launcher writes it), which configures the eager context for collectives, starts the
+launcher writes it; under mpirun / srun ``keras_backend.distribute.rendezvous`` does), which configures the eager context for collectives, starts the
 worker's gRPC server and a health check that aborts pending collectives when a peer
 stops answering. The op: ``CollectiveReduceV2`` (ring), built in the adapter's graph so
 that ``K.function`` compiles it into the training step; each call site takes its own
@@ -39,7 +39,7 @@ def start(rank, size, timeout):
     if not config:
         raise RuntimeError('keras_backend.distribute: TensorFlow needs TF_CONFIG (the cluster '
                            'and this task); start the workers with python -m '
-                           'keras_backend.distribute -n N script.py')
+                           'keras_backend.distribute -n N script.py, mpirun or srun')
     task = json.loads(config).get('task', {})
     if context.context()._initialized:
         raise RuntimeError('keras_backend.distribute.init() must run before TensorFlow runs '
