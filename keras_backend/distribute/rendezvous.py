@@ -506,6 +506,13 @@ def _free_port(address):
         s.close()
 
 
+def _host_port(host, port):
+    """``host:port``, with an IPv6 address in brackets (``[fd00::2]:4000``)."""
+    if ':' in host and not host.startswith('['):
+        host = '[%s]' % host
+    return '%s:%d' % (host, port)
+
+
 def _is_this_host(node):
     names = set([socket.gethostname(), socket.gethostname().split('.')[0]])
     try:
@@ -532,7 +539,7 @@ def _mpi_addresses(place, timeout):
                            'rank %d of %d' % (comm.Get_rank(), comm.Get_size(), place.rank,
                                               place.size))
     address = host_address()
-    mine = '%s:%d' % (address, _free_port(address))
+    mine = _host_port(address, _free_port(address.strip('[]')))
     return comm.allgather(mine)
 
 
@@ -546,7 +553,7 @@ def _slurm_addresses(place, env):
             if here is None:
                 here = host_address(env)
             host = here
-        out.append('%s:%d' % (host, ports[local]))
+        out.append(_host_port(host, ports[local]))
     return out
 
 
