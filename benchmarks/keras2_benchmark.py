@@ -604,10 +604,8 @@ def main():
     print('|---|---|---|')
     for name in models:
         o = med['ours'][name]
-        print('| %s | %s | %s |' % (name, _cell(o, 'build_s', '%.3f') if 'error' not in o
-                                     and o.get('build_s') is not None else 'n/a',
-                                     _cell(o, 'function_s', '%.3f') if 'error' not in o
-                                     and o.get('function_s') is not None else 'n/a'))
+        print('| %s | %s | %s |' % (name, _cell(o, 'build_s', '%.3f'),
+                                     _cell(o, 'function_s', '%.3f')))
     anchors = sides[1:]
     if anchors:
         for side, label in anchors:
