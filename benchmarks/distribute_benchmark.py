@@ -1,28 +1,38 @@
-"""keras_backend.distribute: one allreduce of a model's gradients against its train step.
+"""keras_backend.distribute: scaling of Keras 2.3.1 training over 1, 2, 4 ... workers.
 
-For one engine (``--engine``), for 1 and 2 workers (``--workers``) started by the
-launcher (``python -m keras_backend.distribute -n N``) on this machine's loopback, and
-for each Keras 2.3.1 model of ``keras2_benchmark.py`` (``--models``; Adam wrapped in
-``DistributedOptimizer``, global batch 32 split over the workers with ``kd.shard``):
+For one engine (``--engine``), for each worker count (``--workers``, default 1,2,4)
+started by the launcher (``python -m keras_backend.distribute -n N``) on this machine's
+loopback, and for each Keras 2.3.1 model of ``keras2_benchmark.py`` (``--models``,
+default cnn,lstm; Adam wrapped in ``DistributedOptimizer``): weak scaling as Horovod
+measured it, every worker trains on its own batch of ``--per-worker-batch`` samples
+(default 32), so the global batch is N times that.
 
-* ``step ms``: the median time of ``model.train_on_batch`` on this worker's part of a
-  global batch (forward, backward, the gradients' allreduce, the update: one compiled
-  function), after 3 warm-up steps;
-* ``allreduce ms``: the median time of a ``K.function`` that does nothing but the
-  fused allreduce of tensors shaped like the model's gradients (its trainable
-  weights), i.e. the collective's own cost with the function-call overhead;
-* ``grads``: the number of gradient values (float32) each step reduces.
+* ``step ms``: the median time of ``model.train_on_batch`` (forward, backward, the
+  gradients' allreduce, the update: one compiled function), after 3 warm-up steps, the
+  median over the workers of each worker's median;
+* ``samples/s``: the global batch over the step time (all workers together);
+* ``allreduce ms``: the median time of a ``K.function`` that does nothing but the fused
+  allreduce of tensors shaped like the model's gradients (its trainable weights), i.e.
+  the collective's own cost with the function-call overhead; ``allreduce / step`` its
+  share of the step (with one worker the allreduce is the identity: the bare call);
+* ``fp16 allreduce ms``: the same allreduce with ``compression=kd.Compression.fp16``
+  (float16 on the wire), and ``fp16 / fp32`` its ratio to the uncompressed one;
+* ``efficiency``: samples/s of N workers over N times samples/s of one worker.
 
-With one worker the allreduce is the identity, so its column is the bare call overhead.
+Cores are split evenly: each worker gets ``--threads`` threads, default the machine's
+cores divided by N (at least 1), through ``OMP_NUM_THREADS``, TensorFlow's
+``TF_NUM_INTRAOP_THREADS`` / ``TF_NUM_INTEROP_THREADS`` and XLA's CPU flags. Where N
+exceeds the cores (4 workers on a 2-core machine) the workers share cores and the step
+time carries that contention: the table says how many cores the machine has.
+
 Run it with the engine's interpreter (CPython 3.6 for ``cntk`` and ``theano``: Theano
 1.0.5; ``pytensor`` is ``theano`` on Python 3.11):
 
     .venv/bin/python benchmarks/distribute_benchmark.py --engine tensorflow
-    .venv36/bin/python benchmarks/distribute_benchmark.py --engine cntk
+    .venv36/bin/python benchmarks/distribute_benchmark.py --engine cntk --workers 1,2
 
-Each (workers) configuration runs in fresh processes once per round (``--rounds``); the
-medians over rounds are printed. On this 2-core machine two workers share the cores, so
-the 2-worker step time also carries that contention.
+Each worker count runs in fresh processes once per round (``--rounds``; the order of
+the counts alternates between rounds); the medians over rounds are printed.
 """
 import argparse
 import json
@@ -38,10 +48,29 @@ ROOT = os.path.dirname(HERE)
 MODELS = ('mlp', 'cnn', 'lstm', 'gru', 'bilstm')
 ADAPTERS = {'tensorflow': 'tensorflow', 'pytensor': 'theano', 'theano': 'theano',
             'cntk': 'cntk', 'jax': 'jax'}
-GLOBAL_BATCH = 32
 
 
-def worker(models, steps):
+def _median_over_workers(kd, values):
+    """The median over the workers of each worker's median of ``values``."""
+    mine = np.array([float(np.median(values))])
+    if kd.size() == 1:
+        return float(mine[0])
+    everyone = kd.allgather_values(mine) if hasattr(kd, 'allgather_values') else None
+    if everyone is None:
+        return float(kd.allreduce_values(mine)[0])     # the mean, without allgather
+    return float(np.median(everyone))
+
+
+def _timed(fn, steps):
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def worker(models, steps, batch):
     """Run inside the launcher: time every model; worker 0 prints one JSON line."""
     import keras_backend.distribute as kd
     kd.init()
@@ -55,7 +84,7 @@ def worker(models, steps):
     x_all = kb.load_data()
     x_all, y_all = x_all[0], x_all[1]
     y_onehot = np.eye(10, dtype='float32')[y_all]
-    local = GLOBAL_BATCH // kd.size()
+    fp16 = getattr(getattr(kd, 'Compression', None), 'fp16', None)
     results = {}
     for name in models:
         model = kb.build(name, keras.layers, keras.models.Sequential, tf_keras=False)
@@ -63,37 +92,46 @@ def worker(models, steps):
             layer.set_weights(values)
         model.compile(kd.DistributedOptimizer(keras.optimizers.Adam()),
                       'categorical_crossentropy')
-        x = kd.shard(kb.prepare(name, x_all), GLOBAL_BATCH)
-        y = kd.shard(y_onehot, GLOBAL_BATCH)
-        batches = [(x[i:i + local], y[i:i + local])
-                   for i in range(0, len(x) - local + 1, local)]
+        x = kd.shard(kb.prepare(name, x_all), batch * kd.size())
+        y = kd.shard(y_onehot, batch * kd.size())
+        batches = [(x[i:i + batch], y[i:i + batch])
+                   for i in range(0, len(x) - batch + 1, batch)]
         for b in range(3):
             model.train_on_batch(*batches[b % len(batches)])
         kd.barrier()
-        times = []
-        for s in range(steps):
-            t0 = time.perf_counter()
-            model.train_on_batch(*batches[s % len(batches)])
-            times.append(time.perf_counter() - t0)
+        counter = [0]
+
+        def step():
+            model.train_on_batch(*batches[counter[0] % len(batches)])
+            counter[0] += 1
+        times = _timed(step, steps)
         weights = model.trainable_weights
-        reduce_fn = K.function([], kd.allreduce(list(weights)))
-        reduce_fn([])
-        kd.barrier()
-        rtimes = []
-        for s in range(steps):
-            t0 = time.perf_counter()
+        row = {'step_ms': _median_over_workers(kd, times) * 1e3,
+               'grads': int(sum(np.prod(K.int_shape(w)) for w in weights))}
+        variants = [('allreduce_ms', {})]
+        if fp16 is not None:
+            variants.append(('fp16_allreduce_ms', {'compression': fp16}))
+        for key, kwargs in variants:
+            reduce_fn = K.function([], kd.allreduce(list(weights), **kwargs))
             reduce_fn([])
-            rtimes.append(time.perf_counter() - t0)
-        step_ms = float(np.median(kd.allreduce_values(np.array(times)))) * 1e3
-        reduce_ms = float(np.median(kd.allreduce_values(np.array(rtimes)))) * 1e3
-        results[name] = {'step_ms': step_ms, 'allreduce_ms': reduce_ms,
-                         'grads': int(sum(np.prod(K.int_shape(w)) for w in weights))}
+            kd.barrier()
+            row[key] = _median_over_workers(kd, _timed(lambda: reduce_fn([]), steps)) * 1e3
+        results[name] = row
     if kd.rank() == 0:
         print('RESULT ' + json.dumps(results))
         sys.stdout.flush()
 
 
-def run(engine, n, models, steps):
+def thread_env(threads):
+    """The variables that give each worker ``threads`` threads, on every engine."""
+    t = str(threads)
+    return {'OMP_NUM_THREADS': t, 'MKL_NUM_THREADS': t, 'TF_NUM_INTRAOP_THREADS': t,
+            'TF_NUM_INTEROP_THREADS': '1',
+            'XLA_FLAGS': '--xla_cpu_multi_thread_eigen=%s intra_op_parallelism_threads=%s'
+                         % ('true' if threads > 1 else 'false', t)}
+
+
+def run(engine, n, models, steps, batch, threads):
     adapter = ADAPTERS[engine]
     env = dict(os.environ)
     path = [ROOT]
@@ -104,9 +142,11 @@ def run(engine, n, models, steps):
         path.append(env['PYTHONPATH'])
     env.update(PYTHONPATH=os.pathsep.join(path), KERAS_BACKEND_QUIET='1',
                TF_CPP_MIN_LOG_LEVEL='2', KERAS_BACKEND='keras_backend.%s_backend' % adapter)
+    env.update(thread_env(threads))
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
            adapter, '--timeout', '600', os.path.abspath(__file__), '--worker',
-           '--models', ','.join(models), '--steps', str(steps)]
+           '--models', ','.join(models), '--steps', str(steps), '--per-worker-batch',
+           str(batch)]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, env=env, cwd=ROOT)
     for line in proc.stdout.splitlines():
@@ -116,35 +156,59 @@ def run(engine, n, models, steps):
                        % (n, proc.returncode, proc.stderr[-4000:]))
 
 
+def _med(runs, model, key):
+    values = [r[model][key] for r in runs if key in r[model]]
+    return float(np.median(values)) if values else None
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--engine', choices=sorted(ADAPTERS), default='tensorflow')
-    p.add_argument('--models', default=','.join(MODELS))
-    p.add_argument('--workers', default='1,2')
+    p.add_argument('--models', default='cnn,lstm')
+    p.add_argument('--workers', default='1,2,4')
     p.add_argument('--steps', type=int, default=30)
     p.add_argument('--rounds', type=int, default=3)
+    p.add_argument('--per-worker-batch', type=int, default=32)
+    p.add_argument('--threads', type=int, default=None,
+                   help='threads per worker (default: cores // workers, at least 1)')
     p.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     args = p.parse_args()
     models = [m for m in args.models.split(',') if m]
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        p.error('unknown model(s) %s; choose from %s' % (unknown, ', '.join(MODELS)))
     if args.worker:
-        worker(models, args.steps)
+        worker(models, args.steps, args.per_worker_batch)
         return
     counts = [int(n) for n in args.workers.split(',')]
+    cores = os.cpu_count() or 1
     runs = dict((n, []) for n in counts)
     for r in range(args.rounds):
         for n in (counts if r % 2 == 0 else counts[::-1]):
-            runs[n].append(run(args.engine, n, models, args.steps))
-    print('engine %s (Python %d.%d), %d rounds x %d steps, global batch %d'
-          % (args.engine, sys.version_info[0], sys.version_info[1], args.rounds, args.steps,
-             GLOBAL_BATCH))
-    print('| model | grads | workers | step ms | allreduce ms | allreduce / step |')
-    print('|---|---|---|---|---|---|')
+            threads = args.threads or max(1, cores // n)
+            runs[n].append(run(args.engine, n, models, args.steps, args.per_worker_batch,
+                               threads))
+    print('engine %s (Python %d.%d), %d cores, %d rounds x %d steps, %d samples per worker '
+          'per step' % (args.engine, sys.version_info[0], sys.version_info[1], cores,
+                        args.rounds, args.steps, args.per_worker_batch))
+    print('| model | grads | workers | threads/worker | step ms | samples/s | efficiency '
+          '| allreduce ms | allreduce / step | fp16 allreduce ms | fp16 / fp32 |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|')
     for m in models:
+        base = None
         for n in counts:
-            step = float(np.median([r[m]['step_ms'] for r in runs[n]]))
-            red = float(np.median([r[m]['allreduce_ms'] for r in runs[n]]))
-            print('| %s | %d | %d | %.2f | %.3f | %.0f%% |'
-                  % (m, runs[n][0][m]['grads'], n, step, red, 100.0 * red / step))
+            step = _med(runs[n], m, 'step_ms')
+            red = _med(runs[n], m, 'allreduce_ms')
+            half = _med(runs[n], m, 'fp16_allreduce_ms')
+            rate = n * args.per_worker_batch / (step / 1e3)
+            if n == 1:
+                base = rate
+            eff = '%.0f%%' % (100.0 * rate / (n * base)) if base else 'n/a'
+            print('| %s | %d | %d | %d | %.2f | %.0f | %s | %.3f | %.1f%% | %s | %s |'
+                  % (m, runs[n][0][m]['grads'], n, args.threads or max(1, cores // n),
+                     step, rate, eff, red, 100.0 * red / step,
+                     'n/a' if half is None else '%.3f' % half,
+                     'n/a' if half is None or n == 1 else '%.2fx' % (half / red)))
 
 
 if __name__ == '__main__':
