@@ -19,6 +19,7 @@ they are missing the tests are skipped with that reason.
 """
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -86,14 +87,15 @@ def _env(engine, keras2=False):
     return env
 
 
-def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600):
-    """Run the launcher; return (CompletedProcess, seconds)."""
+def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600, env=None):
+    """Run the launcher (``env``: variables added to the workers'); return
+    (CompletedProcess, seconds)."""
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
            engine, '--timeout', str(timeout), os.path.join(SCRIPTS, script)] + list(args)
     start = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, env=_env(engine, keras2), cwd=REPO,
-                          timeout=limit)
+                          universal_newlines=True, env=dict(_env(engine, keras2), **(env or {})),
+                          cwd=REPO, timeout=limit)
     return proc, time.time() - start
 
 
@@ -272,14 +274,46 @@ ENGINES = requested_backends()
 
 @pytest.mark.parametrize('engine', ENGINES)
 def test_k_training_on_two_workers_equals_one_process(engine, workdir):
+    """Also: worker 1 stalls 3 s; the environment asks for a 2 s stall check, but
+    ``init(stall_check=0)`` turns it off: no stall line."""
     _engine_or_skip(engine)
     out = os.path.join(workdir, 'k')
-    proc, _ = _launch(engine, 2, 'k_sgd.py', [out])
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'stall-off'], env=STALL_ENV)
     assert proc.returncode == 0, proc.stderr[-5000:]
     expected = _load_script('k_sgd').numpy_reference()
     w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
     np.testing.assert_array_equal(w0, w1)
     np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+    assert 'stall' not in proc.stderr, proc.stderr[-5000:]
+
+
+#: the stall check of the stall tests: 2 s
+STALL_ENV = {'KERAS_BACKEND_DISTRIBUTE_STALL_CHECK_SECONDS': '2'}
+STALL_LINE = re.compile(r'^keras_backend\.distribute: stall: ranks \[(\d+(?:, \d+)*)\] have '
+                        r'not reached (\w+) #(\d+) after 2 s \(ranks \[(\d+(?:, \d+)*)\] '
+                        r'are waiting\)$')
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_the_stall_check_names_the_late_worker(engine, workdir):
+    """Worker 1 sleeps 5 s before its third training step, with a 2 s stall check:
+    the training ends with the right weights, and worker 0's stderr has the stall line
+    naming rank 1 and the collective worker 0 waits in (the 4th: broadcast_variables'
+    allreduce, then one per step), once. Other stall lines (the workers' compile times
+    may differ by more than 2 s under load) must have the same form."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'stall')
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'stall'], env=STALL_ENV)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    expected = _load_script('k_sgd').numpy_reference()
+    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
+    np.testing.assert_array_equal(w0, w1)
+    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+    lines = [line for line in proc.stderr.splitlines() if 'stall' in line]
+    found = [STALL_LINE.match(line) for line in lines]
+    assert lines and all(found), proc.stderr[-5000:]
+    late = [m.groups() for m in found if m.group(3) == '4']
+    assert late == [('1', 'allreduce', '4', '0')], lines
 
 
 @pytest.mark.parametrize('engine', ENGINES)
