@@ -395,3 +395,96 @@ def test_tensorflow_refuses_a_late_init():
                           env=_env('tensorflow'), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert 'REFUSED' in proc.stdout and 'must run before TensorFlow runs' in proc.stdout
+
+
+# -- Horovod's learning-rate callbacks (Keras 2.3.1) --------------------------------------
+
+def _lr_reference(size, correction):
+    """What Horovod's callbacks (horovod/_keras/callbacks.py, 0.28.1) set before each
+    batch of tests/distributed/keras_lr.py, and the weights Keras 2.3.1's SGD with
+    momentum reaches with them on the global batches, in float64 numpy.
+
+    Returns (lr per batch, momentum per batch, weights)."""
+    s = _load_script('keras_lr')
+    x, y = s.data()
+    x, y = x.astype('float64'), y.astype('float64')
+    lr, lrs, moms = s.LR0, [], []
+    for epoch in range(s.EPOCHS):
+        for batch in range(s.STEPS):
+            new = None
+            if epoch < s.WARMUP:        # warmup: epoch + (batch + 1) / steps
+                t = epoch + (batch + 1.0) / s.STEPS
+                new = s.PEAK / size * (t * (size - 1) / s.WARMUP + 1)
+            elif epoch == 2 and batch == 0:   # staircase, 0.5 ** epoch
+                new = s.PEAK * 0.5 ** epoch
+            elif epoch >= 3:            # per batch, 1 / (1 + fractional epoch)
+                new = s.PEAK / (1.0 + epoch + float(batch) / s.STEPS)
+            momentum = s.MOMENTUM
+            if new is not None:
+                if correction:
+                    momentum = s.MOMENTUM * new / np.float32(lr)
+                lr = new
+            lrs.append(lr)
+            moms.append(momentum)
+    w, b = np.zeros((3, 1)), np.zeros((1,))
+    vw, vb = np.zeros_like(w), np.zeros_like(b)
+    for i, (rate, momentum) in enumerate(zip(lrs, moms)):
+        start = (i % s.STEPS) * s.GLOBAL_BATCH
+        xb, yb = x[start:start + s.GLOBAL_BATCH], y[start:start + s.GLOBAL_BATCH]
+        err = xb.dot(w) + b - yb
+        gw, gb = 2 * xb.T.dot(err) / len(xb), 2 * err.sum(axis=0) / len(xb)
+        vw, vb = momentum * vw - rate * gw, momentum * vb - rate * gb
+        w, b = w + vw, b + vb
+    return np.array(lrs), np.array(moms), np.concatenate([w.ravel(), b.ravel()])
+
+
+def _check_lr_results(results, size):
+    s = _load_script('keras_lr')
+    assert int(results['size']) == size
+    assert list(results['raised']) == [e for _, e in s.BAD]
+    for name, correction in (('on', True), ('off', False)):
+        lrs, moms, weights = _lr_reference(size, correction)
+        np.testing.assert_allclose(results['lr_' + name], lrs, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(results['momentum_' + name], moms, rtol=1e-6,
+                                   err_msg=name)
+        np.testing.assert_allclose(results['momentum_after_' + name],
+                                   np.full(len(lrs), s.MOMENTUM), rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(results['epoch_lr_' + name], lrs[s.STEPS - 1::s.STEPS],
+                                   rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(results['weights_' + name], weights, rtol=2e-5,
+                                   atol=1e-6, err_msg=name)
+    # the correction changes the training (else the test of the weights proves nothing)
+    assert np.abs(results['weights_on'] - results['weights_off']).max() > 1e-3
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_lr_callbacks_in_one_process(engine, workdir):
+    """Started alone (size 1: the warmup's multiplier is 1): the rates, the momentum
+    (corrected for the batch at which the rate changes, restored after it) and the
+    weights are Horovod's formulas and Keras' SGD in numpy."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'lr1')
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_lr.py'), out],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env(engine, keras2=True), cwd=REPO,
+                          timeout=600)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    _check_lr_results(np.load(out + '.0.npz'), 1)
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_lr_callbacks_on_two_workers(engine, workdir):
+    """Two workers: the warmup goes from PEAK / 2 to PEAK; both workers set the same
+    rates and reach the weights of one process on the global batches."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'lr2')
+    proc, _ = _launch(engine, 2, 'keras_lr.py', [out], keras2=True)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    r0, r1 = np.load(out + '.0.npz'), np.load(out + '.1.npz')
+    for key in r0.files:
+        np.testing.assert_array_equal(r0[key], r1[key], err_msg=key)
+    _check_lr_results(r0, 2)
