@@ -488,3 +488,87 @@ def test_lr_callbacks_on_two_workers(engine, workdir):
     for key in r0.files:
         np.testing.assert_array_equal(r0[key], r1[key], err_msg=key)
     _check_lr_results(r0, 2)
+
+
+# -- the stall check's parts, in this process ----------------------------------------------
+
+def test_stall_seconds_and_worker_0_host():
+    from keras_backend.distribute import stall, rendezvous
+    env = {stall.ENV_STALL_CHECK: '2.5'}
+    assert stall.stall_seconds(None, {}) == stall.DEFAULT_STALL_CHECK == 60.0
+    assert stall.stall_seconds(None, env) == 2.5
+    assert stall.stall_seconds(0, env) == 0.0           # the argument wins
+    for bad, error in ((-1, ValueError), ('2', TypeError), (True, TypeError)):
+        with pytest.raises(error, match='stall_check'):
+            stall.stall_seconds(bad, {})
+    for text in ('soon', '-3'):
+        with pytest.raises(ValueError, match=stall.ENV_STALL_CHECK):
+            stall.stall_seconds(None, {stall.ENV_STALL_CHECK: text})
+    launched = rendezvous.Placement(rendezvous.LAUNCHER, 1, 2, 1, 2)
+    mpi = rendezvous.Placement(rendezvous.MPI, 1, 2, 1, 2)
+    tf_config = '{"cluster": {"worker": ["10.0.0.7:2222", "10.0.0.8:2222"]}, ' \
+                '"task": {"type": "worker", "index": 1}}'
+    assert stall.rank0_host(launched, {'TF_CONFIG': tf_config}) == '10.0.0.7'
+    assert stall.rank0_host(mpi, {'KERAS_BACKEND_DISTRIBUTE_COORDINATOR':
+                                  '[fd00::2]:4000'}) == 'fd00::2'
+    assert stall.rank0_host(launched, {}) == '127.0.0.1'
+    assert stall.rank0_host(mpi, {rendezvous.ENV_ADDRESS: 'node7'}) == 'node7'
+
+
+def test_stall_monitor_reports_each_stall_once(capfd):
+    """The monitor with three workers: worker 0 through stall.start / stall.entered,
+    workers 1 and 2 as raw sockets speaking its protocol. Stall time 0.6 s."""
+    import socket
+    from keras_backend.distribute import rendezvous, stall
+    place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 3, 0, 3)
+    sent = []
+
+    def broadcast(flat):          # the sum over one worker: worker 0's own array
+        sent.append(flat.copy())
+        return flat
+    try:
+        assert stall.start(0, 3, 0.6, place, broadcast)
+        host, port = stall._decode(sent[0])
+        assert host == '127.0.0.1' and port > 0
+        others = []
+        for r in (1, 2):
+            s = socket.create_connection(('127.0.0.1', port), timeout=10)
+            s.sendall(stall._HELLO.pack(r))
+            others.append(s)
+
+        def report(s, k, kind=0):
+            s.sendall(stall._MESSAGE.pack(k, kind))
+        stall.entered('allreduce')                 # #1: everybody arrives
+        report(others[0], 1)
+        report(others[1], 1)
+        time.sleep(1.5)
+        stall.entered('barrier')                   # #2: worker 2 stays behind
+        report(others[0], 2)
+        time.sleep(2.5)                            # several looks: one line
+        report(others[1], 2)
+        stall.entered('allreduce')                 # #3: workers 1 and 2 behind
+        time.sleep(2.0)
+        report(others[0], 3)
+        report(others[1], 3)
+        time.sleep(1.0)
+        for s in others:
+            s.close()
+    finally:
+        stall.stop()
+    time.sleep(0.3)
+    lines = [line for line in capfd.readouterr().err.splitlines() if 'stall' in line]
+    assert lines == [
+        'keras_backend.distribute: stall: ranks [2] have not reached barrier #2 after '
+        '0.6 s (ranks [0, 1] are waiting)',
+        'keras_backend.distribute: stall: ranks [1, 2] have not reached allreduce #3 after '
+        '0.6 s (ranks [0] are waiting)'], lines
+
+
+def test_stall_check_off_on_worker_0_turns_it_off():
+    from keras_backend.distribute import rendezvous, stall
+    place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 2, 0, 2)
+    sent = []
+    assert not stall.start(0, 2, 0.0, place, lambda flat: sent.append(flat) or flat)
+    assert stall._decode(sent[0])[1] == 0 and stall._S.sock is None
+    stall.entered('allreduce')          # nothing to tell: no error
+    assert stall._S.count == 0
