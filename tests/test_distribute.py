@@ -12,7 +12,12 @@ time (``KERAS_BACKEND_TESTS``), and check:
   process that never imports keras_backend.distribute;
 * a worker that exits mid-training: the launcher exits non-zero within 60 s naming
   ``WorkerLost``, no process left behind;
-* a worker that hangs: caught within the collective timeout plus 30 s.
+* a worker that hangs: caught within the collective timeout plus 30 s;
+* the stall check: a worker 5 s late with a 2 s check is named once on stderr, with the
+  collective's number; ``init(stall_check=0)`` writes nothing (and the monitor's rules,
+  in this process);
+* Horovod's learning-rate callbacks: the rates, momenta and SGD-with-momentum weights of
+  their formulas, alone and on two workers.
 
 The MPI engines (Theano/PyTensor, CNTK) need OpenMPI's ``mpiexec`` and mpi4py; where
 they are missing the tests are skipped with that reason.
@@ -284,7 +289,7 @@ def test_k_training_on_two_workers_equals_one_process(engine, workdir):
     w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
     np.testing.assert_array_equal(w0, w1)
     np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
-    assert 'stall' not in proc.stderr, proc.stderr[-5000:]
+    assert 'distribute: stall' not in proc.stderr, proc.stderr[-5000:]
 
 
 #: the stall check of the stall tests: 2 s
@@ -309,7 +314,7 @@ def test_the_stall_check_names_the_late_worker(engine, workdir):
     w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
     np.testing.assert_array_equal(w0, w1)
     np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
-    lines = [line for line in proc.stderr.splitlines() if 'stall' in line]
+    lines = [line for line in proc.stderr.splitlines() if 'distribute: stall' in line]
     found = [STALL_LINE.match(line) for line in lines]
     assert lines and all(found), proc.stderr[-5000:]
     late = [m.groups() for m in found if m.group(3) == '4']
@@ -556,7 +561,8 @@ def test_stall_monitor_reports_each_stall_once(capfd):
     finally:
         stall.stop()
     time.sleep(0.3)
-    lines = [line for line in capfd.readouterr().err.splitlines() if 'stall' in line]
+    lines = [line for line in capfd.readouterr().err.splitlines()
+             if 'distribute: stall' in line]
     assert lines == [
         'keras_backend.distribute: stall: ranks [2] have not reached barrier #2 after '
         '0.6 s (ranks [0, 1] are waiting)',

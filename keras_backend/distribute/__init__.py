@@ -132,8 +132,10 @@ def init(timeout=None, engine=None, stall_check=None):
         None. Calling it again with the same arguments does nothing.
 
     Raises:
-        ValueError: ``timeout`` is not a positive number, ``engine`` is unknown, or the
-            placement variables are not integers, out of range or inconsistent.
+        ValueError: ``timeout`` is not a positive number, ``stall_check`` (or its
+            variable) is negative, ``engine`` is unknown, or the placement variables are
+            not integers, out of range or inconsistent.
+        TypeError: ``timeout`` or ``stall_check`` is not a number.
         RuntimeError: the engine's runtime cannot start (TensorFlow already ran ops, or
             ``mpi4py`` is missing for an MPI engine or for TensorFlow / JAX under
             mpirun); the message says what to do.
