@@ -12,13 +12,19 @@ time (``KERAS_BACKEND_TESTS``), and check:
   process that never imports keras_backend.distribute;
 * a worker that exits mid-training: the launcher exits non-zero within 60 s naming
   ``WorkerLost``, no process left behind;
-* a worker that hangs: caught within the collective timeout plus 30 s.
+* a worker that hangs: caught within the collective timeout plus 30 s;
+* the stall check: a worker 5 s late with a 2 s check is named once on stderr, with the
+  collective's number; ``init(stall_check=0)`` writes nothing (and the monitor's rules,
+  in this process);
+* Horovod's learning-rate callbacks: the rates, momenta and SGD-with-momentum weights of
+  their formulas, alone and on two workers.
 
 The MPI engines (Theano/PyTensor, CNTK) need OpenMPI's ``mpiexec`` and mpi4py; where
 they are missing the tests are skipped with that reason.
 """
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -86,14 +92,15 @@ def _env(engine, keras2=False):
     return env
 
 
-def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600):
-    """Run the launcher; return (CompletedProcess, seconds)."""
+def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600, env=None):
+    """Run the launcher (``env``: variables added to the workers'); return
+    (CompletedProcess, seconds)."""
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
            engine, '--timeout', str(timeout), os.path.join(SCRIPTS, script)] + list(args)
     start = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, env=_env(engine, keras2), cwd=REPO,
-                          timeout=limit)
+                          universal_newlines=True, env=dict(_env(engine, keras2), **(env or {})),
+                          cwd=REPO, timeout=limit)
     return proc, time.time() - start
 
 
@@ -272,14 +279,46 @@ ENGINES = requested_backends()
 
 @pytest.mark.parametrize('engine', ENGINES)
 def test_k_training_on_two_workers_equals_one_process(engine, workdir):
+    """Also: worker 1 stalls 3 s; the environment asks for a 2 s stall check, but
+    ``init(stall_check=0)`` turns it off: no stall line."""
     _engine_or_skip(engine)
     out = os.path.join(workdir, 'k')
-    proc, _ = _launch(engine, 2, 'k_sgd.py', [out])
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'stall-off'], env=STALL_ENV)
     assert proc.returncode == 0, proc.stderr[-5000:]
     expected = _load_script('k_sgd').numpy_reference()
     w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
     np.testing.assert_array_equal(w0, w1)
     np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+    assert 'distribute: stall' not in proc.stderr, proc.stderr[-5000:]
+
+
+#: the stall check of the stall tests: 2 s
+STALL_ENV = {'KERAS_BACKEND_DISTRIBUTE_STALL_CHECK_SECONDS': '2'}
+STALL_LINE = re.compile(r'^keras_backend\.distribute: stall: ranks \[(\d+(?:, \d+)*)\] have '
+                        r'not reached (\w+) #(\d+) after 2 s \(ranks \[(\d+(?:, \d+)*)\] '
+                        r'are waiting\)$')
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_the_stall_check_names_the_late_worker(engine, workdir):
+    """Worker 1 sleeps 5 s before its third training step, with a 2 s stall check:
+    the training ends with the right weights, and worker 0's stderr has the stall line
+    naming rank 1 and the collective worker 0 waits in (the 4th: broadcast_variables'
+    allreduce, then one per step), once. Other stall lines (the workers' compile times
+    may differ by more than 2 s under load) must have the same form."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'stall')
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'stall'], env=STALL_ENV)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    expected = _load_script('k_sgd').numpy_reference()
+    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
+    np.testing.assert_array_equal(w0, w1)
+    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+    lines = [line for line in proc.stderr.splitlines() if 'distribute: stall' in line]
+    found = [STALL_LINE.match(line) for line in lines]
+    assert lines and all(found), proc.stderr[-5000:]
+    late = [m.groups() for m in found if m.group(3) == '4']
+    assert late == [('1', 'allreduce', '4', '0')], lines
 
 
 @pytest.mark.parametrize('engine', ENGINES)
@@ -361,3 +400,181 @@ def test_tensorflow_refuses_a_late_init():
                           env=_env('tensorflow'), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert 'REFUSED' in proc.stdout and 'must run before TensorFlow runs' in proc.stdout
+
+
+# -- Horovod's learning-rate callbacks (Keras 2.3.1) --------------------------------------
+
+def _lr_reference(size, correction):
+    """What Horovod's callbacks (horovod/_keras/callbacks.py, 0.28.1) set before each
+    batch of tests/distributed/keras_lr.py, and the weights Keras 2.3.1's SGD with
+    momentum reaches with them on the global batches, in float64 numpy.
+
+    Returns (lr per batch, momentum per batch, weights)."""
+    s = _load_script('keras_lr')
+    x, y = s.data()
+    x, y = x.astype('float64'), y.astype('float64')
+    lr, lrs, moms = s.LR0, [], []
+    for epoch in range(s.EPOCHS):
+        for batch in range(s.STEPS):
+            new = None
+            if epoch < s.WARMUP:        # warmup: epoch + (batch + 1) / steps
+                t = epoch + (batch + 1.0) / s.STEPS
+                new = s.PEAK / size * (t * (size - 1) / s.WARMUP + 1)
+            elif epoch == 2 and batch == 0:   # staircase, 0.5 ** epoch
+                new = s.PEAK * 0.5 ** epoch
+            elif epoch >= 3:            # per batch, 1 / (1 + fractional epoch)
+                new = s.PEAK / (1.0 + epoch + float(batch) / s.STEPS)
+            momentum = s.MOMENTUM
+            if new is not None:
+                if correction:
+                    momentum = s.MOMENTUM * new / np.float32(lr)
+                lr = new
+            lrs.append(lr)
+            moms.append(momentum)
+    w, b = np.zeros((3, 1)), np.zeros((1,))
+    vw, vb = np.zeros_like(w), np.zeros_like(b)
+    for i, (rate, momentum) in enumerate(zip(lrs, moms)):
+        start = (i % s.STEPS) * s.GLOBAL_BATCH
+        xb, yb = x[start:start + s.GLOBAL_BATCH], y[start:start + s.GLOBAL_BATCH]
+        err = xb.dot(w) + b - yb
+        gw, gb = 2 * xb.T.dot(err) / len(xb), 2 * err.sum(axis=0) / len(xb)
+        vw, vb = momentum * vw - rate * gw, momentum * vb - rate * gb
+        w, b = w + vw, b + vb
+    return np.array(lrs), np.array(moms), np.concatenate([w.ravel(), b.ravel()])
+
+
+def _check_lr_results(results, size):
+    s = _load_script('keras_lr')
+    assert int(results['size']) == size
+    assert list(results['raised']) == [e for _, e in s.BAD]
+    for name, correction in (('on', True), ('off', False)):
+        lrs, moms, weights = _lr_reference(size, correction)
+        np.testing.assert_allclose(results['lr_' + name], lrs, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(results['momentum_' + name], moms, rtol=1e-6,
+                                   err_msg=name)
+        np.testing.assert_allclose(results['momentum_after_' + name],
+                                   np.full(len(lrs), s.MOMENTUM), rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(results['epoch_lr_' + name], lrs[s.STEPS - 1::s.STEPS],
+                                   rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(results['weights_' + name], weights, rtol=2e-5,
+                                   atol=1e-6, err_msg=name)
+    # the correction changes the training (else the test of the weights proves nothing)
+    assert np.abs(results['weights_on'] - results['weights_off']).max() > 1e-3
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_lr_callbacks_in_one_process(engine, workdir):
+    """Started alone (size 1: the warmup's multiplier is 1): the rates, the momentum
+    (corrected for the batch at which the rate changes, restored after it) and the
+    weights are Horovod's formulas and Keras' SGD in numpy."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'lr1')
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_lr.py'), out],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env(engine, keras2=True), cwd=REPO,
+                          timeout=600)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    _check_lr_results(np.load(out + '.0.npz'), 1)
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_lr_callbacks_on_two_workers(engine, workdir):
+    """Two workers: the warmup goes from PEAK / 2 to PEAK; both workers set the same
+    rates and reach the weights of one process on the global batches."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'lr2')
+    proc, _ = _launch(engine, 2, 'keras_lr.py', [out], keras2=True)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    r0, r1 = np.load(out + '.0.npz'), np.load(out + '.1.npz')
+    for key in r0.files:
+        np.testing.assert_array_equal(r0[key], r1[key], err_msg=key)
+    _check_lr_results(r0, 2)
+
+
+# -- the stall check's parts, in this process ----------------------------------------------
+
+def test_stall_seconds_and_worker_0_host():
+    from keras_backend.distribute import stall, rendezvous
+    env = {stall.ENV_STALL_CHECK: '2.5'}
+    assert stall.stall_seconds(None, {}) == stall.DEFAULT_STALL_CHECK == 60.0
+    assert stall.stall_seconds(None, env) == 2.5
+    assert stall.stall_seconds(0, env) == 0.0           # the argument wins
+    for bad, error in ((-1, ValueError), ('2', TypeError), (True, TypeError)):
+        with pytest.raises(error, match='stall_check'):
+            stall.stall_seconds(bad, {})
+    for text in ('soon', '-3'):
+        with pytest.raises(ValueError, match=stall.ENV_STALL_CHECK):
+            stall.stall_seconds(None, {stall.ENV_STALL_CHECK: text})
+    launched = rendezvous.Placement(rendezvous.LAUNCHER, 1, 2, 1, 2)
+    mpi = rendezvous.Placement(rendezvous.MPI, 1, 2, 1, 2)
+    tf_config = '{"cluster": {"worker": ["10.0.0.7:2222", "10.0.0.8:2222"]}, ' \
+                '"task": {"type": "worker", "index": 1}}'
+    assert stall.rank0_host(launched, {'TF_CONFIG': tf_config}) == '10.0.0.7'
+    assert stall.rank0_host(mpi, {'KERAS_BACKEND_DISTRIBUTE_COORDINATOR':
+                                  '[fd00::2]:4000'}) == 'fd00::2'
+    assert stall.rank0_host(launched, {}) == '127.0.0.1'
+    assert stall.rank0_host(mpi, {rendezvous.ENV_ADDRESS: 'node7'}) == 'node7'
+
+
+def test_stall_monitor_reports_each_stall_once(capfd):
+    """The monitor with three workers: worker 0 through stall.start / stall.entered,
+    workers 1 and 2 as raw sockets speaking its protocol. Stall time 0.6 s."""
+    import socket
+    from keras_backend.distribute import rendezvous, stall
+    place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 3, 0, 3)
+    sent = []
+
+    def broadcast(flat):          # the sum over one worker: worker 0's own array
+        sent.append(flat.copy())
+        return flat
+    try:
+        assert stall.start(0, 3, 0.6, place, broadcast)
+        host, port = stall._decode(sent[0])
+        assert host == '127.0.0.1' and port > 0
+        others = []
+        for r in (1, 2):
+            s = socket.create_connection(('127.0.0.1', port), timeout=10)
+            s.sendall(stall._HELLO.pack(r))
+            others.append(s)
+
+        def report(s, k, kind=0):
+            s.sendall(stall._MESSAGE.pack(k, kind))
+        stall.entered('allreduce')                 # #1: everybody arrives
+        report(others[0], 1)
+        report(others[1], 1)
+        time.sleep(1.5)
+        stall.entered('barrier')                   # #2: worker 2 stays behind
+        report(others[0], 2)
+        time.sleep(2.5)                            # several looks: one line
+        report(others[1], 2)
+        stall.entered('allreduce')                 # #3: workers 1 and 2 behind
+        time.sleep(2.0)
+        report(others[0], 3)
+        report(others[1], 3)
+        time.sleep(1.0)
+        for s in others:
+            s.close()
+    finally:
+        stall.stop()
+    time.sleep(0.3)
+    lines = [line for line in capfd.readouterr().err.splitlines()
+             if 'distribute: stall' in line]
+    assert lines == [
+        'keras_backend.distribute: stall: ranks [2] have not reached barrier #2 after '
+        '0.6 s (ranks [0, 1] are waiting)',
+        'keras_backend.distribute: stall: ranks [1, 2] have not reached allreduce #3 after '
+        '0.6 s (ranks [0] are waiting)'], lines
+
+
+def test_stall_check_off_on_worker_0_turns_it_off():
+    from keras_backend.distribute import rendezvous, stall
+    place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 2, 0, 2)
+    sent = []
+    assert not stall.start(0, 2, 0.0, place, lambda flat: sent.append(flat) or flat)
+    assert stall._decode(sent[0])[1] == 0 and stall._S.sock is None
+    stall.entered('allreduce')          # nothing to tell: no error
+    assert stall._S.count == 0

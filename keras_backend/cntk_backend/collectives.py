@@ -22,6 +22,8 @@ import warnings
 
 import numpy as np
 
+from ..distribute import stall as _stall
+
 
 class _S(object):
     comm = None
@@ -150,6 +152,7 @@ def _aggregate(view, what):
     from cntk import cntk_py
     if cntk_py.NDArrayView.shape(view).total_size() == 0:
         return view
+    _stall.entered('allreduce')
     with _Bounded(what):
         _S.comm.aggregate_in_place([view], _S.workers)
     return view
@@ -239,6 +242,7 @@ def allreduce_array(flat, average, state):
 
 def barrier(state):
     """``Communicator.barrier`` (MPI_Barrier)."""
+    _stall.entered('barrier')
     with _Bounded('barrier'):
         _S.comm.barrier()
 

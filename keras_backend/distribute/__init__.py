@@ -42,11 +42,13 @@ import numpy as np
 
 from .. import engines as _engines
 from . import rendezvous as _rendezvous
+from . import stall as _stall
 
 __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', 'local_size',
            'engine', 'allreduce', 'allreduce_values', 'broadcast_values',
            'broadcast_variables', 'barrier', 'shard', 'shard_indices', 'WorkerLost',
-           'DistributedOptimizer', 'BroadcastGlobalVariablesCallback', 'MetricAverageCallback']
+           'DistributedOptimizer', 'BroadcastGlobalVariablesCallback', 'MetricAverageCallback',
+           'LearningRateScheduleCallback', 'LearningRateWarmupCallback']
 
 #: engine name -> the module that drives its collectives (the ``collectives`` column of the
 #: engine table, :data:`keras_backend.engines.TABLE`), which provides the interface of
@@ -94,7 +96,7 @@ def _configured_engine():
     return _engines.canonical_backend(settings['backend'])
 
 
-def init(timeout=None, engine=None):
+def init(timeout=None, engine=None, stall_check=None):
     """Join the other workers: read this process's rank and the number of workers, and
     start the engine's collective runtime.
 
@@ -120,13 +122,20 @@ def init(timeout=None, engine=None):
         engine: a backend name of the engine table (:data:`ENGINES`: 'tensorflow',
             'theano', 'cntk' or 'jax'); default: the configured backend
             (``KERAS_BACKEND`` or keras.json, as ``keras_backend.backend`` reads them).
+        stall_check: seconds after which worker 0 writes one line on stderr naming the
+            workers that have not reached a collective the others wait in (float >= 0;
+            0: no check). Default: ``$KERAS_BACKEND_DISTRIBUTE_STALL_CHECK_SECONDS``,
+            else 60. Worker 0's value decides for all
+            (:mod:`keras_backend.distribute.stall`).
 
     Returns:
         None. Calling it again with the same arguments does nothing.
 
     Raises:
-        ValueError: ``timeout`` is not a positive number, ``engine`` is unknown, or the
-            placement variables are not integers, out of range or inconsistent.
+        ValueError: ``timeout`` is not a positive number, ``stall_check`` (or its
+            variable) is negative, ``engine`` is unknown, or the placement variables are
+            not integers, out of range or inconsistent.
+        TypeError: ``timeout`` or ``stall_check`` is not a number.
         RuntimeError: the engine's runtime cannot start (TensorFlow already ran ops, or
             ``mpi4py`` is missing for an MPI engine or for TensorFlow / JAX under
             mpirun); the message says what to do.
@@ -149,6 +158,7 @@ def init(timeout=None, engine=None):
         raise TypeError('init: timeout must be a number of seconds, got %r' % (timeout,))
     if not timeout > 0:
         raise ValueError('init: timeout must be > 0 seconds, got %r' % (timeout,))
+    stall_check = _stall.stall_seconds(stall_check)
     if engine is None:
         engine = _configured_engine()
     if os.environ.get('KERAS_BACKEND', '').startswith('keras_backend.'):
@@ -183,6 +193,10 @@ def init(timeout=None, engine=None):
     _State.local_rank, _State.local_size = local_rank_, local_size_
     _State.timeout = float(timeout)
     _State.initialized = True
+    if impl is not None:
+        # the stall check's side channel: one broadcast of worker 0's monitor address
+        _stall.start(rank_, size_, stall_check, place,
+                     lambda flat: impl.allreduce_array(flat, False, _State))
 
 
 def shutdown():
@@ -190,6 +204,7 @@ def shutdown():
     at exit). After it, ``is_initialized()`` is False and ``init`` may be called again
     with one process."""
     impl = _State.impl
+    _stall.stop()
     _State.initialized = False
     _State.impl = None
     _State.rank, _State.size, _State.local_rank, _State.local_size = 0, 1, 0, 1
@@ -547,3 +562,25 @@ def MetricAverageCallback():
     :class:`keras_backend.distribute.keras2.MetricAverageCallback`."""
     from . import keras2
     return keras2.MetricAverageCallback()
+
+
+def LearningRateScheduleCallback(initial_lr, multiplier, start_epoch=0, end_epoch=None,
+                                 staircase=True, momentum_correction=True,
+                                 steps_per_epoch=None):
+    """A Keras callback that sets the learning rate to ``initial_lr * multiplier(epoch)``
+    in epochs ``[start_epoch, end_epoch)`` (Horovod's); see
+    :class:`keras_backend.distribute.keras2.LearningRateScheduleCallback`."""
+    from . import keras2
+    return keras2.LearningRateScheduleCallback(initial_lr, multiplier, start_epoch, end_epoch,
+                                               staircase, momentum_correction,
+                                               steps_per_epoch)
+
+
+def LearningRateWarmupCallback(initial_lr, warmup_epochs=5, momentum_correction=True,
+                               steps_per_epoch=None, verbose=0):
+    """A Keras callback that raises the learning rate from ``initial_lr / size()`` to
+    ``initial_lr`` over ``warmup_epochs`` epochs (Horovod's); see
+    :class:`keras_backend.distribute.keras2.LearningRateWarmupCallback`."""
+    from . import keras2
+    return keras2.LearningRateWarmupCallback(initial_lr, warmup_epochs, momentum_correction,
+                                             steps_per_epoch, verbose)

@@ -122,3 +122,196 @@ class MetricAverageCallback(keras.callbacks.Callback):
         means = allreduce_values(np.array([float(logs[k]) for k in keys]), average=True)
         for k, v in zip(keys, means):
             logs[k] = float(v)
+
+
+# -- learning-rate schedules (Horovod's LearningRateScheduleCallback / ...WarmupCallback) --
+
+def _is_number(v):
+    return not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating))
+
+
+class LearningRateScheduleCallback(keras.callbacks.Callback):
+    """Sets the optimizer's learning rate to ``initial_lr * multiplier(epoch)`` during
+    the epochs ``start_epoch <= epoch < end_epoch``, Horovod's schedule.
+
+    With ``staircase=True`` the rate is set at the first batch of each epoch, with
+    ``epoch`` the (0-based) epoch number; with ``staircase=False`` it is set before every
+    batch, with ``epoch`` the fractional epoch ``epoch + batch / steps_per_epoch``.
+    A number ``multiplier`` means ``multiplier ** epoch`` (exponential decay; the
+    absolute epoch, not the one since ``start_epoch``). Outside the epochs the rate is
+    left as it is (the last one set). At the end of each epoch ``logs['lr']`` is the rate.
+
+    Momentum correction (Goyal et al. 2017): when the optimizer has a ``momentum``
+    variable (Keras' ``SGD``), for the batch at which the rate changes from ``old`` to
+    ``new`` its momentum is multiplied by ``new / old``, and restored after that batch
+    (nothing is done where ``old`` is 0).
+
+    Args:
+        initial_lr: the base rate (a number > 0; required, as in Horovod 0.28).
+        multiplier: a number, or a function of the (fractional) epoch returning a number.
+        start_epoch: int >= 0, the first epoch of the schedule.
+        end_epoch: int > start_epoch, the first epoch after it; None: to the end.
+        staircase: True: once per epoch; False: every batch.
+        momentum_correction: bool, see above.
+        steps_per_epoch: int > 0, the batches per epoch of ``staircase=False``;
+            None: Keras' ``params['steps']``, else ``params['samples'] //
+            params['batch_size']`` (Horovod's rule: the floor), read when training begins.
+
+    Raises:
+        TypeError: a number or int that is not one; ``multiplier`` neither a number nor
+            callable.
+        ValueError: ``initial_lr`` None or <= 0, epochs out of order,
+            ``steps_per_epoch`` <= 0; when training begins, no way to find
+            ``steps_per_epoch``.
+
+    Example:
+        >>> # 1/10 of the rate from epoch 30 on, as in Horovod's ImageNet example
+        >>> cb = kd.LearningRateScheduleCallback(0.1 * kd.size(), lambda epoch: 0.1,
+        ...                                     start_epoch=30)   # doctest: +SKIP
+    """
+
+    def __init__(self, initial_lr, multiplier, start_epoch=0, end_epoch=None, staircase=True,
+                 momentum_correction=True, steps_per_epoch=None):
+        super(LearningRateScheduleCallback, self).__init__()
+        name = type(self).__name__
+        if initial_lr is None:
+            raise ValueError('%s: initial_lr is required (a number > 0)' % name)
+        if not _is_number(initial_lr):
+            raise TypeError('%s: initial_lr must be a number, got %r' % (name, initial_lr))
+        if not initial_lr > 0:
+            raise ValueError('%s: initial_lr must be > 0, got %r' % (name, initial_lr))
+        if callable(multiplier):
+            self.multiplier = multiplier
+        elif _is_number(multiplier):
+            factor = float(multiplier)
+            self.multiplier = lambda epoch: factor ** epoch
+        else:
+            raise TypeError('%s: multiplier must be a number or a function of the epoch, '
+                            'got %r' % (name, multiplier))
+        for arg, value in (('start_epoch', start_epoch), ('end_epoch', end_epoch),
+                           ('steps_per_epoch', steps_per_epoch)):
+            if value is not None and (isinstance(value, bool) or
+                                      not isinstance(value, (int, np.integer))):
+                raise TypeError('%s: %s must be an int, got %r' % (name, arg, value))
+        if start_epoch is None or start_epoch < 0:
+            raise ValueError('%s: start_epoch must be an int >= 0, got %r'
+                             % (name, start_epoch))
+        if end_epoch is not None and end_epoch <= start_epoch:
+            raise ValueError('%s: end_epoch must be None or > start_epoch = %d, got %r'
+                             % (name, start_epoch, end_epoch))
+        if steps_per_epoch is not None and steps_per_epoch <= 0:
+            raise ValueError('%s: steps_per_epoch must be None or > 0, got %r'
+                             % (name, steps_per_epoch))
+        self.initial_lr = float(initial_lr)
+        self.start_epoch, self.end_epoch = int(start_epoch), end_epoch
+        self.staircase = bool(staircase)
+        self.momentum_correction = bool(momentum_correction)
+        self.steps_per_epoch = steps_per_epoch
+        self.current_epoch = None
+        self._saved_momentum = None
+
+    def _find_steps_per_epoch(self):
+        params = self.params or {}
+        if params.get('steps'):
+            return int(params['steps'])
+        if params.get('samples') and params.get('batch_size'):
+            steps = int(params['samples']) // int(params['batch_size'])
+            if steps > 0:
+                return steps
+        raise ValueError('%s: cannot tell the number of batches per epoch from Keras\' '
+                         'params (%r); pass steps_per_epoch' % (type(self).__name__, params))
+
+    def _set_rate(self, epoch):
+        optimizer = self.model.optimizer
+        old = float(K.get_value(optimizer.lr))
+        new = self.initial_lr * float(self.multiplier(epoch))
+        K.set_value(optimizer.lr, new)
+        if self.momentum_correction and hasattr(optimizer, 'momentum') and old != 0:
+            momentum = float(K.get_value(optimizer.momentum))
+            if self._saved_momentum is None:
+                self._saved_momentum = momentum
+            K.set_value(optimizer.momentum, momentum * new / old)
+
+    def on_train_begin(self, logs=None):
+        if not self.staircase and not self.steps_per_epoch:
+            self.steps_per_epoch = self._find_steps_per_epoch()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.current_epoch = epoch
+
+    def on_batch_begin(self, batch, logs=None):
+        epoch = self.current_epoch
+        if epoch < self.start_epoch or (self.end_epoch is not None and
+                                        epoch >= self.end_epoch):
+            return
+        if self.staircase:
+            if batch == 0:
+                self._set_rate(epoch)
+        else:
+            self._set_rate(epoch + float(batch) / self.steps_per_epoch)
+
+    def on_batch_end(self, batch, logs=None):
+        if self._saved_momentum is not None:
+            K.set_value(self.model.optimizer.momentum, self._saved_momentum)
+            self._saved_momentum = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs['lr'] = float(K.get_value(self.model.optimizer.lr))
+
+
+class LearningRateWarmupCallback(LearningRateScheduleCallback):
+    """Raises the learning rate from ``initial_lr / size()`` to ``initial_lr`` over the
+    first ``warmup_epochs`` epochs, batch by batch (Goyal et al. 2017; Horovod's warmup).
+
+    Before batch ``b`` of epoch ``e`` (``e < warmup_epochs``) the rate is
+    ``initial_lr * multiplier(t)`` with ``t = e + (b + 1) / steps_per_epoch`` and
+    ``multiplier(t) = 1 / size * (t * (size - 1) / warmup_epochs + 1)``, so the last
+    batch of the warmup runs at ``initial_lr`` (with one worker, always ``initial_lr``).
+    It is a :class:`LearningRateScheduleCallback` with ``staircase=False``, epochs
+    ``[0, warmup_epochs)``, and the same momentum correction. Put a schedule for the
+    later epochs (``start_epoch=warmup_epochs``) after it in ``callbacks``.
+
+    Args:
+        initial_lr: the rate at the end of the warmup (a number > 0), usually the single
+            process's rate times ``size()``.
+        warmup_epochs: int > 0.
+        momentum_correction: bool.
+        steps_per_epoch: int > 0 or None (found as :class:`LearningRateScheduleCallback`
+            finds it).
+        verbose: > 0: worker 0 prints a line when the warmup ends.
+
+    Raises:
+        TypeError, ValueError: as :class:`LearningRateScheduleCallback`;
+            ``warmup_epochs`` not an int > 0.
+
+    Example:
+        >>> model.fit(x, y, callbacks=[kd.LearningRateWarmupCallback(
+        ...     0.1 * kd.size(), warmup_epochs=5)])           # doctest: +SKIP
+    """
+
+    def __init__(self, initial_lr, warmup_epochs=5, momentum_correction=True,
+                 steps_per_epoch=None, verbose=0):
+        if isinstance(warmup_epochs, bool) or not isinstance(warmup_epochs, (int, np.integer)):
+            raise TypeError('LearningRateWarmupCallback: warmup_epochs must be an int, got %r'
+                            % (warmup_epochs,))
+        if warmup_epochs <= 0:
+            raise ValueError('LearningRateWarmupCallback: warmup_epochs must be > 0, got %r'
+                             % (warmup_epochs,))
+        self.warmup_epochs = int(warmup_epochs)
+        self.verbose = verbose
+        super(LearningRateWarmupCallback, self).__init__(
+            initial_lr, self._warmup, start_epoch=0, end_epoch=self.warmup_epochs,
+            staircase=False, momentum_correction=momentum_correction,
+            steps_per_epoch=steps_per_epoch)
+
+    def _warmup(self, epoch):
+        n = size()
+        t = epoch + 1.0 / self.steps_per_epoch   # the epoch at this batch's end
+        return (t * (n - 1) / self.warmup_epochs + 1.0) / n
+
+    def on_epoch_end(self, epoch, logs=None):
+        super(LearningRateWarmupCallback, self).on_epoch_end(epoch, logs)
+        if epoch == self.warmup_epochs - 1 and self.verbose and rank() == 0:
+            print('\nEpoch %d: finished gradual learning rate warmup to %g.'
+                  % (epoch + 1, float(K.get_value(self.model.optimizer.lr))))

@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from ..distribute import stall as _stall
+
 AXIS = 'workers'
 
 
@@ -127,6 +129,7 @@ def spmd_program(pure):
         key = (phase, static, tuple(expanded),
                tuple((tuple(g.shape), str(g.dtype)) for grp in groups for g in grp))
         trace_key[0] = key
+        _stall.entered('allreduce')
         try:
             outs, news = jitted(groups[0], groups[1], groups[2], phase, static,
                                 tuple(expanded))
@@ -180,6 +183,12 @@ def _array_allreduce():
 
 
 def allreduce_array(flat, average, state):
+    return _allreduce_array(flat, average, state, 'allreduce')
+
+
+def _allreduce_array(flat, average, state, kind):
+    """``allreduce_array``, told to the stall check as a collective of ``kind``."""
+    _stall.entered(kind)
     try:
         block, _ = _local_block(flat.reshape((1, -1)))
         out = np.asarray(_array_allreduce()(_global(block)).addressable_shards[0]
@@ -194,7 +203,7 @@ def allreduce_array(flat, average, state):
 
 
 def barrier(state):
-    allreduce_array(np.zeros(1, np.float32), False, state)
+    _allreduce_array(np.zeros(1, np.float32), False, state, 'barrier')
 
 
 def lost_reason(error):

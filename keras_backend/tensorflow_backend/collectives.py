@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 
+from ..distribute import stall as _stall
 from .core import _graph
 
 GROUP_KEY = 1
@@ -97,7 +98,13 @@ def allreduce_tensor(K, x, average, state):
 
 
 def allreduce_array(flat, average, state):
+    return _allreduce_array(flat, average, state, 'allreduce')
+
+
+def _allreduce_array(flat, average, state, kind):
+    """``allreduce_array``, told to the stall check as a collective of ``kind``."""
     import tensorflow as tf
+    _stall.entered(kind)
     dtype = flat.dtype
     if dtype.kind in 'iu' and dtype.itemsize < 4:
         flat = flat.astype(np.int32)
@@ -114,7 +121,7 @@ def allreduce_array(flat, average, state):
 
 
 def barrier(state):
-    allreduce_array(np.zeros(1, np.float32), False, state)
+    _allreduce_array(np.zeros(1, np.float32), False, state, 'barrier')
 
 
 _LOST = ('UnavailableError', 'DeadlineExceededError', 'CancelledError', 'AbortedError')

@@ -846,6 +846,15 @@ def _compile(flat_feeds, outs, up_ops, ops, used):
         return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops))
 
 
+def _stall_hook(ops):
+    """``keras_backend.distribute.stall.entered`` when ``ops`` hold a collective
+    (``CollectiveReduceV2``, made by ``keras_backend.distribute``), else None."""
+    if not any(op.type.startswith('Collective') for op in ops):
+        return None
+    from ..distribute import stall
+    return stall.entered
+
+
 class _Function(object):
     """A compiled function; see ``function``."""
 
@@ -915,6 +924,9 @@ class _Function(object):
             raise ValueError('function: the outputs depend on placeholder(s) %s that are not '
                              'among the inputs' % ', '.join(repr(op.name) for op in missing))
         self._n_out = len(outs)
+        # a function holding keras_backend.distribute's collectives tells its stall check
+        # at each call (the graph's collectives run inside the compiled call)
+        self._stall = _stall_hook(ops)
         self._fn = _compile(flat_feeds, outs, up_ops, ops, used)
         self._call = getattr(self._fn, '_call_flat', None)
 
@@ -944,6 +956,8 @@ class _Function(object):
             flat.extend(conv(value))
         if self._extra:
             flat.extend(self._extra)
+        if self._stall is not None:
+            self._stall('allreduce')
         try:
             results = self._run(flat)
         except tf.errors.OpError as e:

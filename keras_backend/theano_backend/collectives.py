@@ -13,6 +13,8 @@ import time
 
 import numpy as np
 
+from ..distribute import stall as _stall
+
 
 class _S(object):
     comm = None
@@ -60,6 +62,7 @@ def _wait(request, what):
 
 
 def _allreduce_numpy(x, average):
+    _stall.entered('allreduce')
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
     _wait(_S.comm.Iallreduce(x, out, op=_S.MPI.SUM), 'MPI_Allreduce')
@@ -120,6 +123,7 @@ def allreduce_array(flat, average, state):
 
 
 def barrier(state):
+    _stall.entered('barrier')
     _wait(_S.comm.Ibarrier(), 'MPI_Barrier')
 
 

@@ -5,7 +5,9 @@ the gradients averaged by keras_backend.distribute.allreduce.
 
 Writes the final weights of this worker to OUT.<rank>.npy. MODE: 'ok' (default),
 'exit' (worker 1 exits with status 3 after its second step), 'hang' (worker 1 writes
-the time to OUT.hang after its second step, then sleeps for ever). Each worker also writes
+the time to OUT.hang after its second step, then sleeps for ever), 'stall' (worker 1 sleeps
+5 s before its third step: the stall check, set by the environment, names it) or
+'stall-off' (the same with 3 s, and ``init(stall_check=0)``: no stall line). Each worker also writes
 the rendezvous its engine used to OUT.<rank>.rendezvous (TF_CONFIG or the coordinator
 address; empty for the MPI engines).
 :func:`numpy_reference` gives the weights one process reaches on the global batches.
@@ -41,7 +43,7 @@ def numpy_reference():
 
 def main(out, mode):
     import keras_backend.distribute as kd
-    kd.init()
+    kd.init(stall_check=0 if mode == 'stall-off' else None)
     import os
     with open('%s.%d.rendezvous' % (out, kd.rank()), 'w') as f:
         f.write(os.environ.get('TF_CONFIG', '') or
@@ -66,6 +68,8 @@ def main(out, mode):
     for _ in range(EPOCHS):
         losses = []
         for i in range(0, len(xs), local):
+            if steps == 2 and kd.rank() == 1 and mode in ('stall', 'stall-off'):
+                time.sleep(5.0 if mode == 'stall' else 3.0)   # the others wait in step 3
             losses.append(step([xs[i:i + local], ys[i:i + local]])[0])
             steps += 1
             if steps == 2 and kd.rank() == 1 and mode == 'exit':
