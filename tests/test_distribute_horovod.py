@@ -40,11 +40,17 @@ def test_compressors_cast_floats_only(K, single):
     single.init(engine=K.backend())
     v = K.variable(np.array([1.0 / 3, 2.0], 'float32'))
     c, ctx = kd.Compression.fp16.compress(v)
-    assert K.dtype(c) == 'float16' and ctx == 'float32'
+    assert ctx == 'float32'
     back = kd.Compression.fp16.decompress(c, ctx)
     assert K.dtype(back) == 'float32'
     np.testing.assert_allclose(K.eval(back), [1.0 / 3, 2.0], rtol=1e-3)
-    assert K.eval(back)[0] != np.float32(1.0 / 3)    # it went through float16
+    if K.dtype(c) == 'float16':
+        assert K.eval(back)[0] != np.float32(1.0 / 3)    # it went through float16
+    else:   # CNTK's adapter computes float16 in float32: nothing is rounded
+        assert K.dtype(c) == 'float32' and K.eval(back)[0] == np.float32(1.0 / 3)
+    i = K.variable(np.arange(3), dtype='int32')
+    if K.dtype(i) == 'int32':     # (CNTK holds integers as float32)
+        assert kd.Compression.fp16.compress(i) == (i, None)
     assert kd.Compression.none.compress(v) == (v, None)
     assert kd.Compression.none.decompress(v, None) is v
 
@@ -73,16 +79,17 @@ def test_bad_arguments_of_the_horovod_api(single):
         single.joinable(3)
 
 
-def test_distributed_optimizer_bad_arguments(K, single):
+def test_distributed_optimizer_bad_arguments(K, single, monkeypatch):
     single.init(engine=K.backend())
     from test_distribute import KERAS2_PATH
-    if not os.path.isdir(KERAS2_PATH) and 'keras' not in sys.modules:
-        pytest.skip('Keras 2.3.1 is not installed here (see README)')
-    if KERAS2_PATH not in sys.path:
-        sys.path.insert(0, KERAS2_PATH)
-    os.environ.setdefault('KERAS_BACKEND', 'keras_backend.%s_backend' % K.backend())
-    if not os.environ['KERAS_BACKEND'].endswith(K.backend() + '_backend'):
-        pytest.skip('Keras is configured for another engine here')
+    if os.path.isdir(KERAS2_PATH) and KERAS2_PATH not in sys.path:
+        monkeypatch.syspath_prepend(KERAS2_PATH)
+    wanted = 'keras_backend.%s_backend' % K.backend()
+    if 'keras' in sys.modules:
+        if sys.modules['keras'].backend.backend() != K.backend():
+            pytest.skip('Keras was imported for another engine in this process')
+    else:
+        monkeypatch.setenv('KERAS_BACKEND', wanted)
     from keras_backend import keras2_compat
     keras2_compat.install()
     try:
@@ -134,8 +141,10 @@ def test_horovod_api_on_two_workers(engine, workdir):
         check('fp32', (v[0] + v[1]) / 2)
         check('fp16', (v[0] + v[1]) / 2, rtol=2e-3)
         assert str(got['fp16_dtype']) == 'float32'
-        # float16 moved: one-third is not representable in 11 bits
-        assert not np.allclose(got['fp16'], got['fp32'], rtol=1e-5, atol=0)
+        if got['half_held']:   # float16 moved: one-third is not representable in 11 bits
+            assert not np.allclose(got['fp16'], got['fp32'], rtol=1e-5, atol=0)
+        else:                  # the adapter computes float16 in float32 (CNTK)
+            check('fp16', got['fp32'])
         check('gather', np.concatenate(blocks))
         check('gather_grad', 2 * W[2 * r:2 * r + 2])           # summed over both workers
         check('bcast', [2.0, 4.0])                               # rank 1's (r + 1) * [1, 2]

@@ -86,6 +86,7 @@ class _State(object):
     active = None        # the adapter variable of this worker's active flag (join)
     rounds = 0           # join rounds so far (the same count on every worker)
     last_step = None     # (callable, inputs) of the last joinable step
+    one_hot = None       # the adapter variable one_hot(rank) (broadcast, allgather)
 
 
 def _configured_engine():
@@ -197,7 +198,7 @@ def shutdown():
     impl = _State.impl
     _State.initialized = False
     _State.impl = None
-    _State.active, _State.rounds, _State.last_step = None, 0, None
+    _State.active, _State.rounds, _State.last_step, _State.one_hot = None, 0, None, None
     _State.rank, _State.size, _State.local_rank, _State.local_size = 0, 1, 0, 1
     if impl is not None and hasattr(impl, 'stop'):
         impl.stop()
@@ -617,9 +618,19 @@ def broadcast(tensor, root_rank=0):
         return tensor
     K = _adapter()
     _check_tensor(K, 'broadcast', 'tensor', tensor)
-    # a non-root worker sends tensor * 0 (not zeros_like) so that its gradient is defined
-    sent = tensor if _State.rank == root_rank else tensor * K.cast(0, _dtype_name(K, tensor))
-    return allreduce(sent, op=Sum)
+    # tensor * (1 on the root, else 0): the same graph on every worker (the MPI engines run
+    # independent collectives in the graph's order) and a gradient on every worker
+    return allreduce(tensor * _rank_mask(K, root_rank, _dtype_name(K, tensor)), op=Sum)
+
+
+def _rank_mask(K, rank_, dtype):
+    """A scalar tensor: 1 on worker ``rank_``, 0 on the others, read from a variable so
+    that no engine folds it into a different graph on each worker."""
+    if _State.one_hot is None:
+        hot = np.zeros(_State.size, np.float32)
+        hot[_State.rank] = 1
+        _State.one_hot = K.variable(hot, dtype='float32', name='distribute_rank_one_hot')
+    return K.cast(_State.one_hot[rank_], dtype)
 
 
 def _check_tensor(K, fname, arg, t):
@@ -663,8 +674,8 @@ def allgather(tensor):
     if K.ndim(tensor) == 0:
         raise ValueError('allgather: tensor must have at least one axis (it is concatenated '
                          'on axis 0), got a 0-d tensor')
-    zero = tensor * K.cast(0, _dtype_name(K, tensor))
-    blocks = [tensor if r == _State.rank else zero for r in range(_State.size)]
+    dt = _dtype_name(K, tensor)
+    blocks = [tensor * _rank_mask(K, r, dt) for r in range(_State.size)]
     return allreduce(K.concatenate(blocks, axis=0), op=Sum)
 
 
