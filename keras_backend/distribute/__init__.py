@@ -45,10 +45,12 @@ from . import rendezvous as _rendezvous
 from . import stall as _stall
 
 __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', 'local_size',
-           'engine', 'allreduce', 'allreduce_values', 'broadcast_values',
-           'broadcast_variables', 'barrier', 'shard', 'shard_indices', 'WorkerLost',
-           'DistributedOptimizer', 'BroadcastGlobalVariablesCallback', 'MetricAverageCallback',
-           'LearningRateScheduleCallback', 'LearningRateWarmupCallback']
+           'engine', 'allreduce', 'allreduce_values', 'allgather', 'allgather_values',
+           'broadcast', 'broadcast_values', 'broadcast_variables', 'barrier', 'join',
+           'joinable', 'shard', 'shard_indices', 'WorkerLost', 'Average', 'Sum', 'ReduceOp',
+           'Compression', 'DistributedOptimizer', 'BroadcastGlobalVariablesCallback',
+           'MetricAverageCallback', 'JoinCallback', 'LearningRateScheduleCallback',
+           'LearningRateWarmupCallback']
 
 #: engine name -> the module that drives its collectives (the ``collectives`` column of the
 #: engine table, :data:`keras_backend.engines.TABLE`), which provides the interface of
@@ -83,6 +85,10 @@ class _State(object):
     local_rank = 0
     local_size = 1
     timeout = DEFAULT_TIMEOUT
+    active = None        # the adapter variable of this worker's active flag (join)
+    rounds = 0           # join rounds so far (the same count on every worker)
+    last_step = None     # (callable, inputs) of the last joinable step
+    one_hot = None       # the adapter variable one_hot(rank) (broadcast, allgather)
 
 
 def _configured_engine():
@@ -207,6 +213,7 @@ def shutdown():
     _stall.stop()
     _State.initialized = False
     _State.impl = None
+    _State.active, _State.rounds, _State.last_step, _State.one_hot = None, 0, None, None
     _State.rank, _State.size, _State.local_rank, _State.local_size = 0, 1, 0, 1
     if impl is not None and hasattr(impl, 'stop'):
         impl.stop()
@@ -264,35 +271,143 @@ def _dtype_name(K, t):
     return str(K.dtype(t))
 
 
-def allreduce(tensors, average=True):
+class ReduceOp(object):
+    """A reduction of :func:`allreduce` / :func:`allreduce_values`: :data:`Average` or
+    :data:`Sum` (Horovod's ``hvd.Average``, ``hvd.Sum``)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return 'keras_backend.distribute.%s' % self.name
+
+
+#: the mean over the (active) workers
+Average = ReduceOp('Average')
+#: the sum over the (active) workers
+Sum = ReduceOp('Sum')
+
+
+def _reduce_op(fname, average, op):
+    """True for a mean, False for a sum, from Horovod's two spellings (``op`` wins; both
+    given and different: ValueError)."""
+    if op is not None and not isinstance(op, ReduceOp):
+        raise TypeError('%s: op must be keras_backend.distribute.Average or .Sum, got %r'
+                        % (fname, op))
+    if average is not None and not isinstance(average, (bool, np.bool_)):
+        raise TypeError('%s: average must be True, False or None, got %r' % (fname, average))
+    if op is None:
+        return True if average is None else bool(average)
+    if average is not None and bool(average) != (op is Average):
+        raise ValueError('%s: average=%r contradicts op=%r; give one of them'
+                         % (fname, average, op))
+    return op is Average
+
+
+class NoneCompressor(object):
+    """No compression: ``compress`` returns the tensor itself."""
+
+    @staticmethod
+    def compress(tensor):
+        """``(tensor, None)``."""
+        return tensor, None
+
+    @staticmethod
+    def decompress(tensor, ctx):
+        """``tensor``."""
+        return tensor
+
+
+class FP16Compressor(object):
+    """Float tensors travel as float16: ``compress`` casts a float32/float64 tensor of the
+    active adapter to float16 (other dtypes are left alone), ``decompress`` casts back."""
+
+    @staticmethod
+    def compress(tensor):
+        """``(float16 tensor, original dtype)``, or ``(tensor, None)`` for a tensor that is
+        not float32/float64."""
+        K = _adapter()
+        dtype = _dtype_name(K, tensor)
+        if dtype in ('float32', 'float64'):
+            return K.cast(tensor, 'float16'), dtype
+        return tensor, None
+
+    @staticmethod
+    def decompress(tensor, ctx):
+        """``tensor`` cast back to ``ctx`` (the dtype ``compress`` returned), if any."""
+        if ctx is None:
+            return tensor
+        return _adapter().cast(tensor, ctx)
+
+
+class Compression(object):
+    """Horovod's compression choices for :func:`allreduce` and ``DistributedOptimizer``:
+    ``Compression.none`` (default) and ``Compression.fp16`` (float tensors are reduced as
+    float16: half the bytes, about 3 significant digits; see ``docs/semantics.md`` for the
+    engines that sum them in float32)."""
+    none = NoneCompressor
+    fp16 = FP16Compressor
+
+
+def _check_compression(fname, compression):
+    if compression is None:
+        return Compression.none
+    if not (callable(getattr(compression, 'compress', None))
+            and callable(getattr(compression, 'decompress', None))):
+        raise TypeError('%s: compression must be Compression.none, Compression.fp16 or an '
+                        'object with compress(tensor) and decompress(tensor, ctx), got %r'
+                        % (fname, compression))
+    return compression
+
+
+def _active_flag(K):
+    """The adapter variable holding 1.0 while this worker trains and 0.0 while it is
+    joined (:func:`join`); every in-graph allreduce reads it (made on first use)."""
+    if _State.active is None:
+        _State.active = K.variable(np.float32(1.0), dtype='float32', name='distribute_active')
+    return _State.active
+
+
+def allreduce(tensors, average=None, op=None, compression=None):
     """The sum (or mean) over every worker of each symbolic tensor, in the engine's graph.
 
-    Tensors of one dtype go through one fused collective: flattened, concatenated,
-    reduced, split back. So a training step that averages its gradients stays one
-    compiled function, with one collective per dtype.
+    Tensors of one dtype go through one fused collective: flattened, concatenated with
+    this worker's ``active`` flag (1; 0 while it is joined, :func:`join`), reduced, split
+    back. So a training step that averages its gradients stays one compiled function, with
+    one collective per dtype. A joined worker contributes zeros, and a mean divides by the
+    number of workers that are not joined.
 
     Args:
         tensors: a symbolic tensor or variable of the active adapter, or a list/tuple of
             them (any shapes; float or int dtypes).
-        average: True: the mean over workers; False: the sum.
+        average: True: the mean over workers; False: the sum (Horovod's older spelling;
+            default: the mean).
+        op: :data:`Average` or :data:`Sum` (wins over ``average``; both given and
+            different: ValueError).
+        compression: :attr:`Compression.none` (default) or :attr:`Compression.fp16`: float
+            tensors travel as float16 and come back in their own dtype.
 
     Returns:
         A tensor (or list) of the same shapes and dtypes. With one worker, ``tensors``
         itself. The gradient of the result is the same allreduce of the incoming
-        gradient (TensorFlow, Theano/PyTensor, JAX).
+        gradient (TensorFlow, Theano/PyTensor, JAX). The mean of integers is rounded
+        toward zero.
 
     Raises:
-        ValueError: before :func:`init`.
-        TypeError: ``tensors`` holds something that is not a tensor.
+        ValueError: before :func:`init`; ``average`` contradicts ``op``.
+        TypeError: ``tensors`` holds something that is not a tensor; ``op``, ``average``
+            or ``compression`` of the wrong type.
         WorkerLost: (when the compiled function runs) a peer died or timed out.
 
     Example:
         >>> g = K.placeholder(shape=(3,))
-        >>> f = K.function([g], [kd.allreduce(g)])
+        >>> f = K.function([g], [kd.allreduce(g, op=kd.Sum)])
         >>> f([np.ones(3) * (kd.rank() + 1)])   # on 2 workers   # doctest: +SKIP
-        [array([1.5, 1.5, 1.5], dtype=float32)]
+        [array([3., 3., 3.], dtype=float32)]
     """
     _need_init('allreduce')
+    mean = _reduce_op('allreduce', average, op)
+    compression = _check_compression('allreduce', compression)
     single = not isinstance(tensors, (list, tuple))
     items = [tensors] if single else list(tensors)
     if _State.size == 1:
@@ -302,38 +417,66 @@ def allreduce(tensors, average=True):
         if not K.is_tensor(t) and not _is_variable(K, t):
             raise TypeError('allreduce: item %d must be a tensor or variable of the %s '
                             'adapter, got %r' % (i, _State.engine, type(t).__name__))
+    packed = [compression.compress(t) for t in items]
+    sums, count = _sum_active(K, [p[0] for p in packed], mean)
+    out = []
+    for t, (_, ctx), total in zip(items, packed, sums):
+        total = compression.decompress(total, ctx)
+        if mean:
+            total = _divide(K, total, count)
+        shape = getattr(t, '_keras_shape', None)   # the sizes Theano 1.0.5's types cannot hold
+        if shape is not None and getattr(total, '_keras_shape', None) is None:
+            try:
+                total._keras_shape = shape
+            except AttributeError:
+                pass
+        out.append(total)
+    return out[0] if single else out
+
+
+def _sum_active(K, items, need_count):
+    """The sums over the workers of ``items`` (each worker's value times its active flag)
+    and, when ``need_count``, the number of active workers (a scalar tensor, float32)."""
+    active = _active_flag(K)
     out = [None] * len(items)
     groups = {}
+    dynamic = []
     for i, t in enumerate(items):
         shape = K.int_shape(t)
         if shape is None or any(d is None for d in shape):
-            out[i] = _reduce_one(K, t, average)   # a collective of its own
+            dynamic.append(i)
         else:
             groups.setdefault(_dtype_name(K, t), []).append((i, tuple(shape)))
-    for dt, members in groups.items():
-        if len(members) == 1:
-            i, _ = members[0]
-            out[i] = _reduce_one(K, items[i], average)
-            continue
+    count = None
+    for dt, members in sorted(groups.items()):
+        flag = K.reshape(K.cast(active, dt), (1,))
         flat = K.concatenate([K.reshape(items[i], (-1,)) for i, _ in members], axis=0)
-        red = _State.impl.allreduce_tensor(K, flat, average, _State)
+        red = _State.impl.allreduce_tensor(
+            K, K.concatenate([flat * flag, flag], axis=0), False, _State)
         start = 0
         for i, shape in members:
             n = int(np.prod(shape, dtype=np.int64))
             out[i] = K.reshape(red[start:start + n], shape)
             start += n
-    return out[0] if single else out
+        if count is None:
+            count = K.cast(K.sum(red[start:start + 1]), 'float32')
+    for i in dynamic:   # sizes known only at run time: a collective of its own
+        t = items[i]
+        out[i] = _State.impl.allreduce_tensor(K, t * K.cast(active, _dtype_name(K, t)),
+                                              False, _State)
+    if need_count and count is None:
+        count = K.sum(_State.impl.allreduce_tensor(K, K.reshape(active, (1,)), False,
+                                                   _State))
+    return out, count
 
 
-def _reduce_one(K, t, average):
-    out = _State.impl.allreduce_tensor(K, t, average, _State)
-    shape = getattr(t, '_keras_shape', None)   # the sizes Theano 1.0.5's types cannot hold
-    if shape is not None and getattr(out, '_keras_shape', None) is None:
-        try:
-            out._keras_shape = shape
-        except AttributeError:
-            pass
-    return out
+def _divide(K, total, count):
+    """``total`` over ``max(count, 1)``; integers rounded toward zero."""
+    dt = _dtype_name(K, total)
+    n = K.maximum(count, 1.0)
+    if dt.startswith('float'):
+        return total / K.cast(n, dt)
+    return K.cast(K.cast(total, 'float32') / n, dt)
 
 
 def _is_variable(K, t):
@@ -343,20 +486,27 @@ def _is_variable(K, t):
         return False
 
 
-def allreduce_values(values, average=True):
+def allreduce_values(values, average=None, op=None):
     """The sum (or mean) over every worker of numpy values, as numpy (for metrics).
+
+    Eager: it runs now, on every worker, and ignores :func:`join`'s active flags (every
+    worker's values count).
 
     Args:
         values: an array-like or number, or a list/tuple of them; numbers of one dtype
             go through one collective.
-        average: True: the mean; False: the sum.
+        average: True: the mean; False: the sum (default: the mean).
+        op: :data:`Average` or :data:`Sum` (wins over ``average``; both given and
+            different: ValueError).
 
     Returns:
         numpy arrays of the same shapes (a list when ``values`` is a list). The mean of
         integers is a float64 array.
 
     Raises:
-        ValueError: before :func:`init`; a value that is not numeric.
+        ValueError: before :func:`init`; a value that is not numeric; ``average``
+            contradicts ``op``.
+        TypeError: ``op`` or ``average`` of the wrong type.
         WorkerLost: a peer died or timed out.
 
     Example:
@@ -364,6 +514,7 @@ def allreduce_values(values, average=True):
         array(0.5)
     """
     _need_init('allreduce_values')
+    average = _reduce_op('allreduce_values', average, op)
     single = not isinstance(values, (list, tuple))
     arrays = []
     for i, v in enumerate([values] if single else values):
@@ -423,12 +574,12 @@ def broadcast_values(values, root=0):
     return arrays[0] if single else arrays
 
 
-def _check_root(fname, root):
+def _check_root(fname, root, arg='root'):
     if isinstance(root, bool) or not isinstance(root, (int, np.integer)):
-        raise TypeError('%s: root must be an int rank, got %r' % (fname, root))
+        raise TypeError('%s: %s must be an int rank, got %r' % (fname, arg, root))
     if not 0 <= int(root) < _State.size:
-        raise ValueError('%s: root must be in 0 .. %d, got %d'
-                         % (fname, _State.size - 1, root))
+        raise ValueError('%s: %s must be in 0 .. %d, got %d'
+                         % (fname, arg, _State.size - 1, root))
 
 
 def broadcast_variables(variables, root=0):
@@ -450,6 +601,265 @@ def broadcast_variables(variables, root=0):
     K = _adapter()
     values = broadcast_values(K.batch_get_value(variables), root)
     K.batch_set_value(list(zip(variables, values)))
+
+
+def broadcast(tensor, root_rank=0):
+    """Every worker gets worker ``root_rank``'s value of a symbolic tensor, in the graph.
+
+    Built on the engine's allreduce (sum): the root sends its tensor, the others zeros.
+    The gradient (Horovod's): on the root, the sum over the workers of the incoming
+    gradients; zeros on the others.
+
+    Args:
+        tensor: a symbolic tensor or variable of the active adapter (any shape, float or
+            int dtype); the same shape on every worker.
+        root_rank: int in 0 .. size() - 1.
+
+    Returns:
+        A tensor of ``tensor``'s shape and dtype; with one worker, ``tensor`` itself.
+
+    Raises:
+        ValueError: before :func:`init`; ``root_rank`` out of range.
+        TypeError: ``root_rank`` is not an int; ``tensor`` is not a tensor.
+
+    Example:
+        >>> b = kd.broadcast(K.variable(np.full(2, kd.rank())), root_rank=1)
+        >>> K.eval(b)                             # on 2 workers   # doctest: +SKIP
+        array([1., 1.], dtype=float32)
+    """
+    _need_init('broadcast')
+    _check_root('broadcast', root_rank, 'root_rank')
+    if _State.size == 1:
+        return tensor
+    K = _adapter()
+    _check_tensor(K, 'broadcast', 'tensor', tensor)
+    # tensor * (1 on the root, else 0): the same graph on every worker (the MPI engines run
+    # independent collectives in the graph's order) and a gradient on every worker
+    return allreduce(tensor * _rank_mask(K, root_rank, _dtype_name(K, tensor)), op=Sum)
+
+
+def _rank_mask(K, rank_, dtype):
+    """A scalar tensor: 1 on worker ``rank_``, 0 on the others, read from a variable so
+    that no engine folds it into a different graph on each worker."""
+    if _State.one_hot is None:
+        hot = np.zeros(_State.size, np.float32)
+        hot[_State.rank] = 1
+        _State.one_hot = K.variable(hot, dtype='float32', name='distribute_rank_one_hot')
+    return K.cast(_State.one_hot[rank_], dtype)
+
+
+def _check_tensor(K, fname, arg, t):
+    if not K.is_tensor(t) and not _is_variable(K, t):
+        raise TypeError('%s: %s must be a tensor or variable of the %s adapter, got %r'
+                        % (fname, arg, _State.engine, type(t).__name__))
+
+
+def allgather(tensor):
+    """The workers' values of a symbolic tensor concatenated on axis 0, in rank order, in
+    the graph.
+
+    Built on the engine's allreduce (sum): each worker places its tensor in its own slot
+    of a zero buffer ``size()`` times as long. So every worker's tensor must have the same
+    shape, axis 0 included (an axis 0 of unknown static size is allowed where the engine
+    has dynamic shapes, but its run-time size must match on every worker; see
+    :func:`allgather_values` for uneven lengths). The gradient (Horovod's): the sum over
+    the workers of the incoming gradient, this worker's slot of it.
+
+    Args:
+        tensor: a symbolic tensor or variable of the active adapter with at least one axis.
+
+    Returns:
+        A tensor of shape ``(size() * n,) + tensor.shape[1:]``; with one worker, ``tensor``.
+
+    Raises:
+        ValueError: before :func:`init`; a 0-d tensor.
+        TypeError: ``tensor`` is not a tensor.
+
+    Example:
+        >>> x = K.placeholder(shape=(2, 3))
+        >>> f = K.function([x], [kd.allgather(x)])
+        >>> f([np.full((2, 3), kd.rank())])[0].shape       # on 2 workers   # doctest: +SKIP
+        (4, 3)
+    """
+    _need_init('allgather')
+    if _State.size == 1:
+        return tensor
+    K = _adapter()
+    _check_tensor(K, 'allgather', 'tensor', tensor)
+    if K.ndim(tensor) == 0:
+        raise ValueError('allgather: tensor must have at least one axis (it is concatenated '
+                         'on axis 0), got a 0-d tensor')
+    dt = _dtype_name(K, tensor)
+    blocks = [tensor * _rank_mask(K, r, dt) for r in range(_State.size)]
+    return allreduce(K.concatenate(blocks, axis=0), op=Sum)
+
+
+def allgather_values(values):
+    """The workers' numpy arrays concatenated on axis 0, in rank order, now.
+
+    The workers' arrays may differ in axis-0 length (as Horovod allows); their other axes
+    and dtype must be the same.
+
+    Args:
+        values: an array-like with at least one axis (numeric or bool).
+
+    Returns:
+        A numpy array of ``values``' dtype: rank 0's rows, then rank 1's, ...
+
+    Raises:
+        ValueError: before :func:`init`; a 0-d or non-numeric value; workers whose arrays
+            differ in dtype or in an axis other than 0 (raised on every worker).
+        WorkerLost: a peer died or timed out.
+
+    Example:
+        >>> kd.allgather_values(np.arange(kd.rank() + 1))   # on 2 workers   # doctest: +SKIP
+        array([0, 0, 1])
+    """
+    _need_init('allgather_values')
+    a = np.asarray(values)
+    if a.ndim == 0:
+        raise ValueError('allgather_values: values must have at least one axis, got a 0-d '
+                         'value')
+    if a.dtype.kind not in 'biuf':
+        raise ValueError('allgather_values: values must be numeric, got dtype %s' % a.dtype)
+    if _State.size == 1:
+        return a.copy()
+    # every worker's (rows, dtype, ndim, other sizes) in its row of a table
+    width = 3 + 8
+    if a.ndim - 1 > 8:
+        raise ValueError('allgather_values: values may have at most 9 axes, got %d' % a.ndim)
+    mine = np.zeros((_State.size, width), np.int64)
+    mine[_State.rank, :3] = (a.shape[0], a.dtype.num, a.ndim)
+    mine[_State.rank, 3:3 + a.ndim - 1] = a.shape[1:]
+    table = _reduce_arrays([mine], False)[0]
+    if len(set(tuple(row[1:]) for row in table)) > 1:
+        raise ValueError('allgather_values: the workers\' values differ in dtype or in an axis '
+                         'other than 0: %s' % ', '.join(
+                             'rank %d: %s of shape %s' % (
+                                 r, np.dtype(np.sctypeDict[int(row[1])]).name
+                                 if int(row[1]) in np.sctypeDict else row[1],
+                                 (int(row[0]),) + tuple(int(d) for d in row[3:2 + row[2]]))
+                             for r, row in enumerate(table)))
+    rows = [int(n) for n in table[:, 0]]
+    longest = max(rows)
+    work = a.astype(np.int32) if a.dtype.kind == 'b' else a
+    buf = np.zeros((_State.size, longest) + a.shape[1:], work.dtype)
+    buf[_State.rank, :a.shape[0]] = work
+    total = _reduce_arrays([buf], False)[0]
+    return np.concatenate([total[r, :rows[r]] for r in range(_State.size)],
+                          axis=0).astype(a.dtype)
+
+
+# -- join: workers with uneven data ------------------------------------------------------
+
+def _join_round(active):
+    """One join round: the number of active workers (every worker calls it as often)."""
+    _State.rounds += 1
+    return int(round(float(_reduce_arrays([np.array([1.0 if active else 0.0])], False)[0][0])))
+
+
+class _Joinable(object):
+    """The callable :func:`joinable` returns."""
+
+    def __init__(self, step):
+        self.step = step
+        self.__doc__ = getattr(step, '__doc__', None)
+
+    def __call__(self, inputs):
+        if _State.size > 1:
+            _join_round(True)
+            _State.last_step = (self.step, inputs)
+        return self.step(inputs)
+
+
+def joinable(step):
+    """``step`` (a ``K.function``, or any callable of one argument whose graph holds the
+    collectives) made ready for :func:`join`: each call first takes part in a join round
+    (one small eager allreduce), remembers its inputs, then runs ``step(inputs)``.
+
+    A worker that runs out of data calls :func:`join`, which repeats its last step until
+    every worker has joined, so that its collectives still match the others'. Every worker
+    must call the joinable step (not ``step`` itself) for every step of the loop.
+
+    Args:
+        step: a callable taking one argument (the list of inputs of a ``K.function``).
+
+    Returns:
+        A callable with ``step``'s signature and results.
+
+    Raises:
+        ValueError: before :func:`init`.
+        TypeError: ``step`` is not callable.
+
+    Example:
+        >>> step = kd.joinable(K.function([x, y], [loss], updates=updates))
+        >>> for xb, yb in my_batches:                       # doctest: +SKIP
+        ...     step([xb, yb])
+        >>> last = kd.join()
+    """
+    _need_init('joinable')
+    if not callable(step):
+        raise TypeError('joinable: step must be callable (a K.function), got %r'
+                        % (type(step).__name__,))
+    return _Joinable(step)
+
+
+def join():
+    """This worker has run out of data: until every worker has joined, keep running the
+    last :func:`joinable` step on its last inputs with this worker's active flag at 0, so
+    that it contributes zeros to every in-graph :func:`allreduce` and is left out of their
+    means (the others' gradients are averaged without it, and every worker applies the same
+    update). Then the flag is 1 again, and training may go on (e.g. the next epoch).
+
+    Returns:
+        The rank of the worker that joined last (int; of several that joined in the same
+        round, the highest rank). With one worker, 0.
+
+    Raises:
+        ValueError: before :func:`init`; other workers still train but this worker ran no
+            :func:`joinable` step to repeat.
+        WorkerLost: a peer died or timed out.
+
+    Example:
+        >>> last = kd.join()                      # after this worker's last batch
+        ...                                       # doctest: +SKIP
+    """
+    _need_init('join')
+    return _join(None)
+
+
+def _join(repeat, protect=()):
+    """:func:`join`; ``repeat``: a callable run in place of the last joinable step (the
+    Keras callback's), ``protect``: adapter variables each repeated step must not change."""
+    if _State.size == 1:
+        return 0
+    K = _adapter()
+    flag = _active_flag(K)
+    joined_at = _State.rounds
+    K.set_value(flag, np.float32(0.0))
+    try:
+        while _join_round(False) > 0:
+            if repeat is None:
+                if _State.last_step is None:
+                    raise ValueError('join: the other workers still train, but this worker '
+                                     'ran no step made by keras_backend.distribute.joinable '
+                                     'to repeat')
+                step, inputs = _State.last_step
+                run = lambda step=step, inputs=inputs: step(inputs)  # noqa: E731
+            else:
+                run = repeat
+            if protect:
+                saved = K.batch_get_value(list(protect))
+                run()
+                K.batch_set_value(list(zip(protect, saved)))
+            else:
+                run()
+    finally:
+        K.set_value(flag, np.float32(1.0))
+    order = np.zeros(_State.size, np.int64)
+    order[_State.rank] = joined_at
+    order = _reduce_arrays([order], False)[0]
+    return int(np.flatnonzero(order == order.max())[-1])
 
 
 def barrier():
@@ -542,12 +952,16 @@ def _worker_lost(error):
 
 # -- Keras 2.3.1 (keras_backend.distribute.keras2 holds them; imported on first use) --
 
-def DistributedOptimizer(optimizer):
+def DistributedOptimizer(optimizer, compression=None, backward_passes_per_step=1,
+                         op=None):
     """A copy of Keras 2 ``optimizer`` whose gradients are averaged over the workers
-    before Keras clips them (``clipnorm`` / ``clipvalue`` see the global gradient); see
+    before Keras clips them (``clipnorm`` / ``clipvalue`` see the global gradient), with
+    Horovod's ``compression``, ``backward_passes_per_step`` and ``op``; see
     :func:`keras_backend.distribute.keras2.DistributedOptimizer`."""
     from . import keras2
-    return keras2.DistributedOptimizer(optimizer)
+    return keras2.DistributedOptimizer(optimizer, compression=compression,
+                                       backward_passes_per_step=backward_passes_per_step,
+                                       op=op)
 
 
 def BroadcastGlobalVariablesCallback(root_rank=0):
@@ -584,3 +998,10 @@ def LearningRateWarmupCallback(initial_lr, warmup_epochs=5, momentum_correction=
     from . import keras2
     return keras2.LearningRateWarmupCallback(initial_lr, warmup_epochs, momentum_correction,
                                              steps_per_epoch, verbose)
+
+def JoinCallback():
+    """A Keras callback for workers with uneven data: each batch takes part in a join
+    round, and a worker at the end of its epoch joins (:func:`join`) until every worker
+    has; see :class:`keras_backend.distribute.keras2.JoinCallback`."""
+    from . import keras2
+    return keras2.JoinCallback()

@@ -3,8 +3,10 @@
 Importing this module imports ``keras`` (Keras 2.3.1, whose backend is one of our
 adapters: ``KERAS_BACKEND=keras_backend.<engine>_backend``). Horovod users may write
 ``import keras_backend.distribute.keras2 as hvd``: it also re-exports ``init``, ``rank``,
-``size``, ``local_rank``, ``allreduce``, ``allreduce_values``, ``broadcast_variables``,
-``barrier``, ``shard`` and ``WorkerLost``.
+``size``, ``local_rank``, ``allreduce``, ``allreduce_values``, ``allgather``,
+``allgather_values``, ``broadcast``, ``broadcast_values``, ``broadcast_variables``,
+``barrier``, ``join``, ``joinable``, ``shard``, ``Average``, ``Sum``, ``Compression`` and
+``WorkerLost``.
 """
 import numpy as np
 
@@ -13,17 +15,20 @@ from keras import backend as K
 
 from . import (WorkerLost, allreduce, allreduce_values, barrier,  # noqa: F401 (re-exported)
                broadcast_variables, init, local_rank, rank, shard, size)
+from . import (Average, Compression, Sum, allgather,  # noqa: F401 (re-exported)
+               allgather_values, broadcast, broadcast_values, join, joinable)
+from . import _check_compression, _join, _join_round, _reduce_op
 
 
 def _distributed_get_gradients(self, loss, params):
     """Keras' ``get_gradients`` with the gradients averaged over the workers *before*
     ``clipnorm`` / ``clipvalue`` act, so that every worker clips the global gradient
     (Horovod clipped each worker's own gradient, then averaged)."""
-    grads = K.gradients(loss, params)
-    if any(g is None for g in grads):
-        raise ValueError('DistributedOptimizer: a parameter has no gradient (an op without '
-                         'one, e.g. K.argmax, K.round, K.eval, lies between it and the loss)')
-    grads = allreduce(list(grads), average=True)
+    grads = getattr(self, '_kb_local_gradients', None)   # backward_passes_per_step > 1
+    if grads is None:
+        grads = _local_gradients(loss, params)
+    grads = allreduce(list(grads), op=Average if getattr(self, '_kb_average', True) else Sum,
+                      compression=getattr(self, '_kb_compression', Compression.none))
     clipnorm = getattr(self, 'clipnorm', 0)
     if clipnorm and clipnorm > 0:
         total = K.sqrt(sum([K.sum(K.square(g)) for g in grads]))
@@ -34,46 +39,122 @@ def _distributed_get_gradients(self, loss, params):
     return grads
 
 
+def _local_gradients(loss, params):
+    grads = K.gradients(loss, params)
+    if any(g is None for g in grads):
+        raise ValueError('DistributedOptimizer: a parameter has no gradient (an op without '
+                         'one, e.g. K.argmax, K.round, K.eval, lies between it and the loss)')
+    return list(grads)
+
+
+def _distributed_get_updates(self, loss, params):
+    """Keras' ``get_updates``; with ``backward_passes_per_step`` k > 1, the local gradients
+    are summed in variables and every k-th step their mean over the k passes is
+    allreduced and applied; on the other steps every update of the optimizer (weights,
+    slots, ``iterations``) keeps the variable's value."""
+    base = self._kb_base
+    k = getattr(self, '_kb_passes', 1)
+    if k == 1:
+        return base.get_updates(self, loss, params)
+    grads = _local_gradients(loss, params)
+    accumulated = [K.zeros(K.int_shape(p), dtype=K.dtype(p), name='accumulated_%d' % i)
+                   for i, p in enumerate(params)]
+    passes = K.variable(0.0, dtype='float32', name='backward_passes')
+    fire = K.equal(passes, float(k - 1))
+    totals = [a + g for a, g in zip(accumulated, grads)]
+    update, update_add, update_sub = K.update, K.update_add, K.update_sub
+
+    def gated(x, new_x):
+        return update(x, K.switch(fire, new_x, x))
+
+    def gated_add(x, increment):
+        return gated(x, x + increment)
+
+    def gated_sub(x, decrement):
+        return gated(x, x - decrement)
+
+    self._kb_local_gradients = [t / float(k) for t in totals]
+    K.update, K.update_add, K.update_sub = gated, gated_add, gated_sub
+    try:
+        updates = list(base.get_updates(self, loss, params))
+    finally:
+        K.update, K.update_add, K.update_sub = update, update_add, update_sub
+        self._kb_local_gradients = None
+    updates += [update(a, K.switch(fire, K.zeros_like(t), t))
+                for a, t in zip(accumulated, totals)]
+    updates.append(update(passes, K.switch(fire, passes * 0.0, passes + 1.0)))
+    self.updates = updates
+    return updates
+
+
 _CLASSES = {}
 
 
-def DistributedOptimizer(optimizer):
+def DistributedOptimizer(optimizer, compression=None, backward_passes_per_step=1, op=None):
     """A new optimizer of ``optimizer``'s class and configuration whose gradients are
-    averaged over every worker (one fused collective per dtype in the training step)
-    before Keras clips them.
+    averaged (or summed) over every worker (one fused collective per dtype in the training
+    step) before Keras clips them.
 
     The class keeps its name (``Adam`` stays ``Adam``), so a model saved from a
     distributed run records a plain Keras optimizer and loads without this package.
 
     Args:
         optimizer: a Keras 2 optimizer instance (``keras.optimizers.Optimizer``).
+        compression: ``Compression.none`` (default) or ``Compression.fp16`` (the gradients
+            travel as float16).
+        backward_passes_per_step: int k >= 1. With k > 1 each worker sums k steps' local
+            gradients in variables, and every k-th step the mean over those k passes is
+            reduced over the workers and applied; on the other steps the weights and the
+            optimizer's state (``iterations`` included) do not change. The collective runs
+            in every step's graph (a compiled step has a fixed set of collectives); only
+            the k-th step's result is used.
+        op: :data:`~keras_backend.distribute.Average` (default) or
+            :data:`~keras_backend.distribute.Sum` over the workers.
 
     Returns:
         The wrapped optimizer (a new instance; ``optimizer`` itself is not changed).
 
     Raises:
-        TypeError: ``optimizer`` is not a Keras 2 optimizer.
+        TypeError: ``optimizer`` is not a Keras 2 optimizer; ``compression``, ``op`` or
+            ``backward_passes_per_step`` of the wrong type.
+        ValueError: ``backward_passes_per_step`` < 1.
 
     Example:
-        >>> model.compile(kd.DistributedOptimizer(keras.optimizers.SGD(0.1)), 'mse')
-        ...                                                     # doctest: +SKIP
+        >>> model.compile(kd.DistributedOptimizer(keras.optimizers.SGD(0.1),
+        ...               compression=kd.Compression.fp16, backward_passes_per_step=2),
+        ...               'mse')                                # doctest: +SKIP
     """
     if not isinstance(optimizer, keras.optimizers.Optimizer):
         raise TypeError('DistributedOptimizer: optimizer must be a Keras 2 optimizer '
                         '(keras.optimizers.Optimizer), got %r' % (type(optimizer).__name__,))
+    compression = _check_compression('DistributedOptimizer', compression)
+    average = _reduce_op('DistributedOptimizer', None, op)
+    k = backward_passes_per_step
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError('DistributedOptimizer: backward_passes_per_step must be an int, got '
+                        '%r' % (k,))
+    if k < 1:
+        raise ValueError('DistributedOptimizer: backward_passes_per_step must be >= 1, got %d'
+                         % k)
     base = type(optimizer)
     if getattr(base, '_keras_backend_distributed', False):
-        return base.from_config(optimizer.get_config())
+        base = base._kb_base
     cls = _CLASSES.get(base)
     if cls is None:
         cls = type(base.__name__, (base,), {
             'get_gradients': _distributed_get_gradients,
+            'get_updates': _distributed_get_updates,
             '_keras_backend_distributed': True,
+            '_kb_base': base,
             '__doc__': 'Keras\' %s with gradients averaged over the workers '
                        '(keras_backend.distribute).' % base.__name__})
         cls.__module__ = base.__module__
         _CLASSES[base] = cls
-    return cls.from_config(optimizer.get_config())
+    new = cls.from_config(optimizer.get_config())
+    new._kb_compression = compression
+    new._kb_average = average
+    new._kb_passes = int(k)
+    return new
 
 
 class BroadcastGlobalVariablesCallback(keras.callbacks.Callback):
@@ -315,3 +396,82 @@ class LearningRateWarmupCallback(LearningRateScheduleCallback):
         if epoch == self.warmup_epochs - 1 and self.verbose and rank() == 0:
             print('\nEpoch %d: finished gradual learning rate warmup to %g.'
                   % (epoch + 1, float(K.get_value(self.model.optimizer.lr))))
+
+class JoinCallback(keras.callbacks.Callback):
+    """Lets workers with uneven data train together (Horovod's ``join`` for ``fit``): at
+    each batch this worker takes part in a join round; at the end of its epoch (it is out
+    of data) it calls :func:`~keras_backend.distribute.join` with the model's training
+    step on zero-filled inputs of its last batch's size (sample weights 1), repeated until
+    every worker has joined. Those repeated steps contribute zeros to the gradient
+    allreduce and are left out of its mean, so the others' steps go on with their own
+    gradients and every worker applies the same updates; the metric states and the
+    model's non-trainable weights (BatchNormalization's moving statistics) are restored
+    after each repeated step.
+
+    Put it first in ``callbacks`` (before ``MetricAverageCallback``), on every worker.
+    The model must be compiled with ``DistributedOptimizer``. On JAX every worker's batches
+    must have the same size (a compiled step has static shapes).
+
+    Example:
+        >>> model.fit(x_mine, y_mine, batch_size=32,        # doctest: +SKIP
+        ...           callbacks=[kd.JoinCallback(), kd.MetricAverageCallback()])
+    """
+
+    def __init__(self):
+        super(JoinCallback, self).__init__()
+        self.rows = None
+        self.last_joined = None
+
+    def on_batch_begin(self, batch, logs=None):
+        if size() == 1:
+            return
+        rows = (logs or {}).get('size')
+        if rows:
+            self.rows = int(rows)
+        _join_round(True)
+
+    def _zero_inputs(self):
+        model = self.model
+        rows = self.rows or int(self.params.get('batch_size') or 1)
+        ins = []
+        for p in model._feed_inputs:
+            shape = tuple(rows if d is None else d for d in K.int_shape(p))
+            ins.append(np.zeros((rows,) + shape[1:], K.dtype(p)))
+        target_shapes = []
+        for p, shape, loss_fn in zip(model._feed_targets, model._feed_output_shapes,
+                                     model._feed_loss_fns):
+            fn = getattr(loss_fn, 'fn', loss_fn)
+            if fn is keras.losses.sparse_categorical_crossentropy or isinstance(
+                    loss_fn, getattr(keras.losses, 'SparseCategoricalCrossentropy', ())):
+                shape = tuple(shape[:-1]) + (1,)
+            shape = (rows,) + tuple(1 if d is None else d for d in shape[1:])
+            target_shapes.append(shape)
+            ins.append(np.zeros(shape, K.dtype(p)))
+        for i, p in enumerate(model._feed_sample_weights):
+            ndim = len(K.int_shape(p))
+            shape = (rows,) if ndim < 2 or i >= len(target_shapes) else \
+                tuple(target_shapes[i][:2])
+            ins.append(np.ones(shape, K.dtype(p)))
+        if model._uses_dynamic_learning_phase():
+            ins.append(1)
+        return ins
+
+    def on_epoch_end(self, epoch, logs=None):
+        if size() == 1:
+            return
+        model = self.model
+        if getattr(model, 'train_function', None) is None:
+            model._make_train_function()
+        step = model.train_function
+        ins = self._zero_inputs()
+        seen = set()
+        protect = []
+        optimizer_weights = [w for w in getattr(model.optimizer, 'weights', [])]
+        candidates = [w for m in model.metrics for w in getattr(m, 'weights', [])]
+        candidates += [w for w in model.non_trainable_weights
+                       if all(w is not o for o in optimizer_weights)]
+        for w in candidates:
+            if id(w) not in seen:
+                seen.add(id(w))
+                protect.append(w)
+        self.last_joined = _join(lambda: step(ins), protect)

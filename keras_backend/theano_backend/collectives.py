@@ -64,6 +64,8 @@ def _wait(request, what):
 def _allreduce_numpy(x, average):
     _stall.entered('allreduce')
     x = np.ascontiguousarray(x)
+    if x.dtype == np.float16:   # MPI has no float16 type: summed in float32
+        return _allreduce_numpy(x.astype(np.float32), average).astype(np.float16)
     out = np.empty_like(x)
     _wait(_S.comm.Iallreduce(x, out, op=_S.MPI.SUM), 'MPI_Allreduce')
     if average:
