@@ -7,7 +7,9 @@ Writes the final weights of this worker to OUT.<rank>.npy. MODE: 'ok' (default),
 'exit' (worker 1 exits with status 3 after its second step), 'hang' (worker 1 writes
 the time to OUT.hang after its second step, then sleeps for ever). Each worker also writes
 the rendezvous its engine used to OUT.<rank>.rendezvous (TF_CONFIG or the coordinator
-address; empty for the MPI engines).
+address; empty for the MPI engines) and to OUT.<rank>.placement its placement and what it
+was started with (JSON: rank, size, local_rank, local_size, the network interface variables,
+HOSTNAME, the working directory).
 :func:`numpy_reference` gives the weights one process reaches on the global batches.
 """
 import sys
@@ -46,6 +48,14 @@ def main(out, mode):
     with open('%s.%d.rendezvous' % (out, kd.rank()), 'w') as f:
         f.write(os.environ.get('TF_CONFIG', '') or
                 os.environ.get('KERAS_BACKEND_DISTRIBUTE_COORDINATOR', ''))
+    import json
+    with open('%s.%d.placement' % (out, kd.rank()), 'w') as f:
+        json.dump({'rank': kd.rank(), 'size': kd.size(), 'local_rank': kd.local_rank(),
+                   'local_size': kd.local_size(),
+                   'interface': os.environ.get('KERAS_BACKEND_DISTRIBUTE_INTERFACE'),
+                   'btl_tcp_if_include': os.environ.get('OMPI_MCA_btl_tcp_if_include'),
+                   'oob_tcp_if_include': os.environ.get('OMPI_MCA_oob_tcp_if_include'),
+                   'hostname': os.environ.get('HOSTNAME'), 'cwd': os.getcwd()}, f)
     from keras_backend import backend as K
 
     X, Y = data()
