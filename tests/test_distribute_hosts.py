@@ -207,8 +207,9 @@ def test_ssh_started_worker(engine, workdir):  # noqa: F811
     out2 = os.path.join(workdir, 'x')
     proc, took2 = _run(engine, ['-H', '127.0.0.1:1,localhost:1'] + _ssh_args(log), out2,
                        mode='exit', wrapper=wrapper)
-    assert proc.returncode == 3, proc.stderr[-3000:]
-    assert 'WorkerLost: worker 1 of 2 exited with status 3' in proc.stderr
+    # worker 1's status 3, or worker 0's 1 when its collective saw the loss first (JAX)
+    assert proc.returncode in (1, 3), proc.stderr[-3000:]
+    assert 'WorkerLost: worker' in proc.stderr and 'killing the others' in proc.stderr
     time.sleep(1)
     assert _processes_with(out2) == []
     print('%s: ssh-started worker: %.1f s; stopped with the other: %.1f s'
