@@ -173,7 +173,6 @@ class _Worker(object):
         return self.port
 
     def mpi_accept(self, port):
-        from mpi4py import MPI   # noqa: F401
         inter = self.comm.Accept(port, root=0)
         self.comm = inter.Merge(high=False)
         inter.Disconnect()
