@@ -181,7 +181,8 @@ def remote_command(env, script, args, cwd=None):
 def _parser():
     p = argparse.ArgumentParser(
         prog='python -m keras_backend.distribute',
-        description='Run N workers of a training script on this machine, each on its '
+        description='Run N workers of a training script on this machine (or on the hosts '
+                    'of -H), each on its '
                     'engine\'s collectives (keras_backend.distribute).')
     p.add_argument('-n', '--num-workers', type=int, default=None, metavar='N',
                    help='number of worker processes (>= 1); with -H, the sum of its slots '
