@@ -45,7 +45,9 @@ setup(
         'test': ['pytest>=7', 'hypothesis'],
         # keras_backend.distribute on Theano/PyTensor (MPI_Allreduce in an engine Op); it
         # needs OpenMPI (Debian: apt-get install openmpi-bin libopenmpi-dev), see README.
-        'distribute': ['mpi4py>=3.1'],
+        # Ray: keras_backend.distribute.ray's RayExecutor; Ray installs on Python 3.9+ only
+        # (not on CPython 3.6, CNTK 2.7's and Theano 1.0.5's interpreter).
+        'distribute': ['mpi4py>=3.1', 'ray>=2.9; python_version>="3.9"'],
         # Keras 2.3.1 as a client of keras_backend (tests/test_keras2_client.py).
         # Before Python 3.8 Keras itself installs here; on later Pythons only its
         # dependencies do, and Keras 2.3.1 goes into a folder of its own (README:

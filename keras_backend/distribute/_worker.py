@@ -3,7 +3,8 @@
 It puts itself in a process group (and session) of its own, so that the launcher can
 kill it and everything it started at once, registers its pid and, at exit, its status in
 the launcher's folder ($KERAS_BACKEND_DISTRIBUTE_PIDDIR, ``<rank>.pid`` / ``<rank>.exit``),
-then runs the script as ``__main__``.
+then runs the script as ``__main__``. On another host than the launcher's (ssh,
+``mpiexec -H``) that folder does not exist and nothing is registered.
 """
 import os
 import runpy
@@ -34,6 +35,8 @@ def main():
     except OSError:     # already a group leader (started with start_new_session)
         pass
     piddir = os.environ.get('KERAS_BACKEND_DISTRIBUTE_PIDDIR', '')
+    if piddir and not os.path.isdir(piddir):
+        piddir = ''     # started on another host (ssh, mpiexec -H): the launcher's folder
     rank = _rank()
     if piddir:
         _write(os.path.join(piddir, '%d.pid' % rank), str(os.getpid()))

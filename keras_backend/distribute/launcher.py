@@ -17,9 +17,32 @@ group with SIGKILL (JAX's collectives ignore SIGTERM), reports ``WorkerLost`` na
 worker, and exits non-zero: the failing worker's status, or 124 at the deadline. When
 every worker exits with 0, so does the launcher.
 
-Several machines (hostfiles, network interfaces) are not launched from here: start the
-script with ``mpirun`` or ``srun`` (:mod:`keras_backend.distribute.rendezvous`); see the
-README, "Training on several processes".
+Several hosts (``-H host1:N1,host2:N2``, as ``horovodrun``; ``-n`` may then be left out):
+ranks are given host by host in that order (host1 gets ranks 0 .. N1-1), local ranks and
+sizes per host.
+
+* MPI engines: ``mpiexec -H`` with the same list (OpenMPI starts the remote ranks;
+  ``--network-interface IFACE`` adds ``--mca btl_tcp_if_include IFACE --mca
+  oob_tcp_if_include IFACE``) and ``-x`` for the forwarded variables below;
+* TensorFlow and JAX: the launcher starts each host's workers itself: on this machine
+  (a host named ``localhost``, ``127.x``, this machine's host name or one of its
+  addresses) as without ``-H``; on another host through ``--ssh`` (default ``ssh``) as
+  ``ssh -tt HOST 'cd CWD && exec env VAR=VALUE ... PYTHON -m
+  keras_backend.distribute._worker script args'``, with the forwarded variables
+  (:data:`FORWARDED`: ``KERAS_BACKEND*``, ``PYTHONPATH``, ``OMP_NUM_THREADS`` ...) and
+  ``TF_CONFIG`` / the coordinator. The addresses in them: a remote host's name as
+  written in ``-H``; this machine's: the IPv4 address of ``--network-interface`` when
+  given, else its first non-loopback address when there are several hosts (127.0.0.1
+  with one). Ports are chosen free on this machine (they must be free on the other
+  hosts too). ``--network-interface`` also reaches every worker as
+  ``KERAS_BACKEND_DISTRIBUTE_INTERFACE``.
+
+Losing an ssh-started worker ends the run like losing a local one: the launcher kills
+the ``ssh`` process group with SIGKILL; ``-tt`` gives the remote command a terminal, so
+the remote sshd hangs it up and the remote worker (the session leader there, through
+``exec``) gets SIGHUP and exits. Every host needs the same Python, keras_backend and
+paths (the working directory and the script), ssh without a password (keys), and the
+ports open between the hosts; see the README, "Training on several processes".
 """
 import argparse
 import json
@@ -29,14 +52,23 @@ import signal
 import socket
 import subprocess
 import sys
+import shlex
 import tempfile
 import time
 
 from . import (ENGINES, ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, ENV_TIMEOUT,
                _configured_engine)
+from . import rendezvous as _rendezvous
 from .. import engines as _engines
 
 ENV_PIDDIR = 'KERAS_BACKEND_DISTRIBUTE_PIDDIR'
+ENV_LOCAL_SIZE = 'KERAS_BACKEND_DISTRIBUTE_LOCAL_SIZE'
+ENV_INTERFACE = _rendezvous.ENV_INTERFACE
+#: the variables (names, or prefixes ending in ``*``) a worker on another host gets from
+#: this environment (through ssh, or ``mpiexec -x``)
+FORWARDED = ('KERAS_BACKEND*', 'PYTHONPATH', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS',
+             'TF_CPP_MIN_LOG_LEVEL', 'XLA_FLAGS', 'PYTENSOR_FLAGS', 'THEANO_FLAGS',
+             'KERAS_HOME', 'TF_CONFIG')
 #: the engines whose workers run under ``mpiexec -n N`` (the ``workers`` column of the
 #: engine table, :data:`keras_backend.engines.TABLE`)
 MPI_ENGINES = tuple(name for name in _engines.names()
@@ -59,13 +91,111 @@ def free_ports(n):
     return ports
 
 
+def parse_hosts(text):
+    """``-H``'s host list as ``[(host, slots)]``.
+
+    Args:
+        text: ``'host1:N1,host2:N2'`` (a host without ``:N`` has 1 slot; an IPv6 address
+            in brackets, ``[fd00::2]:2``).
+
+    Returns:
+        list of ``(str, int)``, in the order given.
+
+    Raises:
+        ValueError: an empty host, a count that is not an integer >= 1, or a host named
+            twice.
+
+    Example:
+        >>> parse_hosts('node1:2,node2')
+        [('node1', 2), ('node2', 1)]
+    """
+    if not isinstance(text, str):
+        raise TypeError('-H must be a str like host1:2,host2:2, got %r' % (text,))
+    out = []
+    for item in text.split(','):
+        item = item.strip()
+        host, slots = item, '1'
+        if item.startswith('['):
+            end = item.find(']')
+            host, rest = item[1:end], item[end + 1:]
+            if rest:
+                slots = rest[1:] if rest.startswith(':') else ''
+        elif ':' in item:
+            host, slots = item.rsplit(':', 1)
+        if not host or _bad_slots(slots):
+            raise ValueError('-H %r: %r is not HOST or HOST:N with N >= 1' % (text, item))
+        if host in [h for h, _ in out]:
+            raise ValueError('-H %r: host %r is named twice' % (text, host))
+        out.append((host, int(slots)))
+    return out
+
+
+def _bad_slots(slots):
+    return not slots.isdigit() or int(slots) < 1
+
+
+def is_local_host(host):
+    """True when ``host`` names this machine: ``localhost``, a ``127.x`` or ``::1``
+    address, its host name (short or full) or one of its interfaces' addresses (or a
+    name that resolves to one)."""
+    if _rendezvous.is_loopback(host) or host in ('localhost', '::1'):
+        return True
+    if _rendezvous._is_this_host(host):
+        return True
+    try:     # an address of this machine is one a socket can bind to
+        infos = socket.getaddrinfo(host.strip('[]'), None, 0, socket.SOCK_STREAM)
+    except (socket.error, OSError, UnicodeError):
+        return False
+    for family, _, _, _, sockaddr in infos:
+        s = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            s.bind((sockaddr[0], 0) + tuple(sockaddr[2:]))
+            return True
+        except (socket.error, OSError):
+            pass
+        finally:
+            s.close()
+    return False
+
+
+def _forwarded(env):
+    out = {}
+    for key, value in env.items():
+        for pattern in FORWARDED:
+            if key == pattern or (pattern.endswith('*') and key.startswith(pattern[:-1])):
+                out[key] = value
+    return out
+
+
+def remote_command(env, script, args, cwd=None):
+    """The shell command an ssh-started worker runs on its host: ``cd CWD && exec env
+    VAR=VALUE ... PYTHON -m keras_backend.distribute._worker script args``, with the
+    variables of ``env`` that :data:`FORWARDED` names (a str, quoted for a POSIX shell)."""
+    cwd = os.getcwd() if cwd is None else cwd
+    variables = sorted(_forwarded(env).items())
+    words = ['exec', 'env'] + ['%s=%s' % kv for kv in variables] + \
+        _worker_command(script, args)
+    return 'cd %s && %s' % (shlex.quote(cwd), ' '.join(shlex.quote(w) for w in words))
+
+
 def _parser():
     p = argparse.ArgumentParser(
         prog='python -m keras_backend.distribute',
-        description='Run N workers of a training script on this machine, each on its '
+        description='Run N workers of a training script on this machine (or on the hosts '
+                    'of -H), each on its '
                     'engine\'s collectives (keras_backend.distribute).')
-    p.add_argument('-n', '--num-workers', type=int, required=True, metavar='N',
-                   help='number of worker processes (>= 1)')
+    p.add_argument('-n', '--num-workers', type=int, default=None, metavar='N',
+                   help='number of worker processes (>= 1); with -H, the sum of its slots '
+                        '(the default)')
+    p.add_argument('-H', '--hosts', default=None, metavar='HOST1:N1,HOST2:N2',
+                   help='the hosts and how many workers each runs (as horovodrun -H); '
+                        'default: N workers on this machine')
+    p.add_argument('--network-interface', default=None, metavar='IFACE',
+                   help='the network interface the workers reach each other on (its IPv4 '
+                        'address for TensorFlow / JAX; btl/oob_tcp_if_include for MPI)')
+    p.add_argument('--ssh', default='ssh', metavar='COMMAND',
+                   help='the command that starts workers on another host (TensorFlow, '
+                        'JAX): COMMAND -tt HOST REMOTE_COMMAND (default: ssh)')
     p.add_argument('--backend', default=None,
                    help='engine: %s (default: KERAS_BACKEND or keras.json)'
                         % ', '.join(_engines.names()))
@@ -184,10 +314,46 @@ def _worker_command(script, args):
     return [sys.executable, '-m', 'keras_backend.distribute._worker', script] + list(args)
 
 
+def _host_addresses(hosts, network_interface):
+    """The address of each host in the TensorFlow / JAX rendezvous (see the module
+    docstring)."""
+    local_ip = None
+    if network_interface:
+        local_ip = _rendezvous._interface_ipv4(network_interface)
+        if local_ip is None:
+            raise ValueError('--network-interface %r: no such interface with an IPv4 '
+                             'address here; this machine has %s' % (
+                                 network_interface, ', '.join('%s (%s)' % c for c in
+                                                              _rendezvous.interfaces())))
+    elif len(hosts) > 1:
+        local_ip = _rendezvous.host_address(warn=True)
+    out = []
+    for host, _ in hosts:
+        if is_local_host(host):
+            out.append(local_ip or '127.0.0.1')
+        else:
+            out.append(host)
+    return out
+
+
 def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexec=None,
-           env=None):
+           env=None, hosts=None, network_interface=None, ssh='ssh'):
     """Run ``n`` workers of ``script`` and return the launcher's exit status (see the
-    module docstring). ``env``: the workers' base environment (default: this one's)."""
+    module docstring). ``env``: the workers' base environment (default: this one's).
+    ``hosts``: ``-H``'s text or ``[(host, slots)]`` (``n`` None: their sum);
+    ``network_interface``: an interface name; ``ssh``: the command (a str, split as a
+    shell would) that starts workers on other hosts."""
+    if isinstance(hosts, str):
+        hosts = parse_hosts(hosts)
+    if hosts is not None:
+        total = sum(k for _, k in hosts)
+        if n is None:
+            n = total
+        elif n != total:
+            raise ValueError('-n %d does not match -H, whose hosts run %d workers'
+                             % (n, total))
+    if n is None:
+        raise ValueError('give -n N (the number of workers) or -H host1:N1,...')
     if n < 1:
         raise ValueError('-n must be >= 1, got %d' % n)
     engine = _engines.canonical_backend(backend or _configured_engine())
@@ -197,14 +363,20 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
     if not os.path.exists(script):
         raise ValueError('no such script: %r' % script)
     base = dict(os.environ if env is None else env)
-    if n > 1 and not base.get('OMP_NUM_THREADS'):
+    if hosts is None:
+        hosts = [('localhost', n)]
+    busiest = max(k for _, k in hosts)
+    if busiest > 1 and not base.get('OMP_NUM_THREADS'):
         # the workers share this machine's cores: OpenMP / MKL thread pools of a core
         # each would oversubscribe them (CNTK, Theano's BLAS), as torchrun also avoids
-        base['OMP_NUM_THREADS'] = str(max(1, (os.cpu_count() or 1) // n))
+        base['OMP_NUM_THREADS'] = str(max(1, (os.cpu_count() or 1) // busiest))
     if backend and not base.get('KERAS_BACKEND'):
         base['KERAS_BACKEND'] = engine
     if timeout is not None:
         base[ENV_TIMEOUT] = repr(float(timeout))
+    if network_interface:
+        base[ENV_INTERFACE] = network_interface
+    several = len(hosts) > 1 or not is_local_host(hosts[0][0])
     piddir = tempfile.mkdtemp(prefix='keras_backend_distribute_')
     base[ENV_PIDDIR] = piddir
     job = _Job(engine, n, piddir)
@@ -224,23 +396,43 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
             # containers often forbid the cross-memory attach of OpenMPI's shared memory
             e.setdefault('OMPI_MCA_btl_vader_single_copy_mechanism', 'none')
             cmd = [exe, '-n', str(n), '--oversubscribe', '--bind-to', 'none',
-                   '-x', ENV_PIDDIR] + (['-x', ENV_TIMEOUT] if ENV_TIMEOUT in e else []) + \
-                _worker_command(script, args)
+                   '-x', ENV_PIDDIR] + (['-x', ENV_TIMEOUT] if ENV_TIMEOUT in e else [])
+            if several:
+                cmd += ['-H', ','.join('%s:%d' % hk for hk in hosts)]
+                for key in sorted(_forwarded(e)):
+                    if key not in cmd:
+                        cmd += ['-x', key]
+            if network_interface:
+                cmd += ['--mca', 'btl_tcp_if_include', network_interface,
+                        '--mca', 'oob_tcp_if_include', network_interface]
+                if not several:
+                    cmd += ['-x', ENV_INTERFACE]
+            cmd += _worker_command(script, args)
             job.procs.append(subprocess.Popen(cmd, env=e, start_new_session=True))
         else:
             # TF_CONFIG: a port per worker; a coordinator (JAX): one port for all
             ports = free_ports(n if start == _engines.WORKERS_TF_CONFIG else 1)
+            addresses = _host_addresses(hosts, network_interface)
+            where = [(h, a, local, k) for (h, k), a in zip(hosts, addresses)
+                     for local in range(k)]          # rank -> (host, address, local, size)
+            ssh_argv = shlex.split(ssh or 'ssh')
             for rank in range(n):
+                host, address, local, local_size = where[rank]
                 e = dict(base)
-                e[ENV_RANK], e[ENV_SIZE], e[ENV_LOCAL_RANK] = str(rank), str(n), str(rank)
+                e[ENV_RANK], e[ENV_SIZE], e[ENV_LOCAL_RANK] = str(rank), str(n), str(local)
+                e[ENV_LOCAL_SIZE] = str(local_size)
                 if start == _engines.WORKERS_TF_CONFIG:
                     e['TF_CONFIG'] = json.dumps({
-                        'cluster': {'worker': ['127.0.0.1:%d' % p for p in ports]},
+                        'cluster': {'worker': [_rendezvous._host_port(where[r][1], p)
+                                               for r, p in enumerate(ports)]},
                         'task': {'type': 'worker', 'index': rank}})
                 else:
-                    e[ENV_COORDINATOR] = '127.0.0.1:%d' % ports[0]
-                job.procs.append(subprocess.Popen(_worker_command(script, args), env=e,
-                                                  start_new_session=True))
+                    e[ENV_COORDINATOR] = _rendezvous._host_port(where[0][1], ports[0])
+                if is_local_host(host):
+                    cmd = _worker_command(script, args)
+                else:
+                    cmd = ssh_argv + ['-tt', host, remote_command(e, script, args)]
+                job.procs.append(subprocess.Popen(cmd, env=e, start_new_session=True))
         status = _watch(job, started, deadline)
     except BaseException:
         job.kill_all()
@@ -292,7 +484,9 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     try:
         return launch(args.num_workers, args.script, args.args, backend=args.backend,
-                      timeout=args.timeout, deadline=args.deadline, mpiexec=args.mpiexec)
+                      timeout=args.timeout, deadline=args.deadline, mpiexec=args.mpiexec,
+                      hosts=args.hosts, network_interface=args.network_interface,
+                      ssh=args.ssh)
     except (ValueError, RuntimeError) as e:
         _say('error: %s' % e)
         return 2

@@ -522,6 +522,43 @@ def _is_this_host(node):
     return node in names or node.split('.')[0] in names
 
 
+# -- an MPI communicator made without mpiexec (the Ray executor) ---------------------------
+
+class _Comm(object):
+    comm = None
+
+
+def set_mpi_communicator(comm):
+    """Make ``comm`` (an ``mpi4py.MPI.Intracomm``) the communicator of the MPI engines'
+    collectives in this process, in place of ``MPI.COMM_WORLD``; None restores
+    ``COMM_WORLD``.
+
+    The Ray executor (:mod:`keras_backend.distribute.ray`) has no ``mpiexec``: its workers
+    start as MPI singletons (each its own ``COMM_WORLD`` of one process), join through
+    OpenMPI's ``ompi-server`` (``MPI_Comm_accept`` / ``MPI_Comm_connect``, then
+    ``MPI_Intercomm_merge``) and call this before :func:`keras_backend.distribute.init`,
+    whose engine module (``start()``) then takes :func:`mpi_communicator`. Its rank and
+    size must be the placement's (``KERAS_BACKEND_DISTRIBUTE_RANK/SIZE``).
+
+    Args:
+        comm: an mpi4py intracommunicator, or None.
+
+    Returns:
+        None.
+
+    Example:
+        >>> set_mpi_communicator(None)
+        >>> mpi_communicator() is None
+        True
+    """
+    _Comm.comm = comm
+
+
+def mpi_communicator():
+    """The communicator :func:`set_mpi_communicator` gave, or None (use ``COMM_WORLD``)."""
+    return _Comm.comm
+
+
 # -- the rendezvous of the TensorFlow and JAX engines --------------------------------------
 
 def _mpi_addresses(place, timeout):

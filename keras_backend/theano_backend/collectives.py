@@ -4,7 +4,8 @@ and PyTensor).
 Neither engine has CPU collectives of its own. The symbolic allreduce is an engine
 ``Op`` (:func:`allreduce_op`) whose ``perform`` runs ``MPI_Iallreduce`` on the buffer
 and whose gradient is the same allreduce of the incoming gradient; the processes come
-from ``mpiexec`` (OpenMPI). MPI's collectives have no timeout of their own: each wait
+from ``mpiexec`` (OpenMPI), or, under the Ray executor, from the communicator its
+workers built (:func:`keras_backend.distribute.rendezvous.set_mpi_communicator`). MPI's collectives have no timeout of their own: each wait
 polls its non-blocking request and raises :class:`~keras_backend.distribute.WorkerLost`
 when ``init``'s timeout passes (a hung peer); a peer that dies makes ``mpiexec`` end the
 job (and the launcher kill every worker).
@@ -36,7 +37,9 @@ def _mpi():
 def start(rank, size, timeout):
     MPI = _mpi()
     _S.MPI = MPI
-    _S.comm = MPI.COMM_WORLD
+    # the Ray executor's workers: a communicator grown through ompi-server, not mpiexec's
+    from ..distribute import rendezvous as _rendezvous
+    _S.comm = _rendezvous.mpi_communicator() or MPI.COMM_WORLD
     _S.timeout = float(timeout)
     got = (_S.comm.Get_rank(), _S.comm.Get_size())
     if got[1] != size:

@@ -9,7 +9,9 @@ the time to OUT.hang after its second step, then sleeps for ever), 'stall' (work
 5 s before its third step: the stall check, set by the environment, names it) or
 'stall-off' (the same with 3 s, and ``init(stall_check=0)``: no stall line). Each worker also writes
 the rendezvous its engine used to OUT.<rank>.rendezvous (TF_CONFIG or the coordinator
-address; empty for the MPI engines).
+address; empty for the MPI engines) and to OUT.<rank>.placement its placement and what it
+was started with (JSON: rank, size, local_rank, local_size, the network interface variables,
+HOSTNAME, the working directory).
 :func:`numpy_reference` gives the weights one process reaches on the global batches.
 """
 import sys
@@ -48,6 +50,14 @@ def main(out, mode):
     with open('%s.%d.rendezvous' % (out, kd.rank()), 'w') as f:
         f.write(os.environ.get('TF_CONFIG', '') or
                 os.environ.get('KERAS_BACKEND_DISTRIBUTE_COORDINATOR', ''))
+    import json
+    with open('%s.%d.placement' % (out, kd.rank()), 'w') as f:
+        json.dump({'rank': kd.rank(), 'size': kd.size(), 'local_rank': kd.local_rank(),
+                   'local_size': kd.local_size(),
+                   'interface': os.environ.get('KERAS_BACKEND_DISTRIBUTE_INTERFACE'),
+                   'btl_tcp_if_include': os.environ.get('OMPI_MCA_btl_tcp_if_include'),
+                   'oob_tcp_if_include': os.environ.get('OMPI_MCA_oob_tcp_if_include'),
+                   'hostname': os.environ.get('HOSTNAME'), 'cwd': os.getcwd()}, f)
     from keras_backend import backend as K
 
     X, Y = data()
