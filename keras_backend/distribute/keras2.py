@@ -24,11 +24,13 @@ def _distributed_get_gradients(self, loss, params):
     """Keras' ``get_gradients`` with the gradients averaged over the workers *before*
     ``clipnorm`` / ``clipvalue`` act, so that every worker clips the global gradient
     (Horovod clipped each worker's own gradient, then averaged)."""
+    op = Average if getattr(self, '_kb_average', True) else Sum
+    compression = getattr(self, '_kb_compression', Compression.none)
     grads = getattr(self, '_kb_local_gradients', None)   # backward_passes_per_step > 1
     if grads is None:
-        grads = _local_gradients(loss, params)
-    grads = allreduce(list(grads), op=Average if getattr(self, '_kb_average', True) else Sum,
-                      compression=getattr(self, '_kb_compression', Compression.none))
+        grads = allreduce(_local_gradients(loss, params), op=op, compression=compression)
+    else:
+        grads = _reduced_when(self._kb_fire, grads, op, compression)
     clipnorm = getattr(self, 'clipnorm', 0)
     if clipnorm and clipnorm > 0:
         total = K.sqrt(sum([K.sum(K.square(g)) for g in grads]))
@@ -45,6 +47,26 @@ def _local_gradients(loss, params):
         raise ValueError('DistributedOptimizer: a parameter has no gradient (an op without '
                          'one, e.g. K.argmax, K.round, K.eval, lies between it and the loss)')
     return list(grads)
+
+
+def _reduced_when(fire, grads, op, compression):
+    """The allreduce of ``grads`` as one fused collective under ``K.switch(fire, ...)``, so
+    that an engine whose ``switch`` on a scalar runs only the chosen branch (TensorFlow:
+    ``tf.cond``) runs the collective only on the steps where ``fire`` holds; on the others
+    the local values come out (the gated updates ignore them). Gradients of several
+    dtypes, or of sizes known only at run time, are reduced on every step."""
+    shapes = [K.int_shape(g) for g in grads]
+    dtypes = set(K.dtype(g) for g in grads)
+    if len(dtypes) != 1 or any(s is None or None in s for s in shapes):
+        return allreduce(list(grads), op=op, compression=compression)
+    flat = K.concatenate([K.reshape(g, (-1,)) for g in grads], axis=0)
+    flat = K.switch(fire, lambda: allreduce(flat, op=op, compression=compression), flat)
+    out, start = [], 0
+    for shape in shapes:
+        n = int(np.prod(shape, dtype=np.int64))
+        out.append(K.reshape(flat[start:start + n], shape))
+        start += n
+    return out
 
 
 def _distributed_get_updates(self, loss, params):
@@ -74,12 +96,14 @@ def _distributed_get_updates(self, loss, params):
         return gated(x, x - decrement)
 
     self._kb_local_gradients = [t / float(k) for t in totals]
+    self._kb_fire = fire
     K.update, K.update_add, K.update_sub = gated, gated_add, gated_sub
     try:
         updates = list(base.get_updates(self, loss, params))
     finally:
         K.update, K.update_add, K.update_sub = update, update_add, update_sub
         self._kb_local_gradients = None
+        self._kb_fire = None
     updates += [update(a, K.switch(fire, K.zeros_like(t), t))
                 for a, t in zip(accumulated, totals)]
     updates.append(update(passes, K.switch(fire, passes * 0.0, passes + 1.0)))
@@ -105,9 +129,10 @@ def DistributedOptimizer(optimizer, compression=None, backward_passes_per_step=1
         backward_passes_per_step: int k >= 1. With k > 1 each worker sums k steps' local
             gradients in variables, and every k-th step the mean over those k passes is
             reduced over the workers and applied; on the other steps the weights and the
-            optimizer's state (``iterations`` included) do not change. The collective runs
-            in every step's graph (a compiled step has a fixed set of collectives); only
-            the k-th step's result is used.
+            optimizer's state (``iterations`` included) do not change. The fused
+            collective sits under ``K.switch(kth_step, ...)``: on TensorFlow (``tf.cond``)
+            it runs only on the k-th step; on the other engines it runs every step and
+            only the k-th step's result is used.
         op: :data:`~keras_backend.distribute.Average` (default) or
             :data:`~keras_backend.distribute.Sum` over the workers.
 
