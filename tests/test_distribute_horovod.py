@@ -143,7 +143,7 @@ def test_horovod_api_on_two_workers(engine, workdir):
         assert str(got['fp16_dtype']) == 'float32'
         if got['half_held']:   # float16 moved: one-third is not representable in 11 bits
             assert not np.allclose(got['fp16'], got['fp32'], rtol=1e-5, atol=0)
-        else:                  # the adapter computes float16 in float32 (CNTK)
+        else:                  # the engine's collective does not move float16 (MPI, CNTK)
             check('fp16', got['fp32'])
         check('gather', np.concatenate(blocks))
         check('gather_grad', 2 * W[2 * r:2 * r + 2])           # summed over both workers

@@ -256,5 +256,11 @@ def lost_reason(error):
     return None
 
 
+def float16_on_wire():
+    """False: CNTK's communicator sums float32/float64 only, and the adapter holds a
+    float16 cast in float32; ``Compression.fp16`` is left out here."""
+    return False
+
+
 def stop():
     """Nothing: MPI cannot start again once finalised, so ``MPI_Finalize`` runs at exit."""

@@ -320,14 +320,20 @@ class NoneCompressor(object):
 
 class FP16Compressor(object):
     """Float tensors travel as float16: ``compress`` casts a float32/float64 tensor of the
-    active adapter to float16 (other dtypes are left alone), ``decompress`` casts back."""
+    active adapter to float16 (other dtypes are left alone), ``decompress`` casts back.
+    On an engine whose collective cannot move float16 (its collectives module's
+    ``float16_on_wire()`` is False: Theano/PyTensor's MPI, CNTK) it leaves tensors alone:
+    there it would cost the rounding and save no bytes."""
 
     @staticmethod
     def compress(tensor):
         """``(float16 tensor, original dtype)``, or ``(tensor, None)`` for a tensor that is
-        not float32/float64."""
+        not float32/float64 or on an engine that does not move float16."""
         K = _adapter()
         dtype = _dtype_name(K, tensor)
+        wire = getattr(_State.impl, 'float16_on_wire', None)
+        if wire is not None and not wire():
+            return tensor, None
         if dtype in ('float32', 'float64'):
             return K.cast(tensor, 'float16'), dtype
         return tensor, None

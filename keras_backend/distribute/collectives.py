@@ -34,6 +34,10 @@ REQUIRED = (
 
 #: (name, parameters, contract) of the functions a collectives module may define
 OPTIONAL = (
+    ('float16_on_wire', (),
+     'whether a float16 tensor travels as float16 (``Compression.fp16`` then halves the bytes '
+     'of the collective). False: the engine\'s collective sums float16 in a wider type, so '
+     '``Compression.fp16`` leaves tensors as they are there (absent: True).'),
     ('stop', (),
      'leave the group and stop the runtime, so that ``init`` may run again (absent: nothing '
      'to stop, e.g. MPI, which finalises at exit).'),

@@ -12,7 +12,8 @@ each worker computes (r = its rank):
   ``op=Sum``, ``op=Average``, ``average=False``; ``sum_list``: a fused list (two float32
   tensors of other shapes);
 * ``fp16``, ``fp32``: ``allreduce`` of ``fp_value(r)`` with ``Compression.fp16`` and without;
-  ``half_held``: whether the adapter holds a float16 cast as float16 (CNTK's: float32);
+  ``half_held``: whether ``Compression.fp16`` sends float16 on this engine (not where its
+  collective sums float16 in float32: the MPI engines, CNTK);
 * ``gather``: ``allgather`` of a (2, 3) block ``10 * r + arange(6)``, ``gather_grad``: the
   gradient of ``sum(allgather(x) * W)`` for x;
 * ``bcast``: ``broadcast`` of ``(r + 1) * [1, 2]`` from rank 1, ``bcast_grad``: the gradient
@@ -121,7 +122,7 @@ def main(out):
                          kd.allreduce(z)])
     res['fp16'], res['fp32'] = f([fp_value(r)])
     res['fp16_dtype'] = np.array(str(res['fp16'].dtype))
-    res['half_held'] = np.array(K.dtype(K.cast(z, 'float16')) == 'float16')
+    res['half_held'] = np.array(K.dtype(kd.Compression.fp16.compress(z)[0]) == 'float16')
     # -- allgather and broadcast, with gradients ---------------------------------------
     g = K.placeholder(shape=(2, 3))
     weights = K.constant(np.arange(12.0).reshape(4, 3))
