@@ -547,3 +547,8 @@ def MetricAverageCallback():
     :class:`keras_backend.distribute.keras2.MetricAverageCallback`."""
     from . import keras2
     return keras2.MetricAverageCallback()
+
+
+# committed state for supervised restarts (README, "When a worker is lost")
+from .elastic import State, restart_count  # noqa: E402
+__all__ += ['State', 'restart_count']
