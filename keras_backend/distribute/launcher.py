@@ -17,6 +17,12 @@ group with SIGKILL (JAX's collectives ignore SIGTERM), reports ``WorkerLost`` na
 worker, and exits non-zero: the failing worker's status, or 124 at the deadline. When
 every worker exits with 0, so does the launcher.
 
+With ``--restarts R`` (:func:`supervise`) a failed job is started again, at most R times,
+on the same number of workers (``--restart-size same``) or one fewer per failure
+(``shrink``), never below ``--min-workers``; each worker reads the attempt number in
+``KERAS_BACKEND_DISTRIBUTE_RESTART`` and resumes from its last commit
+(:class:`keras_backend.distribute.State`; README, "When a worker is lost").
+
 Several machines (hostfiles, network interfaces) are not launched from here: start the
 script with ``mpirun`` or ``srun`` (:mod:`keras_backend.distribute.rendezvous`); see the
 README, "Training on several processes".
