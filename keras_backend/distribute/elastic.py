@@ -113,6 +113,20 @@ def _check_value(name, value):
                     'or a numpy array, got %r' % (name, type(value).__name__))
 
 
+def _signed(a):
+    """``a`` in a dtype every engine's collective takes (unsigned -> int64, bool -> int32)."""
+    if a.dtype.kind == 'u':
+        return a.astype(np.int64)
+    return a
+
+
+def _build_slots(model, optimizer):
+    """Keras 2.3.1 makes an optimizer's weights (``iterations``, the slots) when it builds
+    the training function: build it when they are not made yet."""
+    if not optimizer.weights and hasattr(model, '_make_train_function'):
+        model._make_train_function()
+
+
 class State(object):
     """The training state that a restarted job resumes from (Horovod's
     ``hvd.elastic.KerasState``, with a folder that every host can reach).
@@ -381,8 +395,7 @@ class State(object):
             if optimizer is None:
                 raise ValueError('State.restore: %s holds optimizer weights and this State '
                                  'has no optimizer' % self.path)
-            if not optimizer.weights and hasattr(model, '_make_train_function'):
-                model._make_train_function()    # Keras 2.3.1 makes the slots there
+            _build_slots(model, optimizer)
             if len(optimizer.weights) != len(snap['optimizer']):
                 raise ValueError('State.restore: %s holds %d optimizer weights, the optimizer '
                                  'has %d' % (self.path, len(snap['optimizer']),
@@ -423,6 +436,7 @@ class State(object):
         model, optimizer = self._model, self.optimizer
         variables = list(model.weights) if model is not None else []
         if optimizer is not None:
+            _build_slots(model, optimizer)     # the same variables on every worker
             variables += [v for v in optimizer.weights if all(v is not w for w in variables)]
         broadcast_variables(variables, root=0)
         snap = self._snapshot()
@@ -430,17 +444,19 @@ class State(object):
                                           if not isinstance(v, np.ndarray)),
                            'rng': [snap['rng'][0]] + list(snap['rng'][2:])}).encode('utf-8')
         length = int(broadcast_values(np.array(len(meta), np.int64), root=0))
-        buf = np.zeros(length, np.uint8)
+        # int32 / int64: TensorFlow's collective takes no unsigned integers
+        buf = np.zeros(length, np.int32)
         if _rank() == 0:
             buf[:] = np.frombuffer(meta, np.uint8)
         buf = broadcast_values(buf, root=0)
-        got = json.loads(buf.tobytes().decode('utf-8'))
+        got = json.loads(buf.astype(np.uint8).tobytes().decode('utf-8'))
         arrays = sorted(k for k, v in snap['values'].items() if isinstance(v, np.ndarray))
-        sent = broadcast_values([snap['values'][k] for k in arrays] + [snap['rng'][1]], root=0)
+        sent = broadcast_values([_signed(snap['values'][k]) for k in arrays]
+                                + [snap['rng'][1].astype(np.int64)], root=0)
         self._values.clear()
         self._values.update(got['values'])
         for k, v in zip(arrays, sent[:-1]):
-            self._values[k] = v
+            self._values[k] = v.astype(snap['values'][k].dtype)
         name, pos, has_gauss, cached = got['rng']
         rng = (name, sent[-1].astype(np.uint32), pos, has_gauss, cached)
         np.random.set_state(rng)

@@ -60,7 +60,10 @@ events = [] if plan == 'none' else [e.split(':') for e in plan.split(',')]
 kind, who, at = (events[attempt][0], int(events[attempt][1]), int(events[attempt][2])) \
     if attempt < len(events) else (None, -1, -1)
 state = kd.State(statedir, model=model)
-resumed = state.restore()
+# worker 0 reads the commit and sync() gives it to the others (the folder is shared here,
+# so each could read it: restore() on every worker; this way exercises sync())
+resumed = state.restore() if kd.rank() == 0 else False
+state.sync()
 
 
 def _note_event():
