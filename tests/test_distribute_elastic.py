@@ -34,13 +34,11 @@ import pytest
 import keras_backend.distribute as kd
 from keras_backend.distribute import elastic, launcher
 from conftest import requested_backends
-from test_distribute import (REPO, SCRIPTS, _engine_or_skip, _env, _no_keras2,  # noqa: F401
-                             _processes_with, single, workdir)
+from test_distribute import (HANG_TIMEOUT, HANG_TIMEOUT_DEFAULT, REPO,  # noqa: F401
+                             SCRIPTS, _engine_or_skip, _env, _no_keras2, _processes_with,
+                             single, workdir)
 
 ENGINES = requested_backends()
-#: the hang's collective timeout: it must outlast the workers' compile-time skew
-HANG_TIMEOUT = {'theano': 40, 'cntk': 30}
-HANG_TIMEOUT_DEFAULT = 15
 
 
 # -- State in this process ----------------------------------------------------------------
