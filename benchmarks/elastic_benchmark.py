@@ -7,14 +7,16 @@ process of each engine asked for, Keras 2.3.1 on our adapter:
 * ``step ms``: the median time of one training step (a Keras ``fit`` epoch, divided by
   its steps; epochs after the first);
 * ``commit ms``: the median time of ``State.commit()`` (the model's and the optimizer's
-  weights fetched, written to a temporary file, fsync, ``os.replace``, fsync of the
-  folder), 20 commits;
+  weights fetched and copied: what the training waits for), 20 commits;
+* ``write ms``: the median time of the file's write that follows in the commit thread
+  (a temporary file, fsync, ``os.replace``, fsync of the folder), while training goes on;
 * ``default %``: the commits of an epoch at the default interval
   (``keras2_elastic.DEFAULT_BATCHES_PER_COMMIT`` = 100 steps, and one at each epoch end)
   times ``commit ms``, over the epoch's steps times ``step ms``;
-* ``fit +% (k=1)`` / ``fit +% (default)``: the measured growth of an epoch of
+* ``fit +% (k=1)`` / ``fit +% (default)``: the measured growth of a 3-epoch
   ``keras2_elastic.fit`` committing every step / at the default interval, against plain
-  ``fit`` (noisy on a loaded machine: the computed column is the figure to read).
+  ``fit`` of the same epochs (calls taken in turn, 7 rounds, the median; noisy on a loaded
+  machine: with steps of about a millisecond, every per-step cost shows).
 
     PYTHONPATH=.:.venv/keras2 .venv/bin/python benchmarks/elastic_benchmark.py \\
         --engines tensorflow,theano,jax [--dir /shared/folder]
@@ -40,15 +42,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MODELS = ('mlp', 'cnn', 'lstm')
 BATCH = 32
+#: the epochs of each measured fit call
+EPOCHS = 3
 
 
-def _median_epoch(fit, epochs=4):
-    times = []
-    for _ in range(epochs):
-        start = time.time()
-        fit()
-        times.append(time.time() - start)
-    return float(np.median(times[1:]))
+def _median_epochs(fits, rounds=7):
+    """The median time of each of ``fits``, run in turn ``rounds`` times (so that
+    a machine's load drifts over all of them alike); the first round is not counted."""
+    times = [[] for _ in fits]
+    for _ in range(rounds):
+        for i, fit in enumerate(fits):
+            start = time.time()
+            fit()
+            times[i].append(time.time() - start)
+    return [float(np.median(t[1:])) for t in times]
 
 
 def worker(name, folder):
@@ -70,26 +77,29 @@ def worker(name, folder):
     model.compile(keras.optimizers.Adam(1e-3), 'categorical_crossentropy')
     steps = int(np.ceil(len(x) / float(BATCH)))
     model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)   # compile
-    plain = _median_epoch(lambda: model.fit(x, y, batch_size=BATCH, epochs=1,
-                                            shuffle=False, verbose=0))
     state = kd.State(folder, model=model)
-    commits = []
+    commits, writes = [], []
     for _ in range(20):
         start = time.time()
         state.commit()
-        commits.append(time.time() - start)
-    commit = float(np.median(commits))
+        mid = time.time()
+        state.wait()
+        commits.append(mid - start)
+        writes.append(time.time() - mid)
+    commit, write = float(np.median(commits)), float(np.median(writes))
     size = os.path.getsize(state.path)
 
-    def elastic_epoch(k):
+    def elastic_epochs(k):
         def run():
             state.epoch, state.batch = 0, 0
-            kde.fit(model, state, x, y, BATCH, 1, batches_per_commit=k)
+            kde.fit(model, state, x, y, BATCH, EPOCHS, batches_per_commit=k)
         return run
-    every = _median_epoch(elastic_epoch(1))
-    default = _median_epoch(elastic_epoch(kde.DEFAULT_BATCHES_PER_COMMIT))
+    plain, every, default = (t / EPOCHS for t in _median_epochs([
+        lambda: model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0),
+        elastic_epochs(1), elastic_epochs(kde.DEFAULT_BATCHES_PER_COMMIT)]))
     per_epoch = steps // kde.DEFAULT_BATCHES_PER_COMMIT + 1
     return {'model': name, 'step_ms': 1e3 * plain / steps, 'commit_ms': 1e3 * commit,
+            'write_ms': 1e3 * write,
             'bytes': size, 'default_pct': 100.0 * per_epoch * commit / plain,
             'every_pct': 100.0 * (every - plain) / plain,
             'measured_default_pct': 100.0 * (default - plain) / plain}
@@ -123,9 +133,9 @@ def main():
     if args.worker:
         print(json.dumps(worker(args.worker, args.dir)))
         return 0
-    print('%-11s %-5s %9s %10s %9s %10s %13s %17s' % (
-        'engine', 'model', 'step ms', 'commit ms', 'kB', 'default %', 'fit +% (k=1)',
-        'fit +% (default)'))
+    print('%-11s %-5s %9s %10s %9s %7s %10s %13s %17s' % (
+        'engine', 'model', 'step ms', 'commit ms', 'write ms', 'kB', 'default %',
+        'fit +% (k=1)', 'fit +% (default)'))
     for engine in args.engines.split(','):
         for name in args.models.split(','):
             folder = tempfile.mkdtemp(prefix='elastic_bench_', dir=args.dir)
@@ -136,8 +146,8 @@ def main():
             if r is None:
                 print('%-11s %-5s %s' % (engine, name, 'error'))
                 continue
-            print('%-11s %-5s %9.2f %10.2f %9.1f %10.2f %13.1f %17.1f' % (
-                engine, name, r['step_ms'], r['commit_ms'], r['bytes'] / 1e3,
+            print('%-11s %-5s %9.2f %10.2f %9.2f %7.1f %10.2f %13.1f %17.1f' % (
+                engine, name, r['step_ms'], r['commit_ms'], r['write_ms'], r['bytes'] / 1e3,
                 r['default_pct'], r['every_pct'], r['measured_default_pct']))
             sys.stdout.flush()
     return 0

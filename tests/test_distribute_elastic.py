@@ -51,6 +51,7 @@ def test_commit_and_restore_values_and_random_state(workdir, single):
     expected_draw = np.random.rand(4)
     np.random.seed(3)
     state.commit()
+    state.wait()
     assert os.path.exists(os.path.join(workdir, elastic.COMMIT_FILE))
     np.random.rand(10)
     state.epoch, state.best, state.name = 7, np.zeros(2), 'other'
@@ -86,6 +87,7 @@ import os, signal, sys
 import keras_backend.distribute.elastic as elastic
 state = elastic.State(sys.argv[1], epoch=1, w=__import__('numpy').arange(5000.0))
 state.commit()
+state.wait()                       # on disk
 state.epoch = 2
 def half(fd):
     os.ftruncate(fd, os.fstat(fd).st_size // 2)
@@ -128,6 +130,13 @@ def test_state_refuses_bad_input(workdir, monkeypatch):
         f.write(b'not a commit')
     with pytest.raises(ValueError, match='is not a commit'):
         state.restore()
+    # the commit thread's failure comes back from wait() (and the next commit)
+    gone = kd.State(os.path.join(workdir, 'gone'))
+    os.rmdir(gone.directory)
+    gone.commit()
+    with pytest.raises(OSError):
+        gone.wait()
+    gone.wait()                       # reported once
     monkeypatch.setenv(elastic.ENV_RESTART, 'x')
     with pytest.raises(ValueError, match=elastic.ENV_RESTART):
         kd.restart_count()

@@ -24,10 +24,14 @@ previous commit whole. Every rank keeps the last commit in memory too.
 The launcher tells each worker which attempt it is in ``$KERAS_BACKEND_DISTRIBUTE_RESTART``
 (0 the first time; :func:`restart_count`).
 """
+import atexit
+import io
 import json
 import numbers
 import os
+import queue
 import sys
+import threading
 
 import numpy as np
 
@@ -185,6 +189,11 @@ class State(object):
         object.__setattr__(self, 'restored', False)
         object.__setattr__(self, 'commits', 0)
         object.__setattr__(self, '_progress_fd', None)
+        object.__setattr__(self, '_writer', None)
+        object.__setattr__(self, '_queue', None)
+        object.__setattr__(self, '_written', threading.Event())
+        self._written.set()
+        object.__setattr__(self, '_write_error', None)
         for name in values:
             if name in _RESERVED or name.startswith('_'):
                 raise ValueError('State: %r cannot be a value name (State\'s own attribute '
@@ -263,11 +272,16 @@ class State(object):
         leaves the previous commit readable. No collective: every worker holds the same
         weights after a synchronous step, and rank 0's are written.
 
+        The weights are fetched here; the file is written by a thread while training
+        goes on (:meth:`wait` waits for it; the next commit waits for the previous one):
+        a commit is on disk a few milliseconds after ``commit`` returns, and a job killed
+        in between resumes from the commit before it.
+
         Returns:
             None.
 
         Raises:
-            OSError: the file cannot be written (rank 0).
+            OSError: the previous commit's file could not be written (rank 0).
 
         Example:
             >>> state.batch += 1; state.commit()     # doctest: +SKIP
@@ -275,8 +289,48 @@ class State(object):
         snap = self._snapshot()
         object.__setattr__(self, '_memory', snap)
         object.__setattr__(self, 'commits', self.commits + 1)
-        if _rank() == 0:
-            self._write(snap)
+        if _rank() != 0:
+            return
+        self.wait()               # one write at a time, in commit order
+        if self._writer is None:  # one thread for every commit (starting one costs ~1 ms)
+            writer = threading.Thread(target=self._write_loop, name='keras_backend State',
+                                      daemon=True)
+            object.__setattr__(self, '_writer', writer)
+            object.__setattr__(self, '_queue', queue.Queue())
+            writer.start()
+            atexit.register(self._flush_at_exit)
+        self._written.clear()
+        self._queue.put(snap)
+
+    def wait(self):
+        """Block until rank 0's last commit is on disk (``commit`` writes the file in a
+        thread of its own while training goes on; the next ``commit``, ``restore``,
+        ``committed`` and the end of the process wait for it).
+
+        Raises:
+            OSError: the last write failed (the previous commit is still the one read).
+        """
+        self._written.wait()
+        error = self._write_error
+        if error is not None:
+            object.__setattr__(self, '_write_error', None)
+            raise error
+
+    def _write_loop(self):
+        while True:
+            snap = self._queue.get()
+            try:
+                self._write(snap)
+            except Exception as e:    # raised again by wait()
+                object.__setattr__(self, '_write_error', e)
+            finally:
+                self._written.set()
+
+    def _flush_at_exit(self):
+        try:
+            self._written.wait()
+        except Exception:
+            pass
 
     def _write(self, snap):
         arrays = {}
@@ -298,10 +352,12 @@ class State(object):
                 'array_values': array_values, 'rng': [name, pos, has_gauss, cached],
                 'restart': restart_count()}
         arrays['meta'] = np.array(json.dumps(meta))
+        buf = io.BytesIO()        # one write(): np.savez writes a file in small pieces
+        np.savez(buf, **arrays)
         path = self.path
         tmp = path + '.tmp'
         with open(tmp, 'wb') as f:
-            np.savez(f, **arrays)
+            f.write(buf.getbuffer())
             f.flush()
             _fsync(f.fileno())
         os.replace(tmp, path)
@@ -324,6 +380,7 @@ class State(object):
 
     def committed(self):
         """True when a commit exists (in memory or in ``directory``)."""
+        self.wait()
         return self._memory is not None or os.path.exists(self.path)
 
     def _read(self):
@@ -376,6 +433,7 @@ class State(object):
             >>> if state.restore():                  # doctest: +SKIP
             ...     print('resuming at epoch', state.epoch, 'batch', state.batch)
         """
+        self.wait()
         if os.path.exists(self.path):
             snap = self._read()
         elif self._memory is not None:

@@ -76,10 +76,12 @@ class CommitStateCallback(keras.callbacks.Callback):
 
     def on_batch_end(self, batch, logs=None):
         state = self.state
-        state.batch = self.batch_offset + int(batch) + 1
-        state.step = int(state.step) + 1
-        state.note_progress(state.step)
-        if state.step % self.batches_per_commit == 0:
+        values = state._values      # ints: no check needed, and this runs every step
+        step = int(values['step']) + 1
+        values['step'] = step
+        values['batch'] = self.batch_offset + int(batch) + 1
+        state.note_progress(step)
+        if step % self.batches_per_commit == 0:
             state.commit()
 
     def on_epoch_end(self, epoch, logs=None):
@@ -198,10 +200,12 @@ def fit(model, state, x, y, global_batch_size, epochs, shuffle=False, callbacks=
             np.random.shuffle(order)
             skip = start if e == epoch else 0
             run(order[skip:], e, e + 1, batch if e == epoch else 0)
+        state.wait()
         return history
     if batch and epoch < epochs:
         run(np.arange(start, n), epoch, epoch + 1, batch)
         epoch += 1
     if epoch < epochs:
         run(np.arange(n), epoch, epochs, 0)
+    state.wait()          # the last commit is on disk
     return history
