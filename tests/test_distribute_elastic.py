@@ -25,14 +25,13 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 import numpy as np
 import pytest
 
 import keras_backend.distribute as kd
-from keras_backend.distribute import elastic, launcher
+from keras_backend.distribute import elastic
 from conftest import requested_backends
 from test_distribute import (HANG_TIMEOUT, HANG_TIMEOUT_DEFAULT, REPO,  # noqa: F401
                              SCRIPTS, _engine_or_skip, _env, _no_keras2, _processes_with,
