@@ -297,9 +297,11 @@ def test_kill_hang_and_kill_inside_commit_restart_to_the_uninterrupted_weights(e
     # in step 11 leaves the commit of step 10; the commit of step 13 is lost, 12 is read
     assert lines[0]['from_step'] == 0 and 5 <= lines[1]['from_step'] <= 6
     assert [l['from_step'] for l in lines[2:]] == [10, 12]
-    assert lines[3]['steps_redone'] == 1
-    assert 'restart 3 resumes from the commit of epoch 3 batch 0 (step 12); 1 step(s) ' \
-        'redone' in proc.stderr
+    # step 13 was done; so may step 14 be (the commit thread writes while it runs)
+    redone = lines[3]['steps_redone']
+    assert redone in (1, 2)
+    assert 'restart 3 resumes from the commit of epoch 3 batch 0 (step 12); %d step(s) ' \
+        'redone' % redone in proc.stderr
     with np.load(out + '.0.npz') as d0, np.load(out + '.1.npz') as d1:
         got = dict((k, np.array(d0[k])) for k in d0.files)
         np.testing.assert_array_equal(got['weights'], d1['weights'])
