@@ -62,6 +62,11 @@ def test_commit_and_restore_values_and_random_state(workdir, single):
     fresh = kd.State(workdir)
     assert fresh.restore(verbose=False) and fresh.epoch == 1 and fresh.name == 'run'
     assert fresh.check_host_updates() is False
+    # background=False: the file is written before commit() returns
+    sync_dir = os.path.join(workdir, 'sync')
+    now = kd.State(sync_dir, background=False, epoch=3)
+    now.commit()
+    assert kd.State(sync_dir).restore(verbose=False)
     # a folder without a commit: nothing restored
     empty = kd.State(os.path.join(workdir, 'empty'), epoch=4)
     assert empty.restore() is False and empty.epoch == 4 and not empty.committed()

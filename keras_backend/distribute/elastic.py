@@ -42,7 +42,8 @@ COMMIT_FILE = 'state.npz'
 #: rank 0's last finished step (``State.note_progress``), read to count the steps redone
 PROGRESS_FILE = 'progress'
 _FORMAT = 1
-_RESERVED = ('directory', 'model', 'optimizer', 'steps_redone', 'restored', 'commits')
+_RESERVED = ('directory', 'model', 'optimizer', 'background', 'steps_redone', 'restored',
+             'commits')
 
 
 def restart_count():
@@ -147,6 +148,10 @@ class State(object):
             With several hosts it must be on a file system every host reaches.
         model: a Keras 2 model (anything with ``get_weights`` / ``set_weights``), or None.
         optimizer: its optimizer; default ``model.optimizer`` when the model is compiled.
+        background: True: rank 0 writes each commit in a writer thread while training
+            goes on (:meth:`commit`); False: ``commit`` returns once the file is on disk.
+            (An engine collective that holds Python's GIL, CNTK's, stalls the thread
+            while it waits: a commit in flight when a peer dies may then be lost.)
         **values: the user's values, committed and restored with the weights.
 
     Raises:
@@ -165,7 +170,7 @@ class State(object):
         2
     """
 
-    def __init__(self, directory, model=None, optimizer=None, **values):
+    def __init__(self, directory, model=None, optimizer=None, background=True, **values):
         if isinstance(directory, bytes) or not isinstance(directory, (str, os.PathLike)):
             raise TypeError('State: directory must be a str or path, got %r'
                             % (type(directory).__name__,))
@@ -189,6 +194,7 @@ class State(object):
         object.__setattr__(self, 'restored', False)
         object.__setattr__(self, 'commits', 0)
         object.__setattr__(self, '_progress_fd', None)
+        object.__setattr__(self, '_background', bool(background))
         object.__setattr__(self, '_writer', None)
         object.__setattr__(self, '_queue', None)
         object.__setattr__(self, '_written', threading.Event())
@@ -292,6 +298,9 @@ class State(object):
         if _rank() != 0:
             return
         self.wait()               # one write at a time, in commit order
+        if not self._background:
+            self._write(snap)
+            return
         if self._writer is None:  # one thread for every commit (starting one costs ~1 ms)
             writer = threading.Thread(target=self._write_loop, name='keras_backend State',
                                       daemon=True)

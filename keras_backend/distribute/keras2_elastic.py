@@ -45,6 +45,9 @@ class CommitStateCallback(keras.callbacks.Callback):
         TypeError: ``state`` is not a State, or ``batches_per_commit`` not an int.
         ValueError: ``batches_per_commit`` < 1.
 
+    In a plain ``model.fit``, call ``state.wait()`` when it ends or raises (:func:`fit`
+    does), so that the last commit reaches the disk.
+
     Example:
         >>> model.fit(x, y, callbacks=[kde.CommitStateCallback(state, 10)])
         ...                                                     # doctest: +SKIP
@@ -177,15 +180,27 @@ def fit(model, state, x, y, global_batch_size, epochs, shuffle=False, callbacks=
     def run(rows, first, last, offset):
         commit.batch_offset = offset
         sw = _rows(weights, rows)
-        got = model.fit(shard(_rows(x, rows), global_batch_size),
-                        None if y is None else shard(_rows(y, rows), global_batch_size),
-                        batch_size=global_batch_size // workers, epochs=last,
-                        initial_epoch=first, shuffle=False, callbacks=calls, verbose=verbose,
-                        sample_weight=None if sw is None else shard(sw, global_batch_size),
-                        **kwargs)
+        try:
+            got = _fit(rows, first, last, sw)
+        except BaseException:
+            # a lost peer (WorkerLost) or an interrupt: let the commit in flight reach the
+            # disk first (an engine collective that holds the GIL may have stalled it)
+            try:
+                state.wait()
+            except Exception:
+                pass
+            raise
         history.epoch.extend(got.epoch)
         for k, v in got.history.items():
             history.history.setdefault(k, []).extend(v)
+
+    def _fit(rows, first, last, sw):
+        return model.fit(shard(_rows(x, rows), global_batch_size),
+                         None if y is None else shard(_rows(y, rows), global_batch_size),
+                         batch_size=global_batch_size // workers, epochs=last,
+                         initial_epoch=first, shuffle=False, callbacks=calls, verbose=verbose,
+                         sample_weight=None if sw is None else shard(sw, global_batch_size),
+                         **kwargs)
 
     epoch, batch = int(state.epoch), int(state.batch)
     start = batch * global_batch_size
