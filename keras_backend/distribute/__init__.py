@@ -1005,9 +1005,15 @@ def LearningRateWarmupCallback(initial_lr, warmup_epochs=5, momentum_correction=
     return keras2.LearningRateWarmupCallback(initial_lr, warmup_epochs, momentum_correction,
                                              steps_per_epoch, verbose)
 
+
 def JoinCallback():
     """A Keras callback for workers with uneven data: each batch takes part in a join
     round, and a worker at the end of its epoch joins (:func:`join`) until every worker
     has; see :class:`keras_backend.distribute.keras2.JoinCallback`."""
     from . import keras2
     return keras2.JoinCallback()
+
+
+# committed state for supervised restarts (README, "When a worker is lost")
+from .elastic import State, restart_count  # noqa: E402
+__all__ += ['State', 'restart_count']

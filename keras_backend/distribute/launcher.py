@@ -43,6 +43,12 @@ the remote sshd hangs it up and the remote worker (the session leader there, thr
 ``exec``) gets SIGHUP and exits. Every host needs the same Python, keras_backend and
 paths (the working directory and the script), ssh without a password (keys), and the
 ports open between the hosts; see the README, "Training on several processes".
+
+With ``--restarts R`` (:func:`supervise`) a failed job is started again, at most R times,
+on the same number of workers (``--restart-size same``) or one fewer per failure
+(``shrink``), never below ``--min-workers``; each worker reads the attempt number in
+``KERAS_BACKEND_DISTRIBUTE_RESTART`` and resumes from its last commit
+(:class:`keras_backend.distribute.State`; README, "When a worker is lost").
 """
 import argparse
 import json
@@ -206,6 +212,7 @@ def _parser():
                    help='kill every worker and exit 124 after this long (default: none)')
     p.add_argument('--mpiexec', default=None,
                    help='the mpiexec of the MPI engines (default: mpiexec on PATH)')
+    _restart_arguments(p)
     p.add_argument('script', help='the Python script every worker runs')
     p.add_argument('args', nargs=argparse.REMAINDER, help='its arguments')
     return p
@@ -466,6 +473,7 @@ def _watch(job, started, deadline):
                     return 0
                 who = 'a worker' if rank is None else 'worker %d' % rank
                 how = 'was killed' if status < 0 else 'exited with status %d' % status
+                _LAST_FAILURE.update(what='%s %s' % (who, how), restartable=True)
                 _say('WorkerLost: %s of %d %s; killing the others (SIGKILL)' % (who, job.n, how))
                 job.kill_all()
                 return status if status > 0 else 1
@@ -480,13 +488,119 @@ def _watch(job, started, deadline):
             signal.signal(s, h)
 
 
+# -- supervised restarts (README, "When a worker is lost") -----------------------------
+
+ENV_RESTART = 'KERAS_BACKEND_DISTRIBUTE_RESTART'
+RESTART_SIZES = ('same', 'shrink')
+#: what ended the last launch: set by _watch when a worker failed
+_LAST_FAILURE = {}
+
+
+def _restart_arguments(p):
+    p.add_argument('--restarts', type=int, default=0, metavar='R',
+                   help='when a worker dies or hangs, stop every worker and start the job '
+                        'again, at most R times (default 0: fail at once); each worker '
+                        'finds the attempt number in $%s' % ENV_RESTART)
+    p.add_argument('--min-workers', type=int, default=1, metavar='M',
+                   help='never restart on fewer than M workers (default 1)')
+    p.add_argument('--restart-size', choices=RESTART_SIZES, default='same',
+                   help='the workers of a restart: "same" (default: the lost worker\'s slot '
+                        'comes back, as for a killed process on a live machine) or "shrink" '
+                        '(one fewer per lost worker: its host is gone)')
+
+
+def supervise(n, script, args=(), restarts=0, min_workers=1, restart_size='same',
+              deadline=None, env=None, **kwargs):
+    """:func:`launch`, started again after a failure, at most ``restarts`` times.
+
+    Each attempt gets ``$KERAS_BACKEND_DISTRIBUTE_RESTART`` (0, 1, ...), from which a
+    script resumes its last commit (:class:`keras_backend.distribute.State`). A failure
+    (a worker that exits non-zero, is killed, or raises WorkerLost because a peer hung)
+    stops every worker as :func:`launch` does; then, while restarts remain, one line
+    (``restart k of R``, what was lost, the time) goes to stderr and the job starts again
+    on ``n`` workers (``restart_size='same'``) or one fewer per failure (``'shrink'``).
+    The deadline, a signal to the launcher or a failure to start is not restarted.
+
+    Args:
+        n: int >= 1, the workers of the first attempt.
+        script, args: as :func:`launch`.
+        restarts: int >= 0.
+        min_workers: int, 1 <= min_workers <= n: below it the job fails.
+        restart_size: 'same' or 'shrink'.
+        deadline: seconds for the whole job, every attempt included (None: none).
+        env: the workers' base environment (default: this one's).
+        **kwargs: :func:`launch`'s ``backend``, ``timeout``, ``mpiexec``, ``hosts``,
+            ``network_interface``, ``ssh`` (with ``hosts``, ``n`` may be None: their sum;
+            ``restart_size='shrink'`` needs ``n`` without ``hosts``).
+
+    Returns:
+        0 when an attempt finishes; else the last attempt's status (124 at the deadline).
+
+    Raises:
+        ValueError: a bad ``restarts``, ``min_workers`` or ``restart_size`` (and
+            :func:`launch`'s errors).
+
+    Example:
+        >>> supervise(2, 'train.py', restarts=3)       # doctest: +SKIP
+        0
+    """
+    hosts = kwargs.get('hosts')
+    if hosts is not None:
+        total = sum(k for _, k in (parse_hosts(hosts) if isinstance(hosts, str) else hosts))
+        if n is None:
+            n = total
+        if restart_size == 'shrink':
+            raise ValueError('--restart-size shrink needs -n without -H (which worker of '
+                             'which host to drop is not decided here); use same')
+    if n is None:
+        raise ValueError('give -n N (the number of workers) or -H host1:N1,...')
+    for name, v in (('restarts', restarts), ('min_workers', min_workers)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError('--%s must be an int, got %r' % (name.replace('_', '-'), v))
+    if restarts < 0:
+        raise ValueError('--restarts must be >= 0, got %d' % restarts)
+    if not 1 <= min_workers <= max(n, 1):
+        raise ValueError('--min-workers must be in 1 .. -n (%d), got %d' % (n, min_workers))
+    if restart_size not in RESTART_SIZES:
+        raise ValueError('--restart-size must be one of %s, got %r'
+                         % (', '.join(RESTART_SIZES), restart_size))
+    base = dict(os.environ if env is None else env)
+    started = time.time()
+    workers, attempt = n, 0
+    while True:
+        base[ENV_RESTART] = str(attempt)
+        _LAST_FAILURE.clear()
+        left = None if deadline is None else max(0.0, deadline - (time.time() - started))
+        status = launch(workers, script, args, deadline=left, env=base, **kwargs)
+        if status == 0 or restarts == 0:
+            return status
+        if not _LAST_FAILURE.get('restartable'):
+            return status
+        what = _LAST_FAILURE.get('what', 'a worker was lost')
+        if attempt >= restarts:
+            _say('WorkerLost: %s; no restart left (%d of %d used); the job fails'
+                 % (what, attempt, restarts))
+            return status
+        after = workers - 1 if restart_size == 'shrink' else workers
+        if after < min_workers:
+            _say('WorkerLost: %s; %d worker(s) would remain, fewer than --min-workers %d; '
+                 'the job fails' % (what, after, min_workers))
+            return status
+        attempt += 1
+        _say('restart %d of %d at %s (%.1f s into the job): %s; starting %d worker(s) from '
+             'the last commit' % (attempt, restarts, time.strftime('%H:%M:%S'),
+                                  time.time() - started, what, after))
+        workers = after
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
-        return launch(args.num_workers, args.script, args.args, backend=args.backend,
-                      timeout=args.timeout, deadline=args.deadline, mpiexec=args.mpiexec,
-                      hosts=args.hosts, network_interface=args.network_interface,
-                      ssh=args.ssh)
+        return supervise(args.num_workers, args.script, args.args, restarts=args.restarts,
+                         min_workers=args.min_workers, restart_size=args.restart_size,
+                         backend=args.backend, timeout=args.timeout, deadline=args.deadline,
+                         mpiexec=args.mpiexec, hosts=args.hosts,
+                         network_interface=args.network_interface, ssh=args.ssh)
     except (ValueError, RuntimeError) as e:
         _say('error: %s' % e)
         return 2

@@ -1,0 +1,127 @@
+"""Keras 2.3.1 training that commits its state and is killed, for the restart tests.
+
+    KERAS_BACKEND=keras_backend.<engine>_backend python -m keras_backend.distribute -n 2 \\
+        --restarts R tests/distributed/keras_elastic.py OUT STATEDIR INTERVAL PLAN [SHUFFLE]
+
+The model and data of keras_fit.py (64 rows, a global batch of 16: 4 steps an epoch, 4
+epochs), trained with ``keras2_elastic.fit`` from a ``kd.State`` in STATEDIR committed
+every INTERVAL steps. PLAN is a comma-separated list of events, the i-th one for attempt
+i ($KERAS_BACKEND_DISTRIBUTE_RESTART), or 'none':
+
+* ``kill:R:S``: worker R sends itself SIGKILL when S steps are done (inside step S + 1,
+  after 2 s);
+* ``hang:R:S``: worker R sleeps for ever there (the collective timeout catches it);
+* ``commitkill:R:S``: worker R (0: the one that writes) is killed inside the commit made
+  after step S, once half of the temporary file is written (before ``os.replace``).
+
+Each attempt's worker 0 appends a JSON line to OUT.log (attempt, workers, the step it
+resumed from, the steps redone, when it started and when its first step ended); an event
+writes its time to OUT.event.<attempt>. Every worker of the attempt that finishes writes
+OUT.<rank>.npz (the final weights, the epoch losses seen by this attempt).
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+import keras_backend.distribute as kd
+
+kd.init()
+import keras_backend.keras2_compat  # noqa: E402
+
+keras_backend.keras2_compat.install()   # Keras 2.3.1 on Python 3.10+
+import keras  # noqa: E402
+
+import keras_backend.distribute.elastic as elastic  # noqa: E402
+import keras_backend.distribute.keras2_elastic as kde  # noqa: E402
+
+STARTED = time.time()
+out, statedir, interval, plan = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+shuffle = len(sys.argv) > 5 and sys.argv[5] == 'shuffle'
+GLOBAL_BATCH, EPOCHS = 16, 4
+rng = np.random.RandomState(0)
+X = rng.randn(64, 5).astype('float32')
+Y = np.tanh(X.dot(rng.randn(5, 2))).astype('float32')
+np.random.seed(5)     # the shuffle's random state, the same on every worker
+
+model = keras.models.Sequential([
+    keras.layers.Dense(8, activation='tanh', input_shape=(5,)),
+    keras.layers.Dense(2)])
+init = np.random.RandomState(1)
+model.set_weights([init.uniform(-0.5, 0.5, w.shape).astype('float32')
+                   for w in model.get_weights()])
+model.compile(kd.DistributedOptimizer(keras.optimizers.Adam(0.05, clipnorm=0.5)), 'mse')
+
+attempt = kd.restart_count()
+events = [] if plan == 'none' else [e.split(':') for e in plan.split(',')]
+kind, who, at = (events[attempt][0], int(events[attempt][1]), int(events[attempt][2])) \
+    if attempt < len(events) else (None, -1, -1)
+state = kd.State(statedir, model=model)
+# worker 0 reads the commit and sync() gives it to the others (the folder is shared here,
+# so each could read it: restore() on every worker; this way exercises sync())
+resumed = state.restore() if kd.rank() == 0 else False
+state.sync()
+
+
+def _note_event():
+    with open('%s.event.%d' % (out, attempt), 'w') as f:
+        f.write(repr(time.time()))
+
+
+if kind == 'commitkill' and kd.rank() == who:
+    real_fsync, real_write = elastic._fsync, elastic.State._write
+    armed = []
+
+    def _write(self, snap):       # the commit thread, with that commit's own values
+        if snap['values']['step'] == at:
+            armed.append(True)
+        real_write(self, snap)
+
+    def _fsync(fd):
+        if armed:                  # half of the temporary file, then gone
+            os.ftruncate(fd, os.fstat(fd).st_size // 2)
+            _note_event()
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_fsync(fd)
+    elastic._fsync = _fsync
+    elastic.State._write = _write
+
+
+class Events(keras.callbacks.Callback):
+    first = None
+
+    def on_batch_begin(self, batch, logs=None):
+        if kd.rank() != who or state.step != at:
+            return
+        if kind == 'kill':
+            time.sleep(2.0)   # worker 0 ends its commit and waits in this step's collective
+            _note_event()
+            os.kill(os.getpid(), signal.SIGKILL)
+        elif kind == 'hang':
+            _note_event()
+            time.sleep(10 ** 6)
+
+    def on_batch_end(self, batch, logs=None):
+        if self.first is None:
+            self.first = time.time()
+            if kd.rank() == 0:
+                with open(out + '.log', 'a') as f:
+                    f.write(json.dumps({
+                        'attempt': attempt, 'workers': kd.size(), 'resumed': resumed,
+                        'epoch': state.epoch, 'from_step': state.step,
+                        'steps_redone': state.steps_redone, 'started': STARTED,
+                        'first_step_end': self.first}) + '\n')
+
+
+history = kde.fit(model, state, X, Y, GLOBAL_BATCH, EPOCHS, shuffle=shuffle,
+                  batches_per_commit=interval,
+                  callbacks=[kd.MetricAverageCallback(), kd.BroadcastGlobalVariablesCallback(0),
+                             Events()])
+np.savez('%s.%d.npz' % (out, kd.rank()),
+         weights=np.concatenate([w.ravel() for w in model.get_weights()]),
+         loss=np.array(history.history['loss']), epochs=np.array(history.epoch),
+         iterations=np.array(int(keras.backend.get_value(model.optimizer.iterations))))
+kd.barrier()

@@ -1,0 +1,355 @@
+"""Committed state and supervised restarts (keras_backend.distribute.State, --restarts).
+
+In this process: a State's commit and restore (values, arrays, numpy's random state),
+the atomic commit (a process killed inside ``commit`` leaves the previous commit whole),
+bad input, and the launcher's restart loop on a script that needs no engine.
+
+Per engine (``KERAS_BACKEND_TESTS``), Keras 2.3.1 with ``keras2_elastic.fit``
+(tests/distributed/keras_elastic.py: 4 epochs of 4 global batches of 16):
+
+* one process, shuffled, committing every 3 steps, killed in epoch 2 and started again:
+  the weights of the uninterrupted run;
+* two workers committing every step under ``--restarts 3``: worker 1 is SIGKILLed in
+  epoch 2, then hangs in epoch 3 (the collective timeout ends that attempt), then worker
+  0 is killed inside a commit (the file half written): the job ends with the weights of
+  the uninterrupted run (rtol 1e-5), the restart lines and the steps redone printed;
+* two workers committing every 3 steps, worker 1 killed in epoch 2, restarted on one
+  worker (``--restart-size shrink``): the global batch is kept, so again the weights of
+  the uninterrupted run.
+
+The restart time (kill to the first step after the restart), the steps redone and the
+final weight difference are printed (``pytest -s``).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import keras_backend.distribute as kd
+from keras_backend.distribute import elastic
+from conftest import requested_backends
+from test_distribute import (HANG_TIMEOUT, HANG_TIMEOUT_DEFAULT, REPO,  # noqa: F401
+                             SCRIPTS, _engine_or_skip, _env, _no_keras2, _processes_with,
+                             single, workdir)
+
+ENGINES = requested_backends()
+
+
+# -- State in this process ----------------------------------------------------------------
+
+def test_commit_and_restore_values_and_random_state(workdir, single):
+    single.init(engine='tensorflow')
+    state = kd.State(workdir, epoch=1, best=np.arange(3.0), name='run', losses=[0.5, 0.25])
+    assert (state.epoch, state.batch, state.step) == (1, 0, 0)
+    np.random.seed(3)
+    expected_draw = np.random.rand(4)
+    np.random.seed(3)
+    state.commit()
+    state.wait()
+    assert os.path.exists(os.path.join(workdir, elastic.COMMIT_FILE))
+    np.random.rand(10)
+    state.epoch, state.best, state.name = 7, np.zeros(2), 'other'
+    assert state.restore(verbose=False) is True
+    assert (state.epoch, state.name, state.losses) == (1, 'run', [0.5, 0.25])
+    np.testing.assert_array_equal(state.best, np.arange(3.0))
+    np.testing.assert_array_equal(np.random.rand(4), expected_draw)
+    # a new State on the same folder (a restarted process) reads the file
+    fresh = kd.State(workdir)
+    assert fresh.restore(verbose=False) and fresh.epoch == 1 and fresh.name == 'run'
+    assert fresh.check_host_updates() is False
+    # background=False: the file is written before commit() returns
+    sync_dir = os.path.join(workdir, 'sync')
+    now = kd.State(sync_dir, background=False, epoch=3)
+    now.commit()
+    assert kd.State(sync_dir).restore(verbose=False)
+    # a folder without a commit: nothing restored
+    empty = kd.State(os.path.join(workdir, 'empty'), epoch=4)
+    assert empty.restore() is False and empty.epoch == 4 and not empty.committed()
+
+
+def test_commit_mid_epoch_keeps_the_epoch_start_random_state(workdir, single):
+    single.init(engine='tensorflow')
+    state = kd.State(workdir)
+    np.random.seed(11)
+    start = np.random.get_state()
+    state.record_epoch_start()
+    np.random.shuffle(np.arange(10))          # the epoch's draw
+    state.batch = 2
+    state.commit()
+    np.random.seed(0)
+    state.restore(verbose=False)
+    np.testing.assert_array_equal(np.random.get_state()[1], start[1])
+
+
+_KILLED_COMMIT = '''
+import os, signal, sys
+import keras_backend.distribute.elastic as elastic
+state = elastic.State(sys.argv[1], epoch=1, w=__import__('numpy').arange(5000.0))
+state.commit()
+state.wait()                       # on disk
+state.epoch = 2
+def half(fd):
+    os.ftruncate(fd, os.fstat(fd).st_size // 2)
+    os.kill(os.getpid(), signal.SIGKILL)
+elastic._fsync = half
+state.commit()
+'''
+
+
+def test_a_process_killed_inside_commit_leaves_the_previous_commit(workdir):
+    proc = subprocess.run([sys.executable, '-c', _KILLED_COMMIT, workdir],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env('tensorflow'), timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    tmp = os.path.join(workdir, elastic.COMMIT_FILE + '.tmp')
+    assert os.path.exists(tmp)                 # the half-written commit is there...
+    state = elastic.State(workdir, epoch=0, w=np.zeros(1))
+    assert state.restore(verbose=False)        # ...and the previous one is read
+    assert state.epoch == 1
+    np.testing.assert_array_equal(state.w, np.arange(5000.0))
+
+
+def test_state_refuses_bad_input(workdir, monkeypatch):
+    with pytest.raises(TypeError, match='directory'):
+        kd.State(3)
+    with pytest.raises(ValueError, match='directory'):
+        kd.State('')
+    with pytest.raises(TypeError, match='model'):
+        kd.State(workdir, model=object())
+    with pytest.raises(TypeError, match="value 'x'"):
+        kd.State(workdir, x=object())
+    with pytest.raises(TypeError, match="value 'x'"):
+        kd.State(workdir, x=np.array(['a']))
+    with pytest.raises(ValueError, match="'commits'"):
+        kd.State(workdir, commits=1)
+    state = kd.State(workdir)
+    with pytest.raises(AttributeError, match='no value'):
+        state.nothing
+    with open(state.path, 'wb') as f:
+        f.write(b'not a commit')
+    with pytest.raises(ValueError, match='is not a commit'):
+        state.restore()
+    # the commit thread's failure comes back from wait() (and the next commit)
+    gone = kd.State(os.path.join(workdir, 'gone'))
+    os.rmdir(gone.directory)
+    gone.commit()
+    with pytest.raises(OSError):
+        gone.wait()
+    gone.wait()                       # reported once
+    monkeypatch.setenv(elastic.ENV_RESTART, 'x')
+    with pytest.raises(ValueError, match=elastic.ENV_RESTART):
+        kd.restart_count()
+    monkeypatch.setenv(elastic.ENV_RESTART, '2')
+    assert kd.restart_count() == 2
+
+
+# -- the launcher's restart loop, on a script that needs no engine ------------------------
+
+_FLAKY = '''
+import os, sys
+attempt = int(os.environ['KERAS_BACKEND_DISTRIBUTE_RESTART'])
+rank = int(os.environ['KERAS_BACKEND_DISTRIBUTE_RANK'])
+size = int(os.environ['KERAS_BACKEND_DISTRIBUTE_SIZE'])
+with open(os.path.join(sys.argv[1], 'ran.%d.%d' % (attempt, rank)), 'w') as f:
+    f.write(str(size))
+if rank == size - 1 and attempt < int(sys.argv[2]):
+    sys.exit(3)
+'''
+
+
+@pytest.mark.parametrize('fails,restarts,size_rule,min_workers,status', [
+    (2, 2, 'same', 1, 0), (2, 1, 'same', 1, 3), (1, 2, 'shrink', 1, 0),
+    (1, 2, 'shrink', 3, 3)])
+def test_launcher_restarts(workdir, fails, restarts, size_rule, min_workers, status):
+    script = os.path.join(workdir, 'flaky.py')
+    with open(script, 'w') as f:
+        f.write(_FLAKY)
+    cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', '3', '--backend',
+           'tensorflow', '--restarts', str(restarts), '--restart-size', size_rule,
+           '--min-workers', str(min_workers), script, workdir, str(fails)]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env('tensorflow'), timeout=120)
+    assert proc.returncode == status, proc.stderr
+    ran = sorted(n for n in os.listdir(workdir) if n.startswith('ran.'))
+    sizes = {}
+    for name in ran:
+        with open(os.path.join(workdir, name)) as f:
+            sizes.setdefault(int(name.split('.')[1]), set()).add(int(f.read()))
+    if status == 0:
+        attempts = fails + 1
+        expected = [3 - a if size_rule == 'shrink' else 3 for a in range(attempts)]
+        assert [sizes[a] for a in range(attempts)] == [{n} for n in expected]
+        for a in range(1, attempts):
+            assert 'restart %d of %d' % (a, restarts) in proc.stderr
+            assert 'worker %d of %d exited with status 3' % (expected[a - 1] - 1,
+                                                             expected[a - 1]) in proc.stderr
+    elif min_workers == 3:
+        assert sorted(sizes) == [0] and 'fewer than --min-workers 3' in proc.stderr
+    else:
+        assert sorted(sizes) == [0, 1] and 'no restart left (1 of 1 used)' in proc.stderr
+    if status:
+        assert 'WorkerLost' in proc.stderr
+
+
+def test_launcher_refuses_bad_restart_arguments(workdir):
+    script = os.path.join(workdir, 'x.py')
+    open(script, 'w').close()
+    for args, expected in ((['--restarts', '-1'], '--restarts must be >= 0'),
+                           (['--min-workers', '3'], '--min-workers must be in 1 .. -n (2)'),
+                           (['--min-workers', '0'], '--min-workers must be in')):
+        proc = subprocess.run([sys.executable, '-m', 'keras_backend.distribute', '-n', '2',
+                               '--backend', 'tensorflow'] + args + [script],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, env=_env('tensorflow'), timeout=60)
+        assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+
+
+# -- Keras 2.3.1 on each engine -----------------------------------------------------------
+
+_REFERENCE = {}
+
+
+def _run(engine, cmd, env=None, limit=900):
+    start = time.time()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=env or _env(engine, keras2=True),
+                          cwd=REPO, timeout=limit)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    return proc, time.time() - start
+
+
+def _script(out, statedir, interval, plan, *extra):
+    return [os.path.join(SCRIPTS, 'keras_elastic.py'), out, statedir, str(interval),
+            plan] + list(extra)
+
+
+def _reference(engine, workdir, shuffle=False):
+    """The uninterrupted run: one process on the global batch, on ``engine``."""
+    key = (engine, shuffle)
+    if key not in _REFERENCE:
+        out = os.path.join(workdir, 'reference')
+        proc, _ = _run(engine, [sys.executable] + _script(
+            out, os.path.join(workdir, 'reference_state'), 100, 'none',
+            *(['shuffle'] if shuffle else [])))
+        assert proc.returncode == 0, proc.stderr[-5000:]
+        with np.load(out + '.0.npz') as d:
+            _REFERENCE[key] = dict((k, np.array(d[k])) for k in d.files)
+    return _REFERENCE[key]
+
+
+def _log(out):
+    with open(out + '.log') as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_one_process_killed_and_started_again_ends_as_the_uninterrupted_run(engine, workdir):
+    _engine_or_skip(engine)
+    ref = _reference(engine, workdir, shuffle=True)
+    out, statedir = os.path.join(workdir, 'one'), os.path.join(workdir, 'one_state')
+    cmd = [sys.executable] + _script(out, statedir, 3, 'kill:0:6', 'shuffle')
+    first, _ = _run(engine, cmd)
+    assert first.returncode == -signal.SIGKILL, first.stderr[-5000:]
+    env = _env(engine, keras2=True)
+    env[elastic.ENV_RESTART] = '1'
+    again, _ = _run(engine, cmd, env=env)
+    assert again.returncode == 0, again.stderr[-5000:]
+    assert 'restart 1 resumes from the commit of epoch 1 batch 2 (step 6)' in again.stderr
+    with np.load(out + '.0.npz') as got:
+        np.testing.assert_allclose(got['weights'], ref['weights'], rtol=1e-5, atol=1e-7)
+        assert int(got['iterations']) == 16
+        np.testing.assert_array_equal(got['epochs'], [1, 2, 3])
+        np.testing.assert_allclose(got['loss'][1:], ref['loss'][2:], rtol=1e-5)
+
+
+def _launch_elastic(engine, workdir, name, n, interval, plan, restarts, timeout, extra=()):
+    out, statedir = os.path.join(workdir, name), os.path.join(workdir, name + '_state')
+    cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
+           engine, '--timeout', str(timeout), '--restarts', str(restarts)] + list(extra) + \
+        _script(out, statedir, interval, plan)
+    proc, took = _run(engine, cmd)
+    return proc, took, out
+
+
+def _event_time(out, attempt):
+    with open('%s.event.%d' % (out, attempt)) as f:
+        return float(f.read())
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_kill_hang_and_kill_inside_commit_restart_to_the_uninterrupted_weights(engine,
+                                                                               workdir):
+    _engine_or_skip(engine)
+    ref = _reference(engine, workdir)
+    timeout = HANG_TIMEOUT.get(engine, HANG_TIMEOUT_DEFAULT)
+    # epoch 2 (steps 5-8): worker 1 killed; epoch 3: it hangs; epoch 4: worker 0 killed
+    # inside the commit after step 13
+    plan = 'kill:1:6,hang:1:10,commitkill:0:13'
+    proc, took, out = _launch_elastic(engine, workdir, 'chain', 2, 1, plan, 3, timeout)
+    assert proc.returncode == 0, proc.stderr[-8000:]
+    for k in (1, 2, 3):
+        assert 'restart %d of 3' % k in proc.stderr, proc.stderr[-8000:]
+    lines = _log(out)
+    assert [l['attempt'] for l in lines] == [0, 1, 2, 3]
+    # nothing committed is lost: the commit of step k is on disk before the one of step
+    # k + 1 starts, so the commit of step 5 is, when worker 1 is killed in step 7 (most
+    # likely that of step 6 too: worker 1 waits 2 s first), that of step 9 when worker 1
+    # hangs in step 11 (and that of 10 unless its writer thread was stalled: CNTK's
+    # collective holds the GIL and its watchdog kills worker 0 at the timeout); the
+    # commit of step 13 is lost, that of step 12 is read
+    assert lines[0]['from_step'] == 0 and 5 <= lines[1]['from_step'] <= 6
+    assert 9 <= lines[2]['from_step'] <= 10 and lines[3]['from_step'] == 12
+    # step 13 was done; so may step 14 be (the commit thread writes while it runs)
+    redone = lines[3]['steps_redone']
+    assert redone in (1, 2)
+    assert 'restart 3 resumes from the commit of epoch 3 batch 0 (step 12); %d step(s) ' \
+        'redone' % redone in proc.stderr
+    with np.load(out + '.0.npz') as d0, np.load(out + '.1.npz') as d1:
+        got = dict((k, np.array(d0[k])) for k in d0.files)
+        np.testing.assert_array_equal(got['weights'], d1['weights'])
+    np.testing.assert_allclose(got['weights'], ref['weights'], rtol=1e-5, atol=1e-7)
+    assert int(got['iterations']) == 16
+    print('[%s] kill, hang, kill inside a commit: %d restarts, %.1f s in all'
+          % (engine, 3, took))
+    for line, what in zip(lines[1:], ('kill', 'hang', 'kill inside a commit')):
+        print('[%s]   after the %s: attempt %d resumed from step %d, %d step(s) redone, '
+              '%.1f s from the event to its first step' % (
+                  engine, what, line['attempt'], line['from_step'], line['steps_redone'],
+                  line['first_step_end'] - _event_time(out, line['attempt'] - 1)))
+    print('[%s]   final weights: max abs difference %.3g from the uninterrupted run'
+          % (engine, np.abs(got['weights'] - ref['weights']).max()))
+    time.sleep(0.5)
+    assert _processes_with(out) == []
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_a_restart_onto_fewer_workers_keeps_the_global_batch(engine, workdir):
+    _engine_or_skip(engine)
+    ref = _reference(engine, workdir)
+    proc, took, out = _launch_elastic(engine, workdir, 'shrink', 2, 3, 'kill:1:6', 1,
+                                         60, ['--restart-size', 'shrink'])
+    assert proc.returncode == 0, proc.stderr[-8000:]
+    assert 'restart 1 of 1' in proc.stderr and 'starting 1 worker(s)' in proc.stderr
+    killed = _event_time(out, 0)
+    lines = _log(out)
+    assert [(l['attempt'], l['workers']) for l in lines] == [(0, 2), (1, 1)]
+    # commits every 3 steps and at epoch ends: steps 3, 4 and 6 (that one most likely
+    # before the kill in step 7: worker 1 waits 2 s first)
+    assert lines[1]['from_step'] in (4, 6)
+    with np.load(out + '.0.npz') as d:
+        got = dict((k, np.array(d[k])) for k in d.files)
+    assert int(got['iterations']) == 16
+    diff = np.abs(got['weights'] - ref['weights']).max()
+    print('[%s] 2 -> 1 workers, a commit every 3 steps: resumed from step %d, %d step(s) '
+          'redone, %.1f s from the kill to the first step after the restart, %.1f s in all; '
+          'final weights: max abs difference %.3g, last epoch loss %.6g (uninterrupted %.6g)'
+          % (engine, lines[1]['from_step'], lines[1]['steps_redone'],
+             lines[1]['first_step_end'] - killed, took, diff, got['loss'][-1],
+             ref['loss'][-1]))
+    np.testing.assert_allclose(got['weights'], ref['weights'], rtol=1e-5, atol=1e-6)
