@@ -217,4 +217,11 @@ def test_two_actors_train_as_one_process(engine, cluster):
     assert 'worker 1 of 2 raised ValueError: worker one fails on purpose' in message
     kind, message = report['die']
     assert kind == 'WorkerLost' and 'worker 1 of 2 was lost' in message
-    print('%s: %.1f s for 2 starts, the training and the errors' % (engine, took))
+    # run(restarts=1): worker 1's actor died mid-training; the restart trained to the end
+    again = report['restart']
+    assert [(r['restart'], r['size']) for r in again] == [(1, 2), (1, 2)]
+    for r in again:
+        np.testing.assert_allclose(r['weights'], expected, rtol=1e-5, atol=1e-6)
+    assert 'keras_backend.distribute.ray: restart 1 of 1 at ' in proc.stdout
+    assert 'starting 2 worker(s) from the last commit' in proc.stdout
+    print('%s: %.1f s for 4 starts, the training, the errors and a restart' % (engine, took))

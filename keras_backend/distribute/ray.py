@@ -76,6 +76,7 @@ from .. import engines as _engines
 from . import (ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, WorkerLost,
                _configured_engine)
 from . import rendezvous as _rendezvous
+from .elastic import ENV_RESTART
 
 __all__ = ['RayExecutor', 'Settings', 'WorkerError', 'WorkerLost']
 
@@ -270,6 +271,7 @@ class RayExecutor(object):
         self.env_vars = dict(env_vars or {})
         self.workers = []          # actor handles, in rank order
         self.placements = []       # (rank, size, local_rank, local_size) of each
+        self._start_args = (None, None, None, {})
         self._server = None        # ompi-server (MPI engines)
         self._tmp = None
 
@@ -344,6 +346,8 @@ class RayExecutor(object):
         """
         if self.workers:
             raise RuntimeError('RayExecutor.start: already started; call shutdown() first')
+        self._start_args = (executable_cls, executable_args, executable_kwargs,
+                            dict(extra_env_vars or {}))
         if not ray.is_initialized():
             ray.init()
         env = _forwarded_env(dict(self.env_vars, **(extra_env_vars or {})))
@@ -478,30 +482,98 @@ class RayExecutor(object):
                                       rank=rank, error=cause) from cause
         return results
 
-    def run(self, fn, args=None, kwargs=None):
+    def run(self, fn, args=None, kwargs=None, restarts=0, min_workers=None):
         """Call ``fn(*args, **kwargs)`` in every worker (after ``init``).
+
+        With ``restarts`` R > 0 this is the launcher's supervised restart (README, "When a
+        worker is lost"): when a worker is lost (its actor died, or its collectives lost
+        a peer: :class:`WorkerLost`), every actor is stopped and the executor starts
+        again, at most R times, with ``$KERAS_BACKEND_DISTRIBUTE_RESTART`` = 1, 2, ... in
+        the actors (from which ``fn`` resumes its last commit,
+        :class:`keras_backend.distribute.State`), on as many workers as the cluster's free
+        CPUs now hold, up to ``num_workers`` (a lost node's share is gone; a killed
+        process's comes back), never fewer than ``min_workers``. One line on stderr tells
+        each restart. An exception ``fn`` raises itself (:class:`WorkerError`) is not
+        restarted: it would raise again.
 
         Args:
             fn: a function Ray can pickle (defined at module level of an importable
                 module, or by cloudpickle's rules).
             args: list of positional arguments; kwargs: dict of keyword arguments.
+            restarts: int >= 0, the restarts allowed (default 0: a lost worker ends it).
+            min_workers: int, 1 <= min_workers <= num_workers (default: num_workers):
+                fewer workers available than this ends it.
 
         Returns:
-            list of the workers' results, in rank order.
+            list of the workers' results, in rank order (of the last attempt).
 
         Raises:
             RuntimeError: not started.
+            TypeError / ValueError: ``restarts`` or ``min_workers`` of the wrong type or
+                value.
             WorkerError: ``fn`` raised in a worker (the message names its rank; the other
                 workers are stopped and the executor must be started again).
-            WorkerLost: a worker's actor died (or its collectives lost a peer).
+            WorkerLost: a worker's actor died (or its collectives lost a peer) with no
+                restart left, or fewer than ``min_workers`` workers could start again.
 
         Example:
             >>> executor.run(lambda a, b: a + b, args=[1], kwargs={'b': 2})
             [3, 3]
+            >>> executor.run(train, restarts=3, min_workers=1)   # doctest: +SKIP
         """
         if not callable(fn):
             raise TypeError('RayExecutor.run: fn must be callable, got %r' % (fn,))
-        return self._collect([w.run.remote(fn, args, kwargs) for w in self.workers], 'run')
+        if min_workers is None:
+            min_workers = self.num_workers
+        for name, v in (('restarts', restarts), ('min_workers', min_workers)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError('RayExecutor.run: %s must be an int, got %r' % (name, v))
+        if restarts < 0:
+            raise ValueError('RayExecutor.run: restarts must be >= 0, got %d' % restarts)
+        if not 1 <= min_workers <= self.num_workers:
+            raise ValueError('RayExecutor.run: min_workers must be in 1 .. num_workers (%d), '
+                             'got %d' % (self.num_workers, min_workers))
+        attempt, began = 0, time.time()
+        while True:
+            try:
+                return self._collect([w.run.remote(fn, args, kwargs) for w in self.workers],
+                                     'run')
+            except WorkerLost as lost:
+                if attempt >= restarts:
+                    raise
+                attempt += 1
+                self._restart(attempt, restarts, min_workers, lost, began)
+
+    def _free_workers(self, wanted):
+        """How many actors of ``cpus_per_worker`` the cluster's free CPUs hold now (at
+        most ``wanted``), after waiting up to 10 s for the stopped actors' CPUs."""
+        deadline = time.time() + 10.0
+        while True:
+            free = ray.available_resources().get('CPU', 0.0)
+            n = int(free // self.cpus_per_worker + 1e-9)
+            if n >= wanted or time.time() > deadline:
+                return min(n, wanted)
+            time.sleep(0.2)
+
+    def _restart(self, attempt, restarts, min_workers, lost, began):
+        """Start again after ``lost`` (the workers are stopped already)."""
+        self._stop()
+        size = self._free_workers(self.num_workers)
+        if size < min_workers:
+            raise WorkerLost('%s; only %d worker(s) could start again, fewer than '
+                             'min_workers=%d' % (str(lost).split('\n')[0], size,
+                                                 min_workers)) from lost
+        sys.stderr.write('keras_backend.distribute.ray: restart %d of %d at %s (%.1f s into '
+                         'the run): %s; starting %d worker(s) from the last commit\n'
+                         % (attempt, restarts, time.strftime('%H:%M:%S'),
+                            time.time() - began, str(lost).split('\n')[0], size))
+        sys.stderr.flush()
+        cls, cargs, ckwargs, extra = self._start_args
+        wanted, self.num_workers = self.num_workers, size
+        try:
+            self.start(cls, cargs, ckwargs, dict(extra, **{ENV_RESTART: str(attempt)}))
+        finally:
+            self.num_workers = wanted
 
     def execute(self, fn):
         """Call ``fn(executable)`` in every worker, ``executable`` being the instance of

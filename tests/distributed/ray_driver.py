@@ -5,7 +5,8 @@
 Connects to the cluster at ADDRESS, starts 2 workers of ENGINE, runs k_sgd's training in
 both (``run``) and writes what they return (weights, placement, rendezvous) to OUT.json;
 then checks the errors: a function that raises on worker 1 (WorkerError naming rank 1)
-and a worker whose process exits (WorkerLost), writing what was raised to OUT.json too.
+and a worker whose process exits (WorkerLost), writing what was raised to OUT.json too;
+last, a run with ``restarts=1`` whose worker 1 exits mid-training in the first attempt.
 ``tests/distributed`` must be on PYTHONPATH (the workers import k_sgd from it).
 """
 import json
@@ -23,6 +24,17 @@ def train(out):
     return {'weights': np.load('%s.%d.npy' % (out, kd.rank())).tolist(),
             'placement': [kd.rank(), kd.size(), kd.local_rank(), kd.local_size()],
             'rendezvous': rendezvous, 'pid': os.getpid()}
+
+
+def train_restarting(out):
+    """k_sgd's training; in the first attempt worker 1 exits after its second step (its
+    actor dies), in the restart both train to the end."""
+    import numpy as np
+    import keras_backend.distribute as kd
+    import k_sgd
+    k_sgd.main(out, 'exit' if kd.restart_count() == 0 else 'ok')
+    return {'weights': np.load('%s.%d.npy' % (out, kd.rank())).tolist(),
+            'restart': kd.restart_count(), 'size': kd.size()}
 
 
 def fail_on_1():
@@ -61,6 +73,9 @@ def main(address, engine, out):
         report['die'] = None
     except WorkerLost as e:
         report['die'] = [type(e).__name__, str(e)]
+    ex.shutdown()
+    ex.start()
+    report['restart'] = ex.run(train_restarting, args=[out + '.restart'], restarts=1)
     ex.shutdown()
     with open(out + '.json', 'w') as f:
         json.dump(report, f)
