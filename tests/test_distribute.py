@@ -23,6 +23,7 @@ The MPI engines (Theano/PyTensor, CNTK) need OpenMPI's ``mpiexec`` and mpi4py; w
 they are missing the tests are skipped with that reason.
 """
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -55,6 +56,29 @@ def _load_script(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def check_k_sgd_weights(out):
+    """Both workers of a k_sgd.py run (OUT.0.npy, OUT.1.npy) hold the same weights, those
+    of the numpy reference (rtol 1e-5)."""
+    expected = _load_script('k_sgd').numpy_reference()
+    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
+    np.testing.assert_array_equal(w0, w1)
+    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+
+
+def rendezvous_hosts(out):
+    """The hosts in the rendezvous each worker of a k_sgd.py run used (TF_CONFIG's
+    workers or the coordinator; empty for the MPI engines)."""
+    hosts = []
+    for r in (0, 1):
+        with open('%s.%d.rendezvous' % (out, r)) as f:
+            text = f.read().strip()
+        if text.startswith('{'):
+            hosts.extend(a.rsplit(':', 1)[0] for a in json.loads(text)['cluster']['worker'])
+        elif text:
+            hosts.append(text.rsplit(':', 1)[0])
+    return hosts
 
 
 def _mpi_missing():
@@ -285,10 +309,7 @@ def test_k_training_on_two_workers_equals_one_process(engine, workdir):
     out = os.path.join(workdir, 'k')
     proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'stall-off'], env=STALL_ENV)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    expected = _load_script('k_sgd').numpy_reference()
-    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
-    np.testing.assert_array_equal(w0, w1)
-    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+    check_k_sgd_weights(out)
     assert 'distribute: stall' not in proc.stderr, proc.stderr[-5000:]
 
 
@@ -310,10 +331,7 @@ def test_the_stall_check_names_the_late_worker(engine, workdir):
     out = os.path.join(workdir, 'stall')
     proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'stall'], env=STALL_ENV)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    expected = _load_script('k_sgd').numpy_reference()
-    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
-    np.testing.assert_array_equal(w0, w1)
-    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
+    check_k_sgd_weights(out)
     lines = [line for line in proc.stderr.splitlines() if 'distribute: stall' in line]
     found = [STALL_LINE.match(line) for line in lines]
     assert lines and all(found), proc.stderr[-5000:]

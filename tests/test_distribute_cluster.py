@@ -27,13 +27,13 @@ import socket
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from keras_backend import engines
 from keras_backend.distribute import launcher, rendezvous as rv
 from conftest import requested_backends
-from test_distribute import SCRIPTS, REPO, _engine_or_skip, _env, _load_script, workdir  # noqa
+from test_distribute import (SCRIPTS, REPO, _engine_or_skip, _env,  # noqa: F401
+                             check_k_sgd_weights, rendezvous_hosts, workdir)
 
 sys.path.insert(0, SCRIPTS)
 import as_srun  # noqa: E402
@@ -208,26 +208,6 @@ def _mpirun(engine, args, limit=LIMIT):
                           universal_newlines=True, env=env, cwd=REPO, timeout=limit)
 
 
-def _check_weights(out):
-    expected = _load_script('k_sgd').numpy_reference()
-    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
-    np.testing.assert_array_equal(w0, w1)
-    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
-
-
-def _rendezvous_hosts(out):
-    """The hosts in the rendezvous each worker used (empty for the MPI engines)."""
-    hosts = []
-    for r in (0, 1):
-        with open('%s.%d.rendezvous' % (out, r)) as f:
-            text = f.read().strip()
-        if text.startswith('{'):
-            hosts.extend(a.rsplit(':', 1)[0] for a in json.loads(text)['cluster']['worker'])
-        elif text:
-            hosts.append(text.rsplit(':', 1)[0])
-    return hosts
-
-
 def _runs_own_processes(engine):
     return engines.worker_start(engine) != engines.WORKERS_MPIEXEC
 
@@ -241,8 +221,8 @@ def test_mpirun_two_workers_equal_one_process(engine, workdir):  # noqa: F811
     out = os.path.join(workdir, 'mpirun')
     proc = _mpirun(engine, [os.path.join(SCRIPTS, 'k_sgd.py'), out])
     assert proc.returncode == 0, proc.stderr[-5000:]
-    _check_weights(out)
-    hosts = _rendezvous_hosts(out)
+    check_k_sgd_weights(out)
+    hosts = rendezvous_hosts(out)
     if _runs_own_processes(engine):
         assert hosts, 'no TF_CONFIG / coordinator was set'
         if _has_non_loopback():
@@ -307,7 +287,7 @@ def test_slurm_two_tasks_equal_one_process(engine, workdir):  # noqa: F811
     if _runs_own_processes(engine):
         for rc, err in _slurm_processes(engine, out, job_id):
             assert rc == 0, err[-5000:]
-        hosts = _rendezvous_hosts(out)
+        hosts = rendezvous_hosts(out)
         assert hosts
         if _has_non_loopback():   # this host's name from the node list -> its address
             assert not any(rv.is_loopback(h) for h in hosts), hosts
@@ -318,7 +298,7 @@ def test_slurm_two_tasks_equal_one_process(engine, workdir):  # noqa: F811
         proc = _mpirun(engine, [os.path.join(SCRIPTS, 'as_srun.py'), str(job_id),
                                 os.path.join(SCRIPTS, 'k_sgd.py'), out])
         assert proc.returncode == 0, proc.stderr[-5000:]
-    _check_weights(out)
+    check_k_sgd_weights(out)
 
 
 def test_srun_stand_in_sets_what_srun_sets():

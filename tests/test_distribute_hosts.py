@@ -29,14 +29,13 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 import pytest
 
 from keras_backend import engines
 from keras_backend.distribute import launcher, rendezvous as rv
 from conftest import requested_backends
-from test_distribute import (REPO, SCRIPTS, _engine_or_skip, _env, _load_script,  # noqa
-                             _processes_with, workdir)
+from test_distribute import (REPO, SCRIPTS, _engine_or_skip, _env, _processes_with,  # noqa: F401
+                             check_k_sgd_weights, rendezvous_hosts, workdir)
 
 ENGINES = requested_backends()
 TIMEOUT = 120
@@ -71,24 +70,6 @@ def _run(engine, launcher_args, out, mode='ok', wrapper=None):
 def _read(out, rank, what):
     with open('%s.%d.%s' % (out, rank, what)) as f:
         return f.read()
-
-
-def _check_weights(out):
-    expected = _load_script('k_sgd').numpy_reference()
-    w0, w1 = np.load(out + '.0.npy'), np.load(out + '.1.npy')
-    np.testing.assert_array_equal(w0, w1)
-    np.testing.assert_allclose(w0, expected, rtol=1e-5, atol=1e-6)
-
-
-def _rendezvous_hosts(out):
-    hosts = []
-    for r in (0, 1):
-        text = _read(out, r, 'rendezvous').strip()
-        if text.startswith('{'):
-            hosts.extend(a.rsplit(':', 1)[0] for a in json.loads(text)['cluster']['worker'])
-        elif text:
-            hosts.append(text.rsplit(':', 1)[0])
-    return hosts
 
 
 def _mpi(engine):
@@ -148,7 +129,7 @@ def test_two_local_hosts_and_the_interface(engine, workdir):  # noqa: F811
     proc, took = _run(engine, ['-H', '%s:1,localhost:1' % ip, '--network-interface', iface],
                       out)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    _check_weights(out)
+    check_k_sgd_weights(out)
     placed = [json.loads(_read(out, r, 'placement')) for r in (0, 1)]
     assert [(p['rank'], p['size']) for p in placed] == [(0, 2), (1, 2)]
     if _mpi(engine):
@@ -156,11 +137,11 @@ def test_two_local_hosts_and_the_interface(engine, workdir):  # noqa: F811
         assert [(p['local_rank'], p['local_size']) for p in placed] == [(0, 2), (1, 2)]
         assert [p['btl_tcp_if_include'] for p in placed] == [iface, iface]
         assert [p['oob_tcp_if_include'] for p in placed] == [iface, iface]
-        assert _rendezvous_hosts(out) == []
+        assert rendezvous_hosts(out) == []
     else:
         assert [(p['local_rank'], p['local_size']) for p in placed] == [(0, 1), (0, 1)]
         assert [p['interface'] for p in placed] == [iface, iface]
-        hosts = _rendezvous_hosts(out)
+        hosts = rendezvous_hosts(out)
         assert hosts and set(hosts) == {ip}, hosts
     print('%s: -H %s:1,localhost:1 --network-interface %s: %.1f s' % (engine, ip, iface, took))
 
@@ -182,7 +163,7 @@ def test_ssh_started_worker(engine, workdir):  # noqa: F811
     proc, took = _run(engine, ['-H', 'localhost:1,127.0.0.1:1', '--network-interface', 'lo']
                       + _ssh_args(log), out, wrapper=wrapper)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    _check_weights(out)
+    check_k_sgd_weights(out)
     with open(log) as f:
         calls = [json.loads(line) for line in f]
     assert len(calls) == 1                       # only worker 1 is on the "other host"
@@ -202,7 +183,7 @@ def test_ssh_started_worker(engine, workdir):  # noqa: F811
     assert placed[1]['hostname'] == '127.0.0.1' and placed[1]['cwd'] == REPO
     assert [p['interface'] for p in placed] == ['lo', 'lo']
     # the host of -H for the other host; lo's address for this one
-    assert set(_rendezvous_hosts(out)) == {'127.0.0.1'}
+    assert set(rendezvous_hosts(out)) == {'127.0.0.1'}
     # a local worker that exits stops the ssh-started one: rank 0 is on the other host now
     out2 = os.path.join(workdir, 'x')
     proc, took2 = _run(engine, ['-H', '127.0.0.1:1,localhost:1'] + _ssh_args(log), out2,
