@@ -165,10 +165,9 @@ def test_foldl_closure_over_a_variable(K):
 
 def test_checks_read_the_engines_shape_not_a_recorded_one(K):
     """Keras 2.3.1's ConvLSTM2D records a wrong ``_keras_shape`` on its initial state
-    in channels_first; Keras' TensorFlow and CNTK backends never checked it, and the
-    engine computes with the real shape."""
-    if K.backend() == 'theano':
-        pytest.skip("Keras 2.3.1's Theano backend takes _keras_shape as the shape, as ours does")
+    (the input's channels, not the layer's filters; in channels_first its axes too); Keras'
+    TensorFlow and CNTK backends never read it, its Theano backend passed it to Theano's
+    conv2d as an unchecked hint, and every engine computes with the real shape."""
     x_value = np.random.RandomState(0).rand(2, 3, 5, 5).astype('float32')
     w_value = np.random.RandomState(1).rand(3, 3, 3, 4).astype('float32')
     x = K.placeholder((None, 3, 5, 5))

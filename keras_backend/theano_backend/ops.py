@@ -285,8 +285,12 @@ def shape(x):
 
 
 def int_shape(x):
-    """The ``_keras_shape`` that ``x`` carries, as Keras 2.3.1's Theano backend reads
-    it; else PyTensor's ``type.shape``, or Theano 1.0.5's per-op ``infer_shape``."""
+    """The engine's static sizes (PyTensor's ``type.shape``, Theano 1.0.5's per-op
+    ``infer_shape``), and where the engine knows none, the ``_keras_shape`` that ``x``
+    carries, as Keras 2.3.1's Theano backend reads it. A recorded size that contradicts
+    the engine's is not taken: Keras 2.3.1's ConvLSTM2D records its initial state with the
+    input's channels instead of the layer's filters (Keras' own Theano backend passes that
+    shape to ``conv2d`` only as a hint, which Theano does not check)."""
     if not _is_engine_tensor(x):
         return tuple(np.shape(x))
     recorded = getattr(x, '_keras_shape', None)
@@ -294,9 +298,13 @@ def int_shape(x):
         return tuple(recorded) if recorded is not None else (None, None)
     if isinstance(x, _engine.SharedVariable):
         return tuple(x.get_value(borrow=True, return_internal_type=True).shape)
+    own = _engine.static_shape(x)
     if recorded is not None and len(recorded) == x.ndim:
-        return tuple(None if d is None else int(d) for d in recorded)
-    return _engine.static_shape(x)
+        if own is None or len(own) != x.ndim:
+            return tuple(None if d is None else int(d) for d in recorded)
+        return tuple(o if o is not None else (None if r is None else int(r))
+                     for o, r in zip(own, recorded))
+    return own
 
 
 def _engine_int_shape(x):
@@ -1211,18 +1219,6 @@ def _mask_like(m, target):
     return T.neq(m, 0).dimshuffle([0] + ['x'] * (target.ndim - 1))
 
 
-def _state_shape(x):
-    """The static shape of a recurrent state: the engine's sizes where it knows them, else
-    the ``_keras_shape`` recorded on it. Keras 2.3.1's ConvRNN2D records its initial state's
-    shape from the global image_data_format, wrong for a channels_first layer under a
-    channels_last default; its step must see the state's real channels."""
-    recorded = int_shape(x)
-    own = _engine_int_shape(x)
-    if own is None or recorded is None or len(own) != len(recorded):
-        return recorded if own is None else own
-    return tuple(r if o is None else o for o, r in zip(own, recorded))
-
-
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """Engine ``scan`` (a Python loop when ``unroll``). What the step computes without its
@@ -1266,7 +1262,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # cells draw their dropout masks so) build them outside the loop.
     out0, _ = step_function(seq[0], initial_states + constants)
     x_in = _stand_in(seq[0], tuple(int_shape(seq))[1:])
-    s_in = [_stand_in(s, _state_shape(s)) for s in initial_states]
+    s_in = [_stand_in(s, int_shape(s)) for s in initial_states]
     draws_before = _engine.rng_mark()
     out, new_states = step_function(x_in, s_in + constants)
     new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]
@@ -1703,8 +1699,8 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     # Sizes given as tensors (Keras' Conv2DTranspose computes them from K.shape(x)):
     # the transposed conv's length for x's static size, checked against the tensor
     # when the function runs.
-    # With 'valid' padding a spatial size given as a tensor is used as it is (the forward
-    # convolution's padding does not depend on it), so Keras' output_padding works. PyTensor
+    # With 'valid' and 'full' padding a spatial size given as a tensor is used as it is (the
+    # forward convolution's padding does not depend on it), so Keras' output_padding works. PyTensor
     # only: Theano 1.0.5 (no static sizes in its types) did not finish compiling that graph;
     # there a size that folds to an int from the static sizes it reads is used as that int.
     out_cl, run_checks = [given[0] if isinstance(given[0], int) else None], []
@@ -1718,7 +1714,7 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
         if not _is_engine_tensor(d):
             out_cl.append(d)
             continue
-        if i < n and padding == 'valid' and _engine.HAS_STATIC_SHAPES:
+        if i < n and padding in ('valid', 'full') and _engine.HAS_STATIC_SHAPES:
             out_cl.append(None)
             z_sizes[i] = d
             continue
@@ -1742,8 +1738,9 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
                          % (name, out_cl[-1], ks[-2]))
     pads = []
     for i in range(n):
-        if i in z_sizes:
-            pads.append((0, 0))
+        if i in z_sizes:   # the forward convolution's padding, whatever the length
+            pads.append(shape_rules.padding_amounts(None, ks[i], strides[i], dilation[i],
+                                                    padding))
         elif in_s[i + 1] is not None:
             pads.append(shape_rules.deconv_crop(out_cl[i + 1], in_s[i + 1], ks[i], strides[i],
                                                 padding, dilation[i]))
