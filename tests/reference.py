@@ -762,6 +762,38 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
     return outputs[:, -1], outputs, states
 
 
+def conv_lstm2d(x, kernel, recurrent_kernel, bias, padding='valid',
+                data_format='channels_last', initial_states=None, mask=None,
+                recurrent_activation=hard_sigmoid, activation=tanh):
+    """Keras 2.3.1's ``ConvLSTM2D`` (strides 1) on ``x`` ``(batch, time, *image)``: gates in
+    the order i, f, c, o along the kernels' last axis (``(kh, kw, in, 4 * filters)``, cross-
+    correlation: TensorFlow's convention), the recurrent convolution 'same'. Returns
+    ``(outputs (batch, time, *out_image), [h, c])`` in ``data_format``."""
+    x = f64(x)
+    kernel, recurrent_kernel, bias = f64(kernel), f64(recurrent_kernel), f64(bias)
+    filters = recurrent_kernel.shape[-1] // 4
+    xs = np.stack([to_channels_last(x[:, t], data_format) for t in range(x.shape[1])], axis=1)
+    if initial_states is None:
+        first = conv2d(xs[:, 0], kernel[..., :filters], padding=padding)
+        initial_states = [np.zeros_like(first), np.zeros_like(first)]
+    else:
+        initial_states = [to_channels_last(f64(s), data_format) for s in initial_states]
+
+    def step(x_t, states):
+        h, c = states[0], states[1]
+        z = conv2d(x_t, kernel, padding=padding) + bias
+        z = z + conv2d(h, recurrent_kernel, padding='same')
+        zi, zf, zc, zo = [z[..., k * filters:(k + 1) * filters] for k in range(4)]
+        c_new = recurrent_activation(zf) * c + recurrent_activation(zi) * activation(zc)
+        h_new = recurrent_activation(zo) * activation(c_new)
+        return h_new, [h_new, c_new]
+
+    _, outputs, states = rnn(step, xs, initial_states, mask=mask)
+    outputs = np.stack([from_channels_last(outputs[:, t], data_format)
+                        for t in range(outputs.shape[1])], axis=1)
+    return outputs, [from_channels_last(s, data_format) for s in states]
+
+
 def switch(condition, then_expression, else_expression):
     c = np.asarray(condition)
     t, e = f64(then_expression), f64(else_expression)

@@ -74,15 +74,16 @@ def _workdir():
     return _STATE['dir']
 
 
-def _run(config, args):
+def _run(config, args, script=SCRIPT):
+    """``python SCRIPT ARGS`` on ``config``'s interpreter and Keras backend."""
     interp, backend, _ = CONFIGS[config]
     if interp == 'py3':
-        return run_keras2(backend.split('.')[1].replace('_backend', ''), [SCRIPT] + args)
+        return run_keras2(backend.split('.')[1].replace('_backend', ''), [script] + args)
     env = dict(os.environ, KERAS_BACKEND=backend, KERAS_BACKEND_QUIET='1',
                PYTHONPATH=REPO + (os.pathsep + os.environ['PYTHONPATH']
                                   if os.environ.get('PYTHONPATH') else ''))
     env.pop('KERAS_BACKEND_TESTS', None)
-    return subprocess.run([_py36(), SCRIPT] + args, stdout=subprocess.PIPE,
+    return subprocess.run([_py36(), script] + args, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env=env, universal_newlines=True)
 
 

@@ -155,11 +155,22 @@ def _default_mode():
 
 
 def _compile(inputs, outputs, **kwargs):
-    """``th.function`` in the engine module's ``compiling()`` flags: a rewrite
-    that fails while compiling (``MemoryError`` included) raises rather than
-    being skipped, unless the user's flags chose ``on_opt_error``."""
+    """``th.function`` in the engine module's ``compiling()`` flags: a rewrite that runs
+    out of memory while compiling raises ``MemoryError`` rather than being skipped (it
+    leaves the time and memory it spent), unless the user's flags chose ``on_opt_error``.
+    Another rewrite that fails compiles the graph again with the engine's own flags, which
+    log and skip it, as Keras' own Theano backend compiled: Theano 1.0.5's scan rewrite
+    ``PushOutScanOutput`` fails so ("Trying to reintroduce a removed node") on Keras 2.3.1's
+    stacked custom RNN cells."""
     with _engine.compiling():
-        return th.function(inputs, outputs, **kwargs)
+        try:
+            return th.function(inputs, outputs, **kwargs)
+        except MemoryError:
+            raise
+        except Exception as e:   # noqa: B902 - the engine's own exception types
+            if not _engine.rewrite_failed(e):
+                raise
+    return th.function(inputs, outputs, **kwargs)
 
 
 def _normalize_dtype(dtype, where='dtype'):

@@ -100,6 +100,10 @@ INTERFACE = (
     ('compiling',
      '``compiling()``: a context manager the adapter compiles in (``th.function``): engine'
      ' flags for compiling.'),
+    ('rewrite_failed',
+     '``rewrite_failed(exc)``: True when ``exc`` came out of a graph rewrite (optimization)'
+     " that failed while compiling, which the engine's default ``on_opt_error='warn'`` "
+     'logs and skips.'),
     ('random_draw',
      "``random_draw(kind, seed, size, dtype, **params)``: a seeded 'normal'/'uniform' "
      'draw.'),

@@ -116,7 +116,13 @@ def _patches(x_cl, kernel_size, strides, dilation, pads, fill=0.):
             dk = (kernel_size[i] - 1) * dilation[i] + 1
             start = offs[i] * dilation[i]
             tail = dk - 1 - start
-            idx.append(_bslice(start, -tail if tail > 0 else None, strides[i]))
+            if start == 0 and tail == 0 and strides[i] == 1:
+                # the whole axis: a plain ``:`` (Theano 1.0.5's local_dimshuffle_subtensor
+                # breaks a ``0::1`` slice of a broadcastable axis that a DimShuffle then
+                # drops: Keras' 1-D pooling on an expand_dims)
+                idx.append(_bslice(None))
+            else:
+                idx.append(_bslice(start, -tail if tail > 0 else None, strides[i]))
         idx.append(_bslice(None))
         piece = xp[tuple(idx)]
         result.append(_with_shape(piece, (s_in[0],) + tuple(out_static) + (s_in[-1],)))

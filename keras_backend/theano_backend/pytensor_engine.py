@@ -22,6 +22,8 @@ contracts written there; the above is what differs.
 from __future__ import absolute_import, division, print_function
 
 import inspect
+import os
+import traceback
 
 import numpy as np
 
@@ -246,6 +248,15 @@ def compiling():
     if _user_set('on_opt_error') or str(th.config.on_opt_error) != 'warn':
         return th.config.change_flags()
     return th.config.change_flags(on_opt_error='raise')
+
+
+def rewrite_failed(exc):
+    """True when the traceback of ``exc`` passes through
+    ``pytensor.graph.rewriting.basic``: a graph rewrite that failed while compiling,
+    re-raised under ``on_opt_error='raise'``."""
+    tail = os.path.join('pytensor', 'graph', 'rewriting', 'basic.py')
+    return any(frame.filename.endswith(tail)
+               for frame in traceback.extract_tb(exc.__traceback__))
 
 
 # ---------------------------------------------------------------------------

@@ -23,6 +23,9 @@ contracts written there; the above is what differs.
 """
 from __future__ import absolute_import, division, print_function
 
+import os
+import traceback
+
 import numpy as np
 
 from . import blas as _blas
@@ -649,6 +652,14 @@ def compiling():
     if not param.is_default or str(th.config.on_opt_error) != 'warn':
         return change_flags()
     return change_flags(on_opt_error='raise')
+
+
+def rewrite_failed(exc):
+    """True when the traceback of ``exc`` passes through ``theano.gof.opt``: a graph rewrite
+    that failed while compiling, re-raised under ``on_opt_error='raise'``."""
+    tail = os.path.join('theano', 'gof', 'opt.py')
+    return any(frame.filename.endswith(tail)
+               for frame in traceback.extract_tb(exc.__traceback__))
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,66 @@
+"""Every layer class Keras 2.3.1 exports trains on every engine.
+
+``tests/keras2_layers.py`` runs in its own process on each requested engine (Keras picks its
+backend once, at import; under CPython 3.6 the CNTK and Theano 1.0.5 runs use that
+interpreter, as ``tests/test_keras2_client.py`` does), reads the layer classes from
+``keras.layers`` itself and trains one model holding a branch per class one SGD step. A class
+Keras exports with neither a branch nor a reason (``NOT_TRAINED``) fails here by name.
+"""
+import json
+import os
+
+import pytest
+
+from conftest import load_adapter, requested_backends
+from test_keras2_client import NO_KERAS2, run_keras2
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, 'keras2_layers.py')
+
+_REPORTS = {}
+
+
+def _report(engine):
+    if engine not in _REPORTS:
+        module, reason = load_adapter(engine)
+        if module is None:
+            _REPORTS[engine] = ('skip', '%s backend not importable here: %s' % (engine, reason))
+        else:
+            proc = run_keras2(engine, [SCRIPT])
+            if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
+                _REPORTS[engine] = ('skip', NO_KERAS2)
+            elif proc.returncode != 0:
+                _REPORTS[engine] = ('fail', 'keras2_layers.py exited %d:\n%s'
+                                    % (proc.returncode, proc.stderr[-6000:]))
+            else:
+                _REPORTS[engine] = ('ok', json.loads(proc.stdout.strip().splitlines()[-1]))
+    status, value = _REPORTS[engine]
+    if status == 'skip':
+        pytest.skip(value)
+    if status == 'fail':
+        pytest.fail(value)
+    assert value['keras'] == '2.3.1'
+    return value
+
+
+@pytest.fixture(params=requested_backends())
+def report(request):
+    return _report(request.param)
+
+
+def test_every_keras_layer_class_has_a_branch(report):
+    import keras2_layers
+    assert not report['missing'], ('Keras 2.3.1 exports layer classes with no branch in '
+                                   'tests/keras2_layers.py: %s' % report['missing'])
+    assert len(report['classes']) >= 80
+    trained = [c for c in report['classes'] if c not in keras2_layers.NOT_TRAINED]
+    assert sorted(report['layers']) == sorted(trained)
+
+
+def test_every_keras_layer_trains(report):
+    failed = dict((name, r['error'][-1500:]) for name, r in report['layers'].items()
+                  if 'error' in r)
+    assert not failed, '\n\n'.join('%s:\n%s' % kv for kv in sorted(failed.items()))
+    bad = dict((name, r) for name, r in report['layers'].items()
+               if not (r['finite'] and r['loss'] > 0. and r['changed'] > 1e-6))
+    assert not bad, 'no finite loss, or the step moved no weight of the branch: %s' % bad
