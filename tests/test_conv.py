@@ -229,6 +229,15 @@ def test_conv_default_data_format_is_image_data_format(K):
                                atol=1e-5, rtol=1e-5)
 
 
+def test_same_padding_with_a_kernel_longer_than_the_image(K):
+    """'same' with a 3x3 kernel over a 2x2 image (ConvLSTM2D's recurrent convolution of a
+    'valid' state): every engine pads it (CNTK's own padding refused the kernel)."""
+    x = randn(2, 2, 2, 3, seed=40)
+    k = randn(3, 3, 3, 2, seed=41)
+    out = K.eval(K.conv2d(K.variable(x), K.variable(kernel_for(K, k)), padding='same'))
+    np.testing.assert_allclose(out, R.conv2d(x, k, padding='same'), atol=1e-5, rtol=1e-5)
+
+
 def test_transposed_conv_is_adjoint_of_conv(K):
     """<conv(z), x> == <conv_transpose(x), z> evaluated entirely by the backend."""
     z = randn(2, 6, 8, 2, seed=30)

@@ -173,7 +173,10 @@ def test_checks_read_the_engines_shape_not_a_recorded_one(K):
     x = K.placeholder((None, 3, 5, 5))
     state = x * 1.
     state._keras_shape = (None, 5, 5, 6)          # what Keras recorded, wrongly
-    out = K.conv2d(state, K.variable(w_value), data_format='channels_first')
+    # Theano's conv2d is a true convolution (Keras' convention there): the flipped kernel
+    # gives the cross-correlation computed below
+    w_used = w_value[::-1, ::-1] if K.backend() == 'theano' else w_value
+    out = K.conv2d(state, K.variable(np.ascontiguousarray(w_used)), data_format='channels_first')
     got, = _run(K, [x], [out], [x_value])
     xs = x_value.transpose(0, 2, 3, 1)
     want = np.zeros((2, 3, 3, 4), 'float32')

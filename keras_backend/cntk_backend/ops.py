@@ -1719,9 +1719,13 @@ def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
     x0 = x_cf
     kernel = _static_shape(w_cntk)[2:]
     # CNTK's own padding centres an odd kernel: at stride 1 that is exactly
-    # the symmetric padding asked for, without a separate Pad node
+    # the symmetric padding asked for, without a separate Pad node; it refuses a kernel
+    # longer than the input ('same' on a small image: ConvLSTM2D's recurrent convolution
+    # of a 'valid' state), which the explicit Pad takes
+    sizes = _static_shape(x_cf)[2:]
     auto = [s == 1 and k % 2 == 1 and p == ((k - 1) // 2, (k - 1) // 2) and p != (0, 0)
-            for p, k, s in zip(pads, kernel, strides)]
+            and (d is None or d >= k)
+            for p, k, s, d in zip(pads, kernel, strides, sizes)]
     x_cf = _pad(x_cf, [(0, 0), (0, 0)] + [(0, 0) if a else p for a, p in zip(auto, pads)])
     xb = _per_sample(x_cf)
     kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] + auto,
