@@ -41,7 +41,7 @@ def _pad(x, pads, value=0.):
     if _ball(not _is_engine_tensor(b) and not _is_engine_tensor(a) and b == 0 and a == 0
              for b, a in pads):
         return x
-    s = int_shape(x)
+    s = _known_shape(x)
     dims = []
     idx = []
     static = []
@@ -65,7 +65,7 @@ def _log_softmax(x, axis):
 def _scan(fn, **kwargs):
     """The outputs of the engine's ``scan`` of ``fn`` (its updates dropped);
     ``int_shape`` gives the static shapes of the outer tensors."""
-    return _engine.scan(fn, int_shape, **kwargs)
+    return _engine.scan(fn, _known_shape, **kwargs)
 
 
 # ---------------------------------------------------------------------------
@@ -85,7 +85,7 @@ def _from_channels_last(x, data_format):
 
 
 def _check_kernel(kernel, rank, name):
-    ks = int_shape(kernel)
+    ks = _known_shape(kernel)
     # the im2col build needs every kernel size; the shared rules allow unknown ones
     if len(ks) != rank or _bany(d is None for d in ks):
         raise ValueError('%s: expected a kernel of rank %d with a fully known static shape, '
@@ -102,7 +102,7 @@ def _patches(x_cl, kernel_size, strides, dilation, pads, fill=0.):
     """
     n = len(kernel_size)
     xp = _pad(x_cl, [(0, 0)] + list(pads) + [(0, 0)], fill)
-    s_in = int_shape(x_cl)
+    s_in = _known_shape(x_cl)
     out_static = [None] * n
     for i in range(n):
         b, a = pads[i]
@@ -291,12 +291,9 @@ def shape(x):
 
 
 def int_shape(x):
-    """The engine's static sizes (PyTensor's ``type.shape``, Theano 1.0.5's per-op
-    ``infer_shape``), and where the engine knows none, the ``_keras_shape`` that ``x``
-    carries, as Keras 2.3.1's Theano backend reads it. A recorded size that contradicts
-    the engine's is not taken: Keras 2.3.1's ConvLSTM2D records its initial state with the
-    input's channels instead of the layer's filters (Keras' own Theano backend passes that
-    shape to ``conv2d`` only as a hint, which Theano does not check)."""
+    """The ``_keras_shape`` that ``x`` carries, as Keras 2.3.1's Theano backend reads it;
+    else PyTensor's ``type.shape``, or Theano 1.0.5's per-op ``infer_shape``. The ops
+    themselves compute with :func:`_known_shape`."""
     if not _is_engine_tensor(x):
         return tuple(np.shape(x))
     recorded = getattr(x, '_keras_shape', None)
@@ -304,13 +301,28 @@ def int_shape(x):
         return tuple(recorded) if recorded is not None else (None, None)
     if isinstance(x, _engine.SharedVariable):
         return tuple(x.get_value(borrow=True, return_internal_type=True).shape)
-    own = _engine.static_shape(x)
     if recorded is not None and len(recorded) == x.ndim:
-        if own is None or len(own) != x.ndim:
-            return tuple(None if d is None else int(d) for d in recorded)
-        return tuple(o if o is not None else (None if r is None else int(r))
-                     for o, r in zip(own, recorded))
-    return own
+        return tuple(None if d is None else int(d) for d in recorded)
+    return _engine.static_shape(x)
+
+
+def _known_shape(x):
+    """The static shape the ops compute with: the engine's own sizes (PyTensor's
+    ``type.shape``, Theano 1.0.5's per-op ``infer_shape``), and where the engine knows none,
+    the ``_keras_shape`` that ``x`` carries. A recorded size that contradicts the engine's
+    is not taken: Keras 2.3.1's ConvLSTM2D records its initial state with the input's
+    channels instead of the layer's filters (Keras' own Theano backend passed that shape to
+    ``conv2d`` only as a hint, which Theano does not check)."""
+    if not _is_engine_tensor(x) or is_sparse(x) or isinstance(x, _engine.SharedVariable):
+        return int_shape(x)
+    recorded = getattr(x, '_keras_shape', None)
+    own = _engine.static_shape(x)
+    if recorded is None or len(recorded) != x.ndim:
+        return own
+    if own is None or len(own) != x.ndim:
+        return tuple(None if d is None else int(d) for d in recorded)
+    return tuple(o if o is not None else (None if r is None else int(r))
+                 for o, r in zip(own, recorded))
 
 
 def _engine_int_shape(x):
@@ -318,7 +330,7 @@ def _engine_int_shape(x):
     argument checks read this: Keras 2.3.1 records a wrong one on ConvLSTM2D's channels_first
     initial state)."""
     if not _is_engine_tensor(x) or is_sparse(x) or isinstance(x, _engine.SharedVariable):
-        return int_shape(x)
+        return _known_shape(x)
     return _engine.static_shape(x)
 
 
@@ -334,7 +346,7 @@ def size(x, name=None):
     ``MakeVector`` through the optimizer)."""
     x = _to_tensor(x)
     known, dims = 1, []
-    for i, d in enumerate(int_shape(x)):
+    for i, d in enumerate(_known_shape(x)):
         if d is None:
             dims.append(x.shape[i])
         else:
@@ -456,7 +468,7 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
 
 
 def count_params(x):
-    return int(np.prod(int_shape(x), dtype=np.int64))
+    return int(np.prod(_known_shape(x), dtype=np.int64))
 
 
 @records_keras_shape
@@ -517,7 +529,7 @@ def batch_dot(x, y, axes=None):
     x = _to_tensor(x)
     y = _to_tensor(y)
     ax, ay = shape_rules.batch_dot_axes(x.ndim, y.ndim, axes)
-    xs, ys = int_shape(x), int_shape(y)
+    xs, ys = _known_shape(x), _known_shape(y)
     x_rest = [i for i in range(1, x.ndim) if i != ax]
     y_rest = [i for i in range(1, y.ndim) if i != ay]
     xt = x.dimshuffle([0] + x_rest + [ax])
@@ -838,7 +850,7 @@ def reshape(x, shape):
                       for s in shape_rules.sizes(shape, _is_engine_tensor, 'shape'))
         out = T.reshape(x, shape, ndim=len(shape))
         static = shape_rules.static_sizes(shape)
-        known_in = int_shape(x)
+        known_in = _known_shape(x)
         if static.count(-1) == 1 and _ball(d is not None for d in known_in) and \
                 _ball(s is not None for s in static):
             total = int(np.prod(known_in))
@@ -847,7 +859,7 @@ def reshape(x, shape):
         static = [None if s == -1 else s for s in static]
         out = _with_shape(out, static)
     else:
-        length = int_shape(shape)
+        length = _known_shape(shape)
         if length and length[0] is not None:
             # a shape tensor of known length (K.shape(y)): Theano 1.0.5 needs the rank
             out = T.reshape(x, shape, ndim=length[0])
@@ -876,7 +888,7 @@ def _bilinear_axis(x, factor, axis):
     if factor == 1:
         return x
     nd = x.ndim
-    s = int_shape(x)
+    s = _known_shape(x)
 
     def shifted(step):
         # neighbour at i + step, clamped at the edges
@@ -937,7 +949,7 @@ def repeat_elements(x, rep, axis):
     x = _to_tensor(x)
     axis = shape_rules.normalize_axis(axis, x.ndim)
     out = T.repeat(x, int(rep), axis=axis)
-    s = list(int_shape(x))
+    s = list(_known_shape(x))
     if s[axis] is not None:
         s[axis] *= int(rep)
     return _with_shape(out, s)
@@ -949,7 +961,7 @@ def repeat(x, n):
     x = _to_tensor(x)
     n = shape_rules.sizes([n], _is_engine_tensor, 'n')[0]
     out = T.repeat(x.dimshuffle(0, 'x', 1), n, axis=1)
-    s = int_shape(x)
+    s = _known_shape(x)
     return _with_shape(out, (s[0], n if isinstance(n, int) else None, s[1]))
 
 
@@ -972,7 +984,7 @@ def tile(x, n):
     if len(reps) > x.ndim:
         extra = len(reps) - x.ndim
         x = x.dimshuffle(['x'] * extra + list(range(x.ndim)))
-    s = int_shape(x)
+    s = _known_shape(x)
     out = T.tile(x, reps)      # a list of ints and scalar tensors (both engines take it)
     return _with_shape(out, [d * r if d is not None and isinstance(r, int) else None
                              for d, r in zip(s, reps)])
@@ -982,7 +994,7 @@ def tile(x, n):
 def flatten(x):
     """The engine's ``flatten``."""
     x = _to_tensor(x)
-    s = int_shape(x)
+    s = _known_shape(x)
     out = _engine.flatten(x)
     return _with_shape(out, (int(np.prod(s)) if _ball(d is not None for d in s) else None,))
 
@@ -991,7 +1003,7 @@ def flatten(x):
 def batch_flatten(x):
     """``T.reshape`` to ``(batch, -1)``."""
     x = _to_tensor(x)
-    s = int_shape(x)
+    s = _known_shape(x)
     rest = s[1:]
     if _ball(d is not None for d in rest):
         n = int(np.prod(rest))
@@ -1018,7 +1030,7 @@ def squeeze(x, axis):
     """``dimshuffle`` when the axis is broadcastable, else ``T.reshape``."""
     x = _to_tensor(x)
     axis = shape_rules.normalize_axis(axis, x.ndim)
-    s = list(int_shape(x))
+    s = list(_known_shape(x))
     if s[axis] not in (None, 1):   # the shared rules check the axis, not its size
         raise ValueError('squeeze: axis %d has size %d, expected 1' % (axis, s[axis]))
     if s[axis] == 1 and x.broadcastable[axis]:
@@ -1077,7 +1089,7 @@ def one_hot(indices, num_classes):
     pattern = list(range(indices.ndim)) + ['x']
     out = T.cast(T.eq(indices.dimshuffle(pattern), classes), common.floatx())
     if not _is_engine_tensor(num_classes):
-        out = _with_shape(out, tuple(int_shape(indices)) + (int(num_classes),))
+        out = _with_shape(out, tuple(_known_shape(indices)) + (int(num_classes),))
     return out
 
 
@@ -1100,7 +1112,7 @@ def slice(x, start, size):
     size = list(size)
     idx = []
     static = []
-    for d, b, n in zip(int_shape(x), start, size):
+    for d, b, n in zip(_known_shape(x), start, size):
         symbolic_ = _is_engine_tensor(n) or _is_engine_tensor(b)
         if not _is_engine_tensor(n) and int(n) == -1:
             idx.append(_bslice(b, None))
@@ -1238,7 +1250,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         if mask.ndim == 3:
             mask = mask[:, :, 0]
     if unroll:
-        steps = int_shape(inputs)[1]
+        steps = _known_shape(inputs)[1]
         if steps is None:
             steps = input_length
         if steps is None:
@@ -1267,8 +1279,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # lets a step that caches tensors on its first call (Keras' recurrent
     # cells draw their dropout masks so) build them outside the loop.
     out0, _ = step_function(seq[0], initial_states + constants)
-    x_in = _stand_in(seq[0], tuple(int_shape(seq))[1:])
-    s_in = [_stand_in(s, int_shape(s)) for s in initial_states]
+    x_in = _stand_in(seq[0], tuple(_known_shape(seq))[1:])
+    s_in = [_stand_in(s, _known_shape(s)) for s in initial_states]
     draws_before = _engine.rng_mark()
     out, new_states = step_function(x_in, s_in + constants)
     new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]
@@ -1323,15 +1335,15 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     if not isinstance(results, (list, tuple)):
         results = [results]
     outputs = results[0]
-    states = [_with_shape(s[-1], int_shape(s0)) for s, s0 in zip(results[1:], initial_states)]
+    states = [_with_shape(s[-1], _known_shape(s0)) for s, s0 in zip(results[1:], initial_states)]
     last = outputs[-1]
     outputs = outputs.dimshuffle([1, 0] + list(range(2, outputs.ndim)))
-    out_s = list(int_shape(outputs))
-    out_s[1] = int_shape(inputs)[1]
+    out_s = list(_known_shape(outputs))
+    out_s[1] = _known_shape(inputs)[1]
     if out_s[0] is None:
-        out_s[0] = int_shape(inputs)[0]
+        out_s[0] = _known_shape(inputs)[0]
     # sizes the scan's shape inference loses are those of one step's output
-    step_s = int_shape(out)
+    step_s = _known_shape(out)
     if step_s is not None and len(step_s) == len(out_s) - 1:
         out_s[2:] = [s if s is not None else t for s, t in zip(out_s[2:], step_s[1:])]
     outputs = _with_shape(outputs, out_s)
@@ -1563,7 +1575,7 @@ def _sym_same_padding(length, kernel, stride, dilation):
 
 def _spatial_pads(x_cl, kernel_size, strides, dilation, padding):
     """(before, after) per spatial axis of a channels_last tensor."""
-    s = int_shape(x_cl)
+    s = _known_shape(x_cl)
     pads = []
     for i, k in enumerate(kernel_size):
         length = s[i + 1]
@@ -1579,13 +1591,13 @@ def _conv_core(x_cl, kernel, strides, dilation, pads):
     kernel ``(*K, in, out)``; gathers the strided windows and contracts them
     with the reshaped kernel through ``tensordot``."""
     n = x_cl.ndim - 2
-    ks = int_shape(kernel)
+    ks = _known_shape(kernel)
     cin, cout = ks[-2], ks[-1]
     cols = _patches(x_cl, ks[:n], strides, dilation, pads)
     col = cols[0] if len(cols) == 1 else T.concatenate(cols, axis=n + 1)
     w = T.reshape(kernel, (int(np.prod(ks[:n])) * cin, cout), ndim=2)
     out = T.tensordot(col, w, axes=[[n + 1], [0]])
-    s = int_shape(cols[0])
+    s = _known_shape(cols[0])
     return _with_shape(out, s[:-1] + (cout,))
 
 
@@ -1604,7 +1616,7 @@ def _native_conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
     out = _engine.conv2d(xp, kernel, strides, dilation, even, flip)
     if out is None:
         return None
-    s_in, ks = int_shape(x_cl), int_shape(kernel)
+    s_in, ks = _known_shape(x_cl), _known_shape(kernel)
     spatial = tuple(shape_rules.conv_output_length(
         None if s_in[i + 1] is None else s_in[i + 1] + int(pads[i][0]) + int(pads[i][1]),
         ks[i], 'valid', strides[i], dilation[i]) for i in range(2))
@@ -1615,7 +1627,7 @@ def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
     """N-d depthwise convolution: kernel ``(*K, in, mult)`` gives ``in * mult``
     channels, channel ``c * mult + m``."""
     n = x_cl.ndim - 2
-    ks = int_shape(kernel)
+    ks = _known_shape(kernel)
     cin, mult = ks[-2], ks[-1]
     cols = _patches(x_cl, ks[:n], strides, dilation, pads)
     stacked = T.stack(cols, axis=n + 1)  # (B, *O, nK, C)
@@ -1624,7 +1636,7 @@ def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
     out = T.sum(prod_, axis=n + 1)  # (B, *O, C, M)
     dims = [out.shape[i] for i in range(n + 1)] + [cin * mult]
     out = T.reshape(out, T.stack(dims), ndim=n + 2)
-    s = int_shape(cols[0])
+    s = _known_shape(cols[0])
     return _with_shape(out, s[:-1] + (cin * mult,))
 
 
@@ -1653,7 +1665,7 @@ def _flip_kernel(kernel, n):
     cross-correlation.  ``keras_backend.utils.convert_kernel`` converts
     kernels between the two conventions."""
     idx = tuple([_bslice(None, None, -1)] * n + [_bslice(None)] * (kernel.ndim - n))
-    return _with_shape(kernel[idx], int_shape(kernel))
+    return _with_shape(kernel[idx], _known_shape(kernel))
 
 
 def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
@@ -1701,7 +1713,7 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     else:
         given = list(output_shape)
     x_cl = _to_channels_last(x, data_format)
-    in_s = int_shape(x_cl)
+    in_s = _known_shape(x_cl)
     # Sizes given as tensors (Keras' Conv2DTranspose computes them from K.shape(x)):
     # the transposed conv's length for x's static size, checked against the tensor
     # when the function runs.
@@ -1786,14 +1798,14 @@ def _depthwise(x, kernel, n, strides, padding, data_format, dilation_rate, name)
 
 def _pointwise(x_cl, pointwise_kernel, name):
     pk = _to_tensor(pointwise_kernel)
-    ks = int_shape(pk)
+    ks = _known_shape(pk)
     # the 1x1 shape and known sizes this build needs; the shared rules check the channels
     if _bany(d != 1 for d in ks[:-2]) or ks[-2] is None or ks[-1] is None:
         raise ValueError('%s: pointwise_kernel must be (1, ..., in * multiplier, out), got %r'
                          % (name, ks))
     w = T.reshape(pk, (ks[-2], ks[-1]), ndim=2)
     out = T.tensordot(x_cl, w, axes=[[x_cl.ndim - 1], [0]])
-    return _with_shape(out, int_shape(x_cl)[:-1] + (ks[-1],))
+    return _with_shape(out, _known_shape(x_cl)[:-1] + (ks[-1],))
 
 
 def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
@@ -1852,7 +1864,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
     pads = _spatial_pads(x_cl, pool_size, strides, ones, padding)
     static = _ball(not _is_engine_tensor(b) and not _is_engine_tensor(a) for b, a in pads)
     s_pad = [None if d is None else d + int(b) + int(a) if static else None
-             for d, (b, a) in zip(int_shape(x_cl)[1:-1], pads)]
+             for d, (b, a) in zip(_known_shape(x_cl)[1:-1], pads)]
     if static and _engine.pool is not None and _bmax(pool_size) > 1 and \
             _ball(d is None or d >= k for d, k in zip(s_pad, pool_size)):
         # the engine's own op: one node (and its gradient one) where the slices below are
@@ -1862,7 +1874,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
             xp = _pad(x_cl, [(0, 0)] + [(int(b), int(a)) for b, a in pads] + [(0, 0)], fill)
             out = _engine.pool(xp, pool_size, strides, pool_mode)
             if out is not None:
-                s = int_shape(xp)
+                s = _known_shape(xp)
                 spatial = tuple(None if s[i + 1] is None else
                                 (s[i + 1] - pool_size[i]) // strides[i] + 1 for i in range(n))
                 out = _with_shape(out, (s[0],) + spatial + (s[-1],))
@@ -1887,7 +1899,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n, name):
                 count = count + c
             count = _engine.broadcastable_axes(count, [0, n + 1])
             out = total / count
-    out = _with_shape(out, int_shape(cols[0]))
+    out = _with_shape(out, _known_shape(cols[0]))
     return _from_channels_last(out, data_format)
 
 
@@ -1911,7 +1923,7 @@ def bias_add(x, bias, data_format=None):
     x = _to_tensor(x)
     bias = _to_tensor(bias)
     data_format = normalize_data_format(data_format)
-    bs = int_shape(bias)
+    bs = _known_shape(bias)
     channel_axis = 1 if (data_format == 'channels_first' and x.ndim > 2) else x.ndim - 1
     if len(bs) == 1:
         return x + _broadcast_param(bias, x.ndim, channel_axis)
@@ -1996,7 +2008,7 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
     indptr = T.concatenate([T.zeros((1,), dtype='int64'), T.cumsum(lengths)])
     out = _engine.sparse.CSR(data, T.cast(cols, 'int32'), T.cast(indptr, 'int32'),
                              T.cast(labels.shape, 'int32'))
-    out._keras_shape = tuple(int_shape(labels))
+    out._keras_shape = tuple(_known_shape(labels))
     return out
 
 
@@ -2151,8 +2163,8 @@ def map_fn(fn, elems, name=None, dtype=None):
     out = _scan(fn, sequences=[elems])
     if dtype is not None:
         out = T.cast(out, _normalize_dtype(dtype, 'map_fn'))
-    s = list(int_shape(out))
-    s[0] = int_shape(elems)[0]
+    s = list(_known_shape(out))
+    s[0] = _known_shape(elems)[0]
     return _with_shape(out, s)
 
 
@@ -2214,7 +2226,7 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     b = stacked.shape[0]
     p = T.reshape(stacked, T.stack([b, ks[0], ks[1]]), ndim=3)
     out = _local_apply(p, kernel, ks[0], ks[1])
-    out = _with_shape(out, (int_shape(inputs)[0], ks[0], ks[2]))
+    out = _with_shape(out, (_known_shape(inputs)[0], ks[0], ks[2]))
     return _from_channels_last(out, data_format)
 
 
@@ -2231,7 +2243,7 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
     p = T.reshape(stacked, T.stack([b, rows * cols_, ks[1]]), ndim=3)
     out = _local_apply(p, kernel, ks[0], ks[1])  # (B, L, F)
     out = T.reshape(out, T.stack([b, rows, cols_, ks[2]]), ndim=4)
-    out = _with_shape(out, (int_shape(inputs)[0], rows, cols_, ks[2]))
+    out = _with_shape(out, (_known_shape(inputs)[0], rows, cols_, ks[2]))
     return _from_channels_last(out, data_format)
 
 
