@@ -137,9 +137,9 @@ def _specs(L):
 
 
 def layer_classes(keras):
-    """The layer classes ``keras.layers`` exports, one name each (an alias's class counts
-    once, under its first name in sorted order that is not an alias Keras documents as
-    such: ``Conv2D`` before ``Convolution2D``)."""
+    """The layer classes ``keras.layers`` exports, one name each: the class's own name where
+    ``keras.layers`` exports it (``Conv2D``, not its alias ``Convolution2D``), else the
+    first alias in sorted order."""
     from keras.engine.base_layer import Layer
     by_class = {}
     for name in sorted(vars(keras.layers)):

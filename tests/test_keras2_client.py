@@ -66,26 +66,28 @@ def run_keras2_script(engine, code, tmp_path):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _client_results(engine):
-    """Run the client once per engine (cached); return its JSON or skip with the reason."""
-    if engine in _RESULTS:
-        return _RESULTS[engine]
+def script_report(engine, script, args=()):
+    """Run ``script`` (a file of this folder) with Keras 2.3.1 on our adapter for ``engine``
+    and return ``(status, value)``: ``('ok', its last line's JSON)``, ``('skip', reason)``
+    (adapter not importable, no Keras 2.3.1, another Keras) or ``('fail', its stderr)``."""
     module, reason = load_adapter(engine)
     if module is None:
-        _RESULTS[engine] = ('skip', '%s backend not importable here: %s' % (engine, reason))
-        return _RESULTS[engine]
-    proc = run_keras2(engine, [os.path.join(HERE, 'keras2_client.py')] + list(MODELS))
+        return 'skip', '%s backend not importable here: %s' % (engine, reason)
+    proc = run_keras2(engine, [os.path.join(HERE, script)] + list(args))
     if proc.returncode != 0 and "No module named 'keras'" in proc.stderr:
-        _RESULTS[engine] = ('skip', NO_KERAS2)
-    elif proc.returncode != 0:
-        _RESULTS[engine] = ('fail', 'keras2_client.py exited %d:\n%s'
-                            % (proc.returncode, proc.stderr[-6000:]))
-    else:
-        report = json.loads(proc.stdout.strip().splitlines()[-1])
-        if report['keras'] != '2.3.1':
-            _RESULTS[engine] = ('skip', 'found Keras %s, these tests need 2.3.1' % report['keras'])
-        else:
-            _RESULTS[engine] = ('ok', report)
+        return 'skip', NO_KERAS2
+    if proc.returncode != 0:
+        return 'fail', '%s exited %d:\n%s' % (script, proc.returncode, proc.stderr[-6000:])
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    if report['keras'] != '2.3.1':
+        return 'skip', 'found Keras %s, these tests need 2.3.1' % report['keras']
+    return 'ok', report
+
+
+def _client_results(engine):
+    """Run the client once per engine (cached); return its JSON or skip with the reason."""
+    if engine not in _RESULTS:
+        _RESULTS[engine] = script_report(engine, 'keras2_client.py', MODELS)
     return _RESULTS[engine]
 
 
