@@ -308,3 +308,104 @@ def test_rnn_same_values_with_scan_unrolled(K, monkeypatch, factor):
     monkeypatch.setenv('KERAS_BACKEND_JAX_SCAN_UNROLL', factor)
     specs = select(SPECS, 'rnn') + select(SPECS, 'rnn:backwards') + select(SPECS, 'rnn:mask')
     run_cases(K, bind(K, specs, eager=False))
+
+
+@pytest.mark.parametrize('data_format', ['channels_last', 'channels_first'])
+def test_rnn_gated_convolutions_against_the_unrolled_loop(K, data_format):
+    """A ConvLSTM2D-like step: the input (strides 1, dilation 2) and the state convolved with
+    four slices of one kernel each, as Keras 2.3.1's ConvLSTM2DCell does. Values against the
+    reference and gradients (kernels and input) against the unrolled loop's, where no loop
+    body exists (JAX merges the slices' convolutions in a loop body and computes their
+    gradients in its own way on CPU)."""
+    cl = data_format == 'channels_last'
+    kx, kh = randn(3, 3, 2, 12, seed=40) * 0.3, randn(3, 3, 3, 12, seed=41) * 0.3
+    if K.backend() == 'theano':
+        # Theano's conv2d is a true convolution (Keras' Theano backend): flip for the same
+        # numbers as the reference
+        kx, kh = convert_kernel(kx), convert_kernel(kh)
+    kxv, khv = K.variable(kx), K.variable(kh)
+    slices = [(kxv[:, :, :, 3 * i:3 * i + 3], khv[:, :, :, 3 * i:3 * i + 3]) for i in range(4)]
+
+    def step(x_t, states):
+        h, c = states
+        z = [K.conv2d(x_t, a, padding='same', data_format=data_format, dilation_rate=(2, 2)) +
+             K.conv2d(h, b, padding='same', data_format=data_format) for a, b in slices]
+        c_new = K.sigmoid(z[1]) * c + K.sigmoid(z[0]) * K.tanh(z[2])
+        h_new = K.sigmoid(z[3]) * K.tanh(c_new)
+        return h_new, [h_new, c_new]
+
+    def np_step(x_t, states):
+        h, c = states
+        if not cl:
+            x_t, h, c = [np.moveaxis(v, 1, -1) for v in (x_t, h, c)]
+        rx = convert_kernel(kx) if K.backend() == 'theano' else kx
+        rh = convert_kernel(kh) if K.backend() == 'theano' else kh
+        z = [R.conv2d(x_t, rx[..., 3 * i:3 * i + 3], padding='same', dilation_rate=(2, 2)) +
+             R.conv2d(h, rh[..., 3 * i:3 * i + 3], padding='same') for i in range(4)]
+        sig = lambda v: 1. / (1. + np.exp(-v))  # noqa: E731
+        c_new = sig(z[1]) * c + sig(z[0]) * np.tanh(z[2])
+        h_new = sig(z[3]) * np.tanh(c_new)
+        if not cl:
+            h_new, c_new = np.moveaxis(h_new, -1, 1), np.moveaxis(c_new, -1, 1)
+        return h_new, [h_new, c_new]
+
+    x_shape = (None, 4, 6, 6, 2) if cl else (None, 4, 2, 6, 6)
+    s_shape = (None, 6, 6, 3) if cl else (None, 3, 6, 6)
+
+    def build(unroll):
+        x = K.placeholder(x_shape)
+        h0, c0 = K.placeholder(s_shape), K.placeholder(s_shape)
+        last, outs, states = K.rnn(step, x, [h0, c0], unroll=unroll)
+        loss = K.sum(outs * outs) + K.sum(states[1])
+        return K.function([x, h0, c0], [last, outs, states[1]] +
+                          K.gradients(loss, [kxv, khv, x, h0]))
+    loop, unrolled = build(False), build(True)
+    xs = randn(3, *x_shape[1:], seed=42)
+    h0, c0 = randn(3, *s_shape[1:], seed=43) * 0.5, randn(3, *s_shape[1:], seed=44) * 0.5
+    got, ref = loop([xs, h0, c0]), unrolled([xs, h0, c0])
+    want = R.rnn(np_step, xs, [h0, c0])
+    for g, w in zip(got[:3], [want[0], want[1], want[2][1]]):
+        np.testing.assert_allclose(g, w, atol=1e-5)
+    for g, r in zip(got[3:], ref[3:]):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4)
+
+
+def test_rnn_function_compiles_once(K):
+    """A function holding a recurrent loop with convolutions, called again with the same
+    shapes, is neither traced nor compiled again (JAX: jax.monitoring's trace and compile
+    events; the other engines compile a function once, when it is made)."""
+    if K.backend() != 'jax':
+        pytest.skip('%s compiles a function once, when K.function makes it: no per-call '
+                    'tracing to count' % K.backend())
+    import jax.monitoring
+    events = []
+
+    def listener(name, duration, **kwargs):
+        if name.startswith('/jax/core/compile/'):
+            events.append(name)
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        kv = K.variable(randn(3, 3, 2, 8, seed=50) * 0.3)
+        rk = K.variable(randn(3, 3, 2, 8, seed=51) * 0.3)
+
+        def step(x_t, states):
+            z = [K.conv2d(x_t, kv[..., 2 * i:2 * i + 2], padding='same') +
+                 K.conv2d(states[0], rk[..., 2 * i:2 * i + 2], padding='same')
+                 for i in range(4)]
+            h = K.sigmoid(z[0]) * K.tanh(z[1] + z[2] - z[3])
+            return h, [h]
+        x, h0 = K.placeholder((None, 5, 6, 6, 2)), K.placeholder((None, 6, 6, 2))
+        last, outs, _ = K.rnn(step, x, [h0])
+        loss = K.mean(outs)
+        fn = K.function([x, h0], [loss], updates=[K.update_sub(kv, 0.1 * g) for g in
+                                                 K.gradients(loss, [kv])])
+        feed = [randn(4, 5, 6, 6, 2, seed=52), randn(4, 6, 6, 2, seed=53)]
+        first = fn(feed)[0]
+        n_first = len(events)
+        assert n_first > 0, 'no compile event seen: the listener counts nothing'
+        second = fn(feed)[0]
+        assert events[n_first:] == [], 'the second call traced or compiled: %s' % (
+            events[n_first:],)
+        assert second != first   # the update was applied: the program ran
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
