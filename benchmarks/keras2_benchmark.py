@@ -95,6 +95,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 MODELS = ('mlp', 'cnn', 'lstm', 'gru', 'bilstm')
+#: models of the size people train (issue 38), on seeded random data: name -> (samples, batch)
+REALISTIC = {'resnet': (1024, 128), 'lstm256': (1024, 128), 'gru256': (1024, 128),
+             'transformer': (1024, 128), 'convlstm': (64, 8)}
+ALL_MODELS = MODELS + tuple(sorted(REALISTIC))
 BATCH = 32
 SEED = 1
 
@@ -181,6 +185,101 @@ def build(name, layers, sequential, tf_keras, keras3=None):
         stack = [keras3.Input(shape=shapes[name], dtype='int32' if name == 'bilstm'
                               else 'float32')] + stack
     return sequential(stack)
+
+
+def realistic_data(name, samples):
+    """Seeded random inputs and targets of realistic model ``name``: (x, y, loss)."""
+    rng = np.random.RandomState(SEED)
+    if name == 'convlstm':
+        # Keras' examples/conv_lstm.py, smaller: movies of 10 frames 24x24, the next frame
+        x = rng.rand(samples, 10, 24, 24, 1).astype('float32')
+        y = (np.roll(x, -1, axis=1) > 0.5).astype('float32')
+        return x, y, 'binary_crossentropy'
+    labels = rng.randint(0, 10, size=samples)
+    y = np.eye(10, dtype='float32')[labels]
+    if name == 'resnet':
+        return rng.rand(samples, 32, 32, 3).astype('float32'), y, 'categorical_crossentropy'
+    length = 64 if name == 'transformer' else 80
+    return (rng.randint(0, 10000, size=(samples, length)).astype('int32'), y,
+            'categorical_crossentropy')
+
+
+def build_realistic(name, keras, keras3):
+    """Realistic model ``name`` with the functional API of ``keras`` (Keras 2.3.1,
+    ``tf_keras`` or Keras 3 when ``keras3``), the same layers on every side:
+
+    * ``resnet``: 32x32x3, Conv2D(16) + BN, 3 stages (16, 32, 64 filters) x 2 residual
+      blocks (Conv-BN-ReLU-Conv-BN + shortcut, 1x1 strided conv where the shape changes),
+      global average pooling, Dense(10): 0.7M weights
+    * ``lstm256`` / ``gru256``: Embedding(10000, 128) on 80 tokens, two LSTM(256) (GRU(256),
+      Keras 2.3.1's ``reset_after=False``), Dense(10): 2.2M / 2.0M weights
+    * ``transformer``: Embedding(10000, 128) on 64 tokens, one encoder block: Dense
+      queries/keys/values, softmax attention through ``batch_dot`` (Keras 3: ``ops.matmul``),
+      layer normalisation written out (mean, variance), a ReLU feed-forward of 256, global
+      average pooling, Dense(10)
+    * ``convlstm``: Keras' examples/conv_lstm.py at a third of its size: two ConvLSTM2D(16,
+      3x3, same) each followed by BatchNormalization, Conv3D(1, 3x3x3, sigmoid)
+    """
+    layers = keras.layers
+    ops = keras.ops if keras3 else keras.backend
+    shapes = {'resnet': (32, 32, 3), 'lstm256': (80,), 'gru256': (80,),
+              'transformer': (64,), 'convlstm': (None, 24, 24, 1)}
+    inp = layers.Input(shape=shapes[name], dtype='float32' if name in ('resnet', 'convlstm')
+                       else 'int32')
+    if name == 'resnet':
+        h = layers.Activation('relu')(layers.BatchNormalization()(
+            layers.Conv2D(16, 3, padding='same')(inp)))
+        for stage, filters in enumerate((16, 32, 64)):
+            for block in range(2):
+                strides = 2 if stage > 0 and block == 0 else 1
+                y = layers.Conv2D(filters, 3, strides=strides, padding='same')(h)
+                y = layers.Activation('relu')(layers.BatchNormalization()(y))
+                y = layers.BatchNormalization()(layers.Conv2D(filters, 3, padding='same')(y))
+                shortcut = h
+                if strides != 1:
+                    shortcut = layers.Conv2D(filters, 1, strides=strides)(h)
+                h = layers.Activation('relu')(layers.Add()([y, shortcut]))
+        h = layers.GlobalAveragePooling2D()(h)
+        out = layers.Dense(10, activation='softmax')(h)
+    elif name in ('lstm256', 'gru256'):
+        h = layers.Embedding(10000, 128)(inp)
+        if name == 'lstm256':
+            h = layers.LSTM(256)(layers.LSTM(256, return_sequences=True)(h))
+        else:
+            h = layers.GRU(256, reset_after=False)(
+                layers.GRU(256, reset_after=False, return_sequences=True)(h))
+        out = layers.Dense(10, activation='softmax')(h)
+    elif name == 'transformer':
+        d = 128
+        x = layers.Embedding(10000, d)(inp)
+        q, k, v = layers.Dense(d)(x), layers.Dense(d)(x), layers.Dense(d)(x)
+        if keras3:
+            scores = lambda t: ops.matmul(t[0], ops.transpose(t[1], (0, 2, 1)))  # noqa: E731
+            mix = lambda t: ops.matmul(t[0], t[1])  # noqa: E731
+        else:
+            scores = lambda t: ops.batch_dot(t[0], t[1], axes=(2, 2))  # noqa: E731
+            mix = lambda t: ops.batch_dot(t[0], t[1], axes=(2, 1))  # noqa: E731
+        a = layers.Lambda(lambda t: ops.softmax(scores(t) / np.sqrt(d).astype('float32')),
+                          output_shape=(64, 64))([q, k])
+        a = layers.Lambda(mix, output_shape=(64, d))([a, v])
+
+        def norm(t):
+            mean = ops.mean(t, axis=-1, keepdims=True)
+            var = ops.mean(ops.square(t - mean), axis=-1, keepdims=True)
+            return (t - mean) / ops.sqrt(var + 1e-6)
+        h = layers.Lambda(norm, output_shape=(64, d))(layers.Add()([x, layers.Dense(d)(a)]))
+        f = layers.Dense(d)(layers.Dense(256, activation='relu')(h))
+        h = layers.Lambda(norm, output_shape=(64, d))(layers.Add()([h, f]))
+        out = layers.Dense(10, activation='softmax')(layers.GlobalAveragePooling1D()(h))
+    elif name == 'convlstm':
+        h = inp
+        for _ in range(2):
+            h = layers.ConvLSTM2D(16, (3, 3), padding='same', return_sequences=True)(h)
+            h = layers.BatchNormalization()(h)
+        out = layers.Conv3D(1, (3, 3, 3), activation='sigmoid', padding='same')(h)
+    else:
+        raise ValueError('unknown model %r' % name)
+    return keras.models.Model(inp, out)
 
 
 def initial_weights(model, seed=SEED):
@@ -283,15 +382,21 @@ def worker(engine, side, name, epochs, batch):
         def on_epoch_end(self, epoch, logs=None):
             self.end.append(time.perf_counter())
 
-    model = build(name, layers, sequential, side.startswith('tf_keras'),
-                  keras if side == 'keras3_jax' else None)
+    if name in REALISTIC:
+        model = build_realistic(name, keras, side == 'keras3_jax')
+        inputs, targets, loss = realistic_data(name, REALISTIC[name][0])
+        batch = REALISTIC[name][1]
+    else:
+        model = build(name, layers, sequential, side.startswith('tf_keras'),
+                      keras if side == 'keras3_jax' else None)
+        inputs, targets = prepare(name, x), to_categorical(y, 10).astype('float32')
+        loss = 'categorical_crossentropy'
     init = initial_weights(model)
     for layer, values in init:
         layer.set_weights(values)
-    inputs, targets = prepare(name, x), to_categorical(y, 10).astype('float32')
     timer = EpochTimer()
     start = time.perf_counter()
-    model.compile(optimizer='adam', loss='categorical_crossentropy')
+    model.compile(optimizer='adam', loss=loss)
     build_times = train_function_build(keras, model) if side.startswith('ours') else {}
     hist = model.fit(inputs, targets, batch_size=batch, epochs=epochs, shuffle=False, verbose=0,
                      callbacks=[timer])
@@ -307,6 +412,7 @@ def worker(engine, side, name, epochs, batch):
         'keras': '%s %s' % (keras.__name__, keras.__version__),
         'backend': keras.backend.backend(),
         'samples': int(len(inputs)),
+        'batch': int(batch),
         'python': platform.python_version(),
     }
     result.update(build_times)
@@ -515,7 +621,8 @@ def parse_args():
     parser.add_argument('--epochs', type=int, default=4)
     parser.add_argument('--batch', type=int, default=BATCH)
     parser.add_argument('--models', default=','.join(MODELS),
-                        help='comma-separated, from %s' % ','.join(MODELS))
+                        help='comma-separated, from %s; realistic: all of %s'
+                        % (','.join(ALL_MODELS), ','.join(sorted(REALISTIC))))
     parser.add_argument('--quick', action='store_true', help='smoke run: 1 round, 2 epochs')
     parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
     parser.add_argument('--repo', default=ROOT,
@@ -538,10 +645,12 @@ def main():
     if args.worker:
         return worker_main(args)
     models = [m.strip() for m in args.models.split(',') if m.strip()]
-    unknown = [m for m in models if m not in MODELS]
+    if models == ['realistic']:
+        models = sorted(REALISTIC)
+    unknown = [m for m in models if m not in ALL_MODELS]
     if unknown:
-        sys.exit('keras2_benchmark: unknown model(s) %s; choose from %s'
-                 % (', '.join(unknown), ', '.join(MODELS)))
+        sys.exit('keras2_benchmark: unknown model(s) %s; choose from %s (or realistic)'
+                 % (', '.join(unknown), ', '.join(ALL_MODELS)))
     args.repo = os.path.abspath(args.repo)
     sides, notes = preflight(args.engine)
     if args.sides:
@@ -569,11 +678,16 @@ def main():
 
     good = [res for s in runs.values() for rs in s.values() for res in rs if 'error' not in res]
     info = good[0] if good else {}
-    print('\nKeras 2.3.1 fit() on %s %s (Python %s): %d round(s) x %d epoch(s), batch %d, '
-          '%s training digits, adam, categorical_crossentropy; medians; %.0f s in all'
+    print('\nKeras 2.3.1 fit() on %s %s (Python %s): %d round(s) x %d epoch(s), adam; '
+          'medians; %.0f s in all'
           % (args.engine, info.get('engine_version', '?'), platform.python_version(),
-             args.rounds, args.epochs, args.batch, info.get('samples', '?'),
-             time.time() - started))
+             args.rounds, args.epochs, time.time() - started))
+    for name in models:
+        if name in REALISTIC:
+            print('%s: %d seeded random samples, batch %d' % ((name,) + REALISTIC[name]))
+        else:
+            print('%s: 1438 training digits, batch %d, categorical_crossentropy'
+                  % (name, args.batch))
     ours_dirs = sorted(set(res.get('keras_backend') for rs in runs['ours'].values() for res in rs
                            if res.get('keras_backend')))
     print('keras_backend from: %s' % (', '.join(ours_dirs) or '?'))

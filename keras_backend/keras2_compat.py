@@ -216,13 +216,32 @@ def _patch_keras_saving(saving):
     saving._serialize_model = _serialize_model
 
 
+class _BlockImports(object):
+    """A ``sys.meta_path`` finder that refuses the packages ``names`` (and their modules) with
+    ``ModuleNotFoundError`` while it is on the path: what Keras 2.3.1 imports optionally
+    (``try: import ... except ImportError``) and does not need on this engine."""
+
+    def __init__(self, names, why):
+        self.names = tuple(names)
+        self.why = why
+
+    def find_spec(self, fullname, path=None, target=None):
+        top = fullname.split('.')[0]
+        if top in self.names and top not in sys.modules:
+            raise ModuleNotFoundError('%s is not imported here: %s' % (fullname, self.why),
+                                      name=fullname)
+        return None
+
+
 class _PatchAfterImport(object):
     """A ``sys.meta_path`` finder that lets the other finders import module ``name``, then
-    calls ``patch(module)`` once, right after the module's code ran (before anyone uses it)."""
+    calls ``patch(module)`` once, right after the module's code ran (before anyone uses it).
+    ``block`` (a :class:`_BlockImports`) is on the import path while that code runs."""
 
-    def __init__(self, name, patch):
+    def __init__(self, name, patch, block=None):
         self.name = name
         self.patch = patch
+        self.block = block
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != self.name:
@@ -238,27 +257,79 @@ class _PatchAfterImport(object):
             return spec
         if self in sys.meta_path:
             sys.meta_path.remove(self)
-        loader, patch = spec.loader, self.patch
+        loader, patch, block = spec.loader, self.patch, self.block
 
         class _Loader(object):
             def create_module(self, spec):
                 return loader.create_module(spec)
 
             def exec_module(self, module):
-                loader.exec_module(module)
+                if block is not None:
+                    sys.meta_path.insert(0, block)
+                try:
+                    loader.exec_module(module)
+                finally:
+                    if block in sys.meta_path:
+                        sys.meta_path.remove(block)
                 patch(module)
 
         spec.loader = _Loader()
         return spec
 
 
-def _after_import(name, patch):
-    """Run ``patch(module)`` on module ``name``: now if it is imported, else when it is."""
+def _after_import(name, patch, block=None):
+    """Run ``patch(module)`` on module ``name``: now if it is imported, else when it is (with
+    ``block``, a :class:`_BlockImports`, on the import path while its code runs)."""
     module = sys.modules.get(name)
     if module is not None:
         patch(module)
     elif not any(isinstance(f, _PatchAfterImport) and f.name == name for f in sys.meta_path):
-        sys.meta_path.insert(0, _PatchAfterImport(name, patch))
+        sys.meta_path.insert(0, _PatchAfterImport(name, patch, block))
+
+
+class _TensorFlowFileIO(object):
+    """Stands for ``tensorflow.python.lib.io.file_io`` in Keras 2.3.1's ``keras.engine.saving``
+    on an engine other than TensorFlow: TensorFlow (0.5 GiB, seconds) is imported on the first
+    use, a ``gs://`` path, not by ``import keras``."""
+
+    def __getattr__(self, name):
+        try:
+            from tensorflow.python.lib.io import file_io
+        except ImportError as err:
+            raise ImportError('Keras 2.3.1 reads and writes gs:// (Google Cloud Storage) paths '
+                              'through TensorFlow\'s file_io, which could not be imported '
+                              '(%s); install tensorflow for gs:// paths' % (err,))
+        return getattr(file_io, name)
+
+
+def _patch_saving_file_io(saving):
+    """``keras.engine.saving`` loaded without TensorFlow: its ``tf_file_io`` imports it when
+    a ``gs://`` path needs it (where TensorFlow is installed; else Keras' own message)."""
+    import importlib.util
+    if getattr(saving, 'tf_file_io', None) is None and \
+            importlib.util.find_spec('tensorflow') is not None:
+        saving.tf_file_io = _TensorFlowFileIO()
+
+
+def _patch_sklearn_wrappers(module):
+    """Keras 2.3.1's ``keras.wrappers.scikit_learn`` on scikit-learn >= 1.6, which asks every
+    estimator for ``__sklearn_tags__`` (``GridSearchCV``, ``clone``, ``is_classifier``):
+    ``BaseWrapper`` answers the tags of a classifier (``KerasClassifier``) or a regressor
+    (``KerasRegressor``) through scikit-learn's documented ``sklearn.utils.Tags``; older
+    scikit-learn never asks."""
+    base = getattr(module, 'BaseWrapper', None)
+    if base is None or '__sklearn_tags__' in vars(base):
+        return
+    classifier_cls = getattr(module, 'KerasClassifier', None)
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, RegressorTags, Tags, TargetTags
+        if classifier_cls is not None and isinstance(self, classifier_cls):
+            return Tags(estimator_type='classifier', target_tags=TargetTags(required=True),
+                        classifier_tags=ClassifierTags())
+        return Tags(estimator_type='regressor', target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags())
+    base.__sklearn_tags__ = __sklearn_tags__
 
 
 def _adopt_imported_adapter(loader):
@@ -305,7 +376,19 @@ def adopt_engine_name(module):
         sys.modules[key] = module
         if package is not None:
             setattr(package, name + '_backend', module)
-    _after_import('keras.engine.saving', _patch_keras_saving)
+    if name == 'tensorflow':
+        _after_import('keras.engine.saving', _patch_keras_saving)
+    else:
+        # Keras 2.3.1's saving imports TensorFlow's file_io when it can (gs:// paths): not at
+        # import time on another engine (0.5 GiB and seconds), on the first gs:// path instead
+        def patch_saving(saving):
+            _patch_saving_file_io(saving)
+            _patch_keras_saving(saving)
+        _after_import('keras.engine.saving', patch_saving,
+                      _BlockImports(['tensorflow'], 'Keras 2.3.1 runs on the %s engine, and '
+                                    'keras_backend imports TensorFlow for gs:// paths only '
+                                    'when one is used' % name))
+    _after_import('keras.wrappers.scikit_learn', _patch_sklearn_wrappers)
     hook = getattr(module, '_adopted_by_keras2', None)
     if hook is not None:
         hook()

@@ -1094,7 +1094,10 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         constants=None, unroll=False, input_length=None):
     """``lax.scan`` over a step graph built once on stand-in inputs (a Python loop of
     the step when ``unroll``); what the step computes without its inputs (dropout
-    masks, weight slices) is computed once outside the loop."""
+    masks, weight slices) is computed once outside the loop. Convolutions of one input
+    by slices of one loop-invariant kernel (Keras' ConvLSTM2DCell) run as one
+    (``_conv_groups``); on CPU a convolution's gradients in the loop are forward
+    convolutions and dots (``_conv_by_forward_convs``)."""
     inputs = _to_tensor(inputs)
     constants = list(constants or [])
     initial_states = [_to_tensor(s) for s in initial_states]
@@ -1767,7 +1770,8 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid', data_
 @records_keras_shape
 def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
            dilation_rate=(1, 1, 1)):
-    """``lax.conv_general_dilated``."""
+    """``lax.conv_general_dilated``; on CPU as 2-D convolutions summed over the kernel's
+    depth (``_conv3d_by_conv2d``: XLA's CPU 3-D convolution is 5-10x slower)."""
     return _conv(x, kernel, 3, strides, padding, data_format, dilation_rate)
 
 

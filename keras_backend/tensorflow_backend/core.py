@@ -52,10 +52,12 @@ Example:
     >>> f([[[1., 2., 3.]]])
     [array([12.], dtype=float32)]
 """
+import contextlib
 import functools
 import importlib.util
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -66,6 +68,55 @@ if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
     # Hide TensorFlow's C++ INFO start-up lines (warnings and errors are kept)
     # unless the user chose a level.
     os.environ['TF_CPP_MIN_LOG_LEVEL'] = '1'
+
+#: what ``import tensorflow`` prints from C++ on every start, whatever TF_CPP_MIN_LOG_LEVEL
+#: says (absl logs them before its logging is initialised): parts of those lines
+TF_STARTUP_LINES = (
+    'All log messages before absl::InitializeLog() is called',
+    'oneDNN custom operations are on',
+    'cpu_feature_guard.cc', 'To enable the following instructions:',
+    'This TensorFlow binary is optimized to use available CPU instructions',
+    'Could not find cuda drivers on your machine',
+    'Unable to register cuDNN factory', 'Unable to register cuFFT factory',
+    'Unable to register cuBLAS factory', 'computation placer already registered',
+    'TF-TRT Warning: Could not find TensorRT',
+)
+
+
+@contextlib.contextmanager
+def _quiet_tensorflow_startup():
+    """Runs the block (``import tensorflow``) with the process's stderr (file descriptor 2)
+    going to a temporary file, then writes back to ``sys.stderr`` every line but TensorFlow's
+    start-up lines (:data:`TF_STARTUP_LINES`). A user who set ``TF_CPP_MIN_LOG_LEVEL=0`` (all
+    of TensorFlow's logging) sees everything as it comes."""
+    if os.environ.get('TF_CPP_MIN_LOG_LEVEL', '').strip() == '0':
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        captured = tempfile.TemporaryFile()
+    except (OSError, ValueError, AttributeError):   # no file descriptor 2 to borrow
+        yield
+        return
+    os.dup2(captured.fileno(), 2)
+    try:
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(saved, 2)
+        os.close(saved)
+        captured.seek(0)
+        text = captured.read().decode('utf-8', 'replace')
+        captured.close()
+        kept = [line for line in text.splitlines(True)
+                if not any(part in line for part in TF_STARTUP_LINES)]
+        if kept:
+            sys.stderr.write(''.join(kept))
+            sys.stderr.flush()
 
 # ``import tensorflow`` also imports Keras 3 when it is installed, and Keras 3
 # refuses a KERAS_BACKEND (or keras.json backend) it does not know, such as
@@ -97,7 +148,8 @@ if _saved_keras_backend not in _KERAS3_BACKENDS:
 if _hide_keras2:
     sys.modules['keras'] = None     # ``import keras`` raises ImportError, which TensorFlow skips
 try:
-    import tensorflow as tf
+    with _quiet_tensorflow_startup():
+        import tensorflow as tf
 except ImportError as _e:
     raise engines.engine_import_error('TensorFlow', 'tensorflow', 'tensorflow-cpu', _e)
 finally:
