@@ -274,7 +274,8 @@ def build_realistic(name, keras, keras3):
     elif name == 'convlstm':
         h = inp
         for _ in range(2):
-            h = layers.ConvLSTM2D(16, (3, 3), padding='same', return_sequences=True)(h)
+            h = layers.ConvLSTM2D(16, (3, 3), padding='same', return_sequences=True,
+                                  recurrent_activation='sigmoid')(h)
             h = layers.BatchNormalization()(h)
         out = layers.Conv3D(1, (3, 3, 3), activation='sigmoid', padding='same')(h)
     else:

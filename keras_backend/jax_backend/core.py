@@ -854,6 +854,10 @@ class Function(object):
         keys = [v for v in variables if isinstance(v, _KeyVariable) and v.id not in updated]
         self._updated = [p.variable for p in self.updates] + keys
         self._update_values = [p.new_value for p in self.updates]
+        # gradients first: their pass hands the forward values to the context, which the
+        # other updates (BatchNormalization's moving averages) and the outputs then reuse;
+        # evaluated after those, the forward would be computed (and compiled) twice
+        self._gradient_nodes = [n for n in nodes if getattr(n.op, 'hands_forward', False)]
         self._n_keys = len(keys)
         upd_ids = set(v.id for v in self._updated)
         self._read = [v for v in variables if v.id not in upd_ids]
@@ -887,6 +891,8 @@ class Function(object):
         ctx = _Context(feeds=feeds, variables=variables, learning_phase=phase)
         # the updates first: a gradient's pass hands the forward values it computed to
         # the context, so that outputs such as the loss reuse them (one forward pass)
+        for g in self._gradient_nodes:
+            ctx.value(g)
         news = [ctx.value(v) for v in self._update_values]
         outs = [ctx.value(o) for o in self.outputs]
         # an update keeps its variable's dtype and shape (a (n,) value for an (n, 1) one)

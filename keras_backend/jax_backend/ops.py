@@ -1023,6 +1023,7 @@ def gradients(loss, variables):
             ctx.memo.setdefault(i, v)
         return tuple(pullback(jnp.ones_like(out)))
     op.lazy_leaves = (0,)
+    op.hands_forward = True   # Function evaluates these first (see Function.__init__)
 
     # the loss is a leaf so that graph walks see it; the op evaluates it itself (the
     # context leaves it lazy), and the function reads its value from the gradient's pass
