@@ -79,6 +79,15 @@ BIN_T = randu(3, 4, seed=7)
 BIN_P = randu(3, 4, low=0.1, high=0.9, seed=8)
 XBN = randn(4, 3, 5, seed=9)
 
+
+def _weighted_sum(K, outs):
+    """normalize_batch_in_training's (normed, mean, var) of a 4-D input as one array of
+    normed's shape, the statistics broadcast over it (K None: numpy)."""
+    normed, mean, var = outs
+    if K is None:
+        return normed + mean.reshape(1, 1, 1, -1) * 0.5 + var.reshape(1, 1, 1, -1) * 0.25
+    return normed + K.reshape(mean, (1, 1, 1, -1)) * 0.5 + K.reshape(var, (1, 1, 1, -1)) * 0.25
+
 LOSSES = [
     ('categorical_crossentropy', lambda K, t, o: K.categorical_crossentropy(t, o),
      R.categorical_crossentropy, [T_ONE, P_OUT], [0, 1]),
@@ -105,6 +114,12 @@ LOSSES = [
      lambda K, x, g, b: K.normalize_batch_in_training(x, g, b, [0, 1])[0],
      lambda x, g, b: R.normalize_batch_in_training(x, g, b, [0, 1])[0],
      [XBN, randn(5, seed=15), randn(5, seed=16)], [0, 1, 2]),
+    # Keras' BatchNormalization on channels_last images (TensorFlow: the fused kernel); the
+    # three results weighted, so that the mean's and the variance's gradients count too
+    ('normalize_batch_in_training_images',
+     lambda K, x, g, b: _weighted_sum(K, K.normalize_batch_in_training(x, g, b, [0, 1, 2])),
+     lambda x, g, b: _weighted_sum(None, R.normalize_batch_in_training(x, g, b, [0, 1, 2])),
+     [randn(3, 4, 2, 5, seed=17) * 2 + 1, randn(5, seed=18), randn(5, seed=19)], [0, 1, 2]),
 ]
 
 CONVS = [

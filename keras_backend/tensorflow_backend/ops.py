@@ -866,10 +866,17 @@ def cos(x):
 @graph_aware
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """``tf.nn.moments`` over ``reduction_axes``; a ``gamma`` /
-    ``beta`` whose rank differs from ``x``'s is reshaped to the kept-dims statistics' shape."""
+    ``beta`` whose rank differs from ``x``'s is reshaped to the kept-dims statistics' shape.
+    A float32 4-D ``x`` normalised over axes (0, 1, 2) with 1-D (or no) ``gamma`` / ``beta``
+    (Keras' BatchNormalization on channels_last images) runs TensorFlow's fused kernel
+    (``tf.compat.v1.nn.fused_batch_norm``, as Keras 2.3.1's TensorFlow backend and tf_keras
+    do), its returned variance the batch's biased one as on the other path and every engine
+    (the kernel hands back the unbiased one)."""
     x = _to_tensor(x)
     n = x.shape.rank
     axes = shape_rules.normalize_axes(list(reduction_axes), n)
+    if _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
+        return _fused_normalize_batch_in_training(x, gamma, beta, epsilon)
     mean_k, var_k = tf.nn.moments(x, axes=list(axes), keepdims=True)
     target = tf.shape(mean_k)
     normed = (x - mean_k) / tf.sqrt(var_k + _constant_like(x, epsilon))
@@ -884,6 +891,51 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
             beta = tf.reshape(beta, target)
         normed = normed + beta
     return normed, tf.squeeze(mean_k, axis=list(axes)), tf.squeeze(var_k, axis=list(axes))
+
+
+def _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
+    """Whether ``normalize_batch_in_training`` can run TensorFlow's fused kernel with no
+    change of result: float32 NHWC statistics over (0, 1, 2), parameters 1-D or None, and an
+    ``epsilon`` the kernel takes as given (it raises smaller ones to 1.001e-5)."""
+    if x.shape.rank != 4 or tuple(sorted(axes)) != (0, 1, 2) or x.dtype != tf.float32:
+        return False
+    if float(epsilon) < 1.001e-5:
+        return False
+    for p in (gamma, beta):
+        if p is not None and (getattr(p, 'shape', None) is None or len(p.shape) != 1):
+            return False
+    return True
+
+
+def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
+    channels = tf.shape(x)[-1:]
+    scale = (tf.ones(channels, tf.float32) if gamma is None
+             else _to_tensor(gamma, tf.float32))
+    offset = (tf.zeros(channels, tf.float32) if beta is None
+              else _to_tensor(beta, tf.float32))
+
+    @tf.custom_gradient
+    def fused(x, scale, offset):
+        normed, mean, var = tf.compat.v1.nn.fused_batch_norm(
+            x, scale, offset, epsilon=float(epsilon), data_format='NHWC', is_training=True)
+        # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1)
+        count = tf.cast(tf.reduce_prod(tf.shape(x)[:3]), tf.float32)
+        var = var * tf.maximum(count - 1., 1.) / tf.maximum(count, 1.)
+
+        def grad(d_normed, d_mean, d_var):
+            # the kernel's own gradient covers the normalised output only (TensorFlow
+            # drops what reaches the batch statistics); theirs is added here
+            if d_normed is None:
+                d_normed = tf.zeros_like(normed)
+            dx, dscale, doffset = tf.gradients(normed, [x, scale, offset],
+                                               grad_ys=d_normed)
+            if d_mean is not None:
+                dx = dx + d_mean / count
+            if d_var is not None:
+                dx = dx + d_var * 2. * (x - mean) / count
+            return dx, dscale, doffset
+        return (normed, mean, var), grad
+    return fused(x, scale, offset)
 
 
 def _broadcast_param(p, x, axis):
