@@ -27,9 +27,7 @@ def _peak_mib():
 
 def _gs_error(keras):
     """save_model to a gs:// path with TensorFlow unimportable: (type, message)."""
-    held = dict((k, v) for k, v in sys.modules.items() if k.split('.')[0] == 'tensorflow')
-    imported = 'tensorflow' in sys.modules
-    if imported:
+    if 'tensorflow' in sys.modules:
         return None
     sys.modules['tensorflow'] = None
     try:
@@ -39,7 +37,6 @@ def _gs_error(keras):
         return [type(err).__name__, str(err)]
     finally:
         del sys.modules['tensorflow']
-        sys.modules.update(held)
     return ['no error', '']
 
 

@@ -84,6 +84,23 @@ def script_report(engine, script, args=()):
     return 'ok', report
 
 
+_SCRIPT_REPORTS = {}
+
+
+def cached_script_report(engine, script):
+    """``script_report(engine, script)`` run once per process and (engine, script); skips
+    or fails the calling test as the run did, else returns its JSON."""
+    key = (engine, script)
+    if key not in _SCRIPT_REPORTS:
+        _SCRIPT_REPORTS[key] = script_report(engine, script)
+    status, value = _SCRIPT_REPORTS[key]
+    if status == 'skip':
+        pytest.skip(value)
+    if status == 'fail':
+        pytest.fail(value)
+    return value
+
+
 def _client_results(engine):
     """Run the client once per engine (cached); return its JSON or skip with the reason."""
     if engine not in _RESULTS:

@@ -9,25 +9,12 @@ Keras exports with neither a branch nor a reason (``NOT_TRAINED``) fails here by
 import pytest
 
 from conftest import requested_backends
-from test_keras2_client import script_report
-
-_REPORTS = {}
-
-
-def _report(engine):
-    if engine not in _REPORTS:
-        _REPORTS[engine] = script_report(engine, 'keras2_layers.py')
-    status, value = _REPORTS[engine]
-    if status == 'skip':
-        pytest.skip(value)
-    if status == 'fail':
-        pytest.fail(value)
-    return value
+from test_keras2_client import cached_script_report
 
 
 @pytest.fixture(params=requested_backends())
 def report(request):
-    return _report(request.param)
+    return cached_script_report(request.param, 'keras2_layers.py')
 
 
 def test_every_keras_layer_class_has_a_branch(report):

@@ -8,25 +8,12 @@ import sys
 import pytest
 
 from conftest import requested_backends
-from test_keras2_client import script_report
-
-_REPORTS = {}
-
-
-def _report(engine):
-    if engine not in _REPORTS:
-        _REPORTS[engine] = script_report(engine, 'keras2_today.py')
-    status, value = _REPORTS[engine]
-    if status == 'skip':
-        pytest.skip(value)
-    if status == 'fail':
-        pytest.fail(value)
-    return value
+from test_keras2_client import cached_script_report
 
 
 @pytest.fixture(params=requested_backends())
 def report(request):
-    return _report(request.param)
+    return cached_script_report(request.param, 'keras2_today.py')
 
 
 def test_grid_search_with_keras_wrappers(report):
