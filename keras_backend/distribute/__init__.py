@@ -1015,5 +1015,5 @@ def JoinCallback():
 
 
 # committed state for supervised restarts (README, "When a worker is lost")
-from .elastic import State, restart_count  # noqa: E402
-__all__ += ['State', 'restart_count']
+from .elastic import FolderInUse, State, restart_count  # noqa: E402
+__all__ += ['FolderInUse', 'State', 'restart_count']

@@ -3,8 +3,10 @@
 It puts itself in a process group (and session) of its own, so that the launcher can
 kill it and everything it started at once, registers its pid and, at exit, its status in
 the launcher's folder ($KERAS_BACKEND_DISTRIBUTE_PIDDIR, ``<rank>.pid`` / ``<rank>.exit``),
-then runs the script as ``__main__``. On another host than the launcher's (ssh,
-``mpiexec -H``) that folder does not exist and nothing is registered.
+then runs the script as ``__main__``; at its end it waits for the last commit of every
+:class:`~keras_backend.distribute.State` (a failed write makes the status 1). On another
+host than the launcher's (ssh, ``mpiexec -H``) that folder does not exist and nothing is
+registered.
 """
 import os
 import runpy
@@ -57,6 +59,11 @@ def main():
         traceback.print_exc()
         status = 1
     finally:
+        # a State's last commit reaches the disk on every exit path (os._exit below skips
+        # the atexit hook that waits for it), and a failed one fails the worker
+        elastic = sys.modules.get('keras_backend.distribute.elastic')
+        if elastic is not None and elastic.flush_all() and status == 0:
+            status = 1
         if piddir:
             try:
                 _write(os.path.join(piddir, '%d.exit' % rank), str(status))

@@ -25,25 +25,47 @@ The launcher tells each worker which attempt it is in ``$KERAS_BACKEND_DISTRIBUT
 (0 the first time; :func:`restart_count`).
 """
 import atexit
+import errno
+import hashlib
 import io
 import json
 import numbers
 import os
 import queue
+import socket
 import sys
 import threading
+import uuid
+import weakref
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:     # no POSIX locks on this platform: one writer is not enforced
+    fcntl = None
+
 #: the launcher's attempt number (0: the first start, k: the k-th restart)
 ENV_RESTART = 'KERAS_BACKEND_DISTRIBUTE_RESTART'
-#: the committed state's file in ``State.directory``
+#: the latest commit's file in ``State.directory``; older ones are ``state.npz.1``, ...
 COMMIT_FILE = 'state.npz'
+#: the lock file in ``State.directory``: its holder (host and pid) is the folder's writer
+LOCK_FILE = 'state.lock'
 #: rank 0's last finished step (``State.note_progress``), read to count the steps redone
 PROGRESS_FILE = 'progress'
-_FORMAT = 1
-_RESERVED = ('directory', 'model', 'optimizer', 'background', 'steps_redone', 'restored',
-             'commits')
+#: commits kept unless ``State(keep=...)`` says otherwise (the latest and the one before)
+DEFAULT_KEEP = 2
+_FORMAT = 2
+_RESERVED = ('directory', 'model', 'optimizer', 'background', 'keep', 'steps_redone',
+             'restored', 'commits')
+#: the rank variables of the launchers that start workers (read before ``init``)
+_RANK_VARIABLES = ('KERAS_BACKEND_DISTRIBUTE_RANK', 'OMPI_COMM_WORLD_RANK', 'PMI_RANK',
+                   'SLURM_PROCID')
+
+
+class FolderInUse(RuntimeError):
+    """A :class:`State` folder is held by another writer (another job, or another worker
+    of this one): the message names the folder and the holder's host and pid."""
 
 
 def restart_count():
@@ -74,6 +96,12 @@ def _fsync(fd):
     os.fsync(fd)
 
 
+def _write_bytes(f, data):
+    """Write a commit's bytes to the open file ``f`` (a module function, so that a test can
+    make the disk full)."""
+    f.write(data)
+
+
 def _fsync_dir(path):
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -90,6 +118,224 @@ def _fsync_dir(path):
 def _rank():
     from . import _State
     return _State.rank if _State.initialized else 0
+
+
+def _size():
+    from . import _State
+    return _State.size if _State.initialized else 1
+
+
+def _may_write():
+    """Whether this process is its job's writer: rank 0 after ``init``; before it, the
+    rank a launcher gave it (0 when started alone)."""
+    from . import _State
+    if _State.initialized:
+        return _State.rank == 0
+    for name in _RANK_VARIABLES:
+        value = os.environ.get(name, '').strip()
+        if value:
+            return value == '0'
+    return True
+
+
+# -- one writer per folder: an OS lock the kernel drops when its holder dies ---------------
+
+_LOCKS = {}            # real path of a folder -> [fd of its lock file, States holding it]
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_folder(directory):
+    """Hold ``directory``'s lock for this process (shared by its States on that folder);
+    the first time, remove the temporary files a killed writer left there.
+
+    Raises:
+        FolderInUse: another process holds it.
+    """
+    key = os.path.realpath(directory)
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is not None:
+            held[1] += 1
+            return key
+        path = os.path.join(directory, LOCK_FILE)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                try:
+                    holder = os.pread(fd, 200, 0).decode('utf-8', 'replace').strip()
+                finally:
+                    os.close(fd)
+                if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                raise FolderInUse(
+                    'State: the folder %s is in use by another writer (%s); one job (its '
+                    'rank 0) writes a State folder: give this job a folder of its own, or '
+                    'stop the other one' % (directory, holder or 'holder unknown'))
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, ('host %s pid %d\n' % (socket.gethostname(), os.getpid()))
+                  .encode('utf-8'), 0)
+        _LOCKS[key] = [fd, 1]
+    for name in os.listdir(directory):    # a killed writer's half-written commits
+        if name.startswith('.' + COMMIT_FILE) and name.endswith('.tmp'):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except OSError:
+                pass
+    return key
+
+
+def _unlock_folder(key):
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] <= 0:
+            del _LOCKS[key]
+            try:
+                os.close(held[0])      # the kernel drops the lock with its last fd
+            except OSError:
+                pass
+
+
+# -- the end of the process: every commit reaches the disk, or the exit status says not ----
+
+_LIVE = weakref.WeakSet()     # States whose writer thread runs
+_EXIT_HOOK = []
+
+
+def flush_all():
+    """Wait for every State's last commit of this process to be on disk.
+
+    Returns:
+        A list of ``(State, exception)`` for the commits whose write failed (empty when
+        every one is on disk); a line naming the folder and the error is printed to stderr
+        for each. The launcher's worker and the end of the interpreter call it, and exit
+        with status 1 when the list is not empty.
+    """
+    failed = []
+    for state in list(_LIVE):
+        try:
+            state.wait()
+        except Exception as e:     # OSError from the writer thread, most likely
+            failed.append((state, e))
+            sys.stderr.write('keras_backend.distribute: the last commit of State(%r) was not '
+                             'written: %s: %s\n' % (state.directory, type(e).__name__, e))
+    if failed:
+        sys.stderr.flush()
+    return failed
+
+
+def _flush_at_exit():
+    if flush_all():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)          # an atexit hook cannot change the status any other way
+
+
+def _register_exit_hook():
+    if not _EXIT_HOOK:
+        atexit.register(_flush_at_exit)
+        _EXIT_HOOK.append(True)
+
+
+# -- what a commit holds besides the weights ---------------------------------------------
+
+def _adapter_module():
+    """The adapter whose variables the model holds (the one in use; imported if needed)."""
+    import importlib
+    from . import _State, _configured_engine
+    from .. import engines
+    engine = _State.engine if _State.initialized else _configured_engine()
+    return importlib.import_module(engines.adapter_module(engine))
+
+
+def _is_adapter_variable(K, value):
+    try:
+        return bool(K.is_variable(value))
+    except Exception:
+        return False
+
+
+def _optimizer_variables(optimizer):
+    """[(name, variable)]: the adapter variables of ``optimizer`` outside its ``weights``
+    that decide its next step (Keras 2.3.1 keeps ``learning_rate``, ``momentum``,
+    ``decay``, ``beta_1``, ... as attributes; ``DistributedOptimizer`` its pass counter),
+    by attribute name."""
+    if optimizer is None:
+        return []
+    K = None
+    known = set(id(w) for w in optimizer.weights)
+    out = []
+    for name, value in sorted(vars(optimizer).items()):
+        if id(value) in known or isinstance(value, (list, tuple, dict, str, numbers.Number)):
+            continue
+        if K is None:
+            K = _adapter_module()
+        if _is_adapter_variable(K, value):
+            out.append((name, value))
+    return out
+
+
+def _accumulators(optimizer):
+    """The gradient sums of ``DistributedOptimizer(backward_passes_per_step=k)`` (one per
+    trainable weight; each worker's own), or []."""
+    return list(getattr(optimizer, '_kb_accumulated', None) or [])
+
+
+def _pack(value):
+    """(0-d array, kind) of a callback's number: 'py' for a Python number, 'np' for a numpy
+    scalar (its dtype kept, so that the restored arithmetic rounds as before)."""
+    if isinstance(value, np.generic):
+        return np.asarray(value), 'np'
+    return np.asarray(value), 'py'
+
+
+def _unpack(array, kind):
+    return array[()] if kind == 'np' else array.item()
+
+
+#: the attributes of Keras 2.3.1's callbacks that decide what they do next
+CALLBACK_ATTRIBUTES = {
+    'ReduceLROnPlateau': ('best', 'wait', 'cooldown_counter'),
+    'EarlyStopping': ('best', 'wait', 'stopped_epoch'),
+}
+
+
+def _callback_state(callback):
+    """{attribute: number} of ``callback`` that a commit keeps: its ``get_state()`` when
+    it has one (a dict of numbers), else the attributes of
+    :data:`CALLBACK_ATTRIBUTES` for its class; None for other callbacks."""
+    getter = getattr(callback, 'get_state', None)
+    if callable(getter):
+        return dict(getter())
+    names = CALLBACK_ATTRIBUTES.get(type(callback).__name__)
+    if names is None:
+        return None
+    return dict((n, getattr(callback, n)) for n in names if hasattr(callback, n))
+
+
+def _set_callback_state(callback, values):
+    setter = getattr(callback, 'set_state', None)
+    if callable(setter):
+        setter(dict(values))
+        return
+    for n, v in values.items():
+        setattr(callback, n, v)
+
+
+def _checksum(arrays):
+    """sha256 of every array of a commit but ``meta`` (names, dtypes, shapes and bytes)."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == 'meta':
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        h.update(('%s|%s|%s|' % (name, a.dtype.str, a.shape)).encode('utf-8'))
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def _check_value(name, value):
@@ -143,6 +389,17 @@ class State(object):
     epoch ``epoch``. ``batch`` counts the (global) batches of ``epoch`` already done;
     ``step`` (0 unless given) the batches done since the start of training.
 
+    A commit also holds what decides the next step beyond the weights: the optimizer's
+    variables that Keras 2.3.1 keeps outside ``optimizer.weights`` (``learning_rate``,
+    ``momentum``, ``decay``, ``beta_1``...), the gradient sums and pass counter of
+    ``DistributedOptimizer(backward_passes_per_step=k)`` (each worker's own), and the
+    state of the callbacks ``keras2_elastic.fit`` runs (ReduceLROnPlateau's and
+    EarlyStopping's counters, the epoch's running loss sums).
+
+    Rank 0 is the folder's one writer: it holds an OS lock on ``directory/state.lock``
+    while the State lives (the kernel drops it when the process dies), so a second job
+    on the folder fails at once (:class:`FolderInUse`).
+
     Args:
         directory: the folder of the committed file (str or path; created when missing).
             With several hosts it must be on a file system every host reaches.
@@ -152,13 +409,20 @@ class State(object):
             goes on (:meth:`commit`); False: ``commit`` returns once the file is on disk.
             (An engine collective that holds Python's GIL, CNTK's, stalls the thread
             while it waits: a commit in flight when a peer dies may then be lost.)
+        keep: int >= 1, the commits kept in the folder (default 2: the latest,
+            ``state.npz``, and the one before, ``state.npz.1``); a damaged latest one is
+            passed over for the newest whole one.
         **values: the user's values, committed and restored with the weights.
 
     Raises:
         TypeError: ``directory`` is not a str or path, a model without ``get_weights``
-            and ``set_weights``, or a value of another type than those above.
+            and ``set_weights``, ``keep`` not an int, or a value of another type than
+            those above.
         ValueError: a value named like one of State's own attributes (directory, model,
-            optimizer, steps_redone, restored, commits).
+            optimizer, keep, steps_redone, restored, commits); ``keep`` < 1.
+        FolderInUse: this process is its job's writer (rank 0) and another process
+            holds the folder (another job on it, or workers of an earlier one still
+            alive): the message names the holder's host and pid.
 
     Example:
         >>> import tempfile
@@ -170,7 +434,8 @@ class State(object):
         2
     """
 
-    def __init__(self, directory, model=None, optimizer=None, background=True, **values):
+    def __init__(self, directory, model=None, optimizer=None, background=True,
+                 keep=DEFAULT_KEEP, **values):
         if isinstance(directory, bytes) or not isinstance(directory, (str, os.PathLike)):
             raise TypeError('State: directory must be a str or path, got %r'
                             % (type(directory).__name__,))
@@ -182,11 +447,21 @@ class State(object):
                                         and hasattr(obj, 'set_weights')):
                 raise TypeError('State: %s must be a Keras 2 %s (with get_weights and '
                                 'set_weights), got %r' % (what, what, type(obj).__name__))
+        if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)):
+            raise TypeError('State: keep must be an int, got %r' % (keep,))
+        if keep < 1:
+            raise ValueError('State: keep must be >= 1, got %d' % keep)
         if optimizer is None and model is not None:
             optimizer = getattr(model, 'optimizer', None)
+        for name in values:
+            if name in _RESERVED or name.startswith('_'):
+                raise ValueError('State: %r cannot be a value name (State\'s own attribute '
+                                 'or a leading underscore)' % (name,))
+        object.__setattr__(self, '_lock', None)
         object.__setattr__(self, '_directory', directory)
         object.__setattr__(self, '_model', model)
         object.__setattr__(self, '_optimizer', optimizer)
+        object.__setattr__(self, '_keep', int(keep))
         object.__setattr__(self, '_values', {})
         object.__setattr__(self, '_memory', None)
         object.__setattr__(self, '_epoch_rng', None)
@@ -200,21 +475,27 @@ class State(object):
         object.__setattr__(self, '_written', threading.Event())
         self._written.set()
         object.__setattr__(self, '_write_error', None)
-        for name in values:
-            if name in _RESERVED or name.startswith('_'):
-                raise ValueError('State: %r cannot be a value name (State\'s own attribute '
-                                 'or a leading underscore)' % (name,))
+        #: the callbacks whose state commits hold (keras2_elastic.fit sets them)
+        object.__setattr__(self, '_callbacks', None)
+        #: {index: (class name, {attribute: value})} restored, for those callbacks
+        object.__setattr__(self, 'callback_states', {})
         for name in ('epoch', 'batch', 'step'):
             values.setdefault(name, 0)
         for name, value in values.items():
             setattr(self, name, value)
         os.makedirs(directory, exist_ok=True)
+        if _may_write():
+            self._hold_lock()
+
+    def _hold_lock(self):
+        if self._lock is None:
+            object.__setattr__(self, '_lock', _lock_folder(self._directory))
 
     # -- values as attributes --------------------------------------------------------
 
     @property
     def directory(self):
-        """The folder of the committed file (str)."""
+        """The folder of the committed files (str)."""
         return self._directory
 
     @property
@@ -230,9 +511,23 @@ class State(object):
         return self._optimizer
 
     @property
+    def keep(self):
+        """The number of commits kept in the folder (int >= 1)."""
+        return self._keep
+
+    @property
     def path(self):
-        """The committed file: ``directory/state.npz``."""
+        """The latest commit's file: ``directory/state.npz``."""
         return os.path.join(self._directory, COMMIT_FILE)
+
+    def _paths(self):
+        """The commit files in the folder, newest first: ``state.npz``, ``state.npz.1``..."""
+        older = []
+        for name in os.listdir(self._directory):
+            tail = name[len(COMMIT_FILE) + 1:]
+            if name.startswith(COMMIT_FILE + '.') and tail.isdigit():
+                older.append(int(tail))
+        return [self.path] + ['%s.%d' % (self.path, k) for k in sorted(older)]
 
     def __getattr__(self, name):
         values = self.__dict__.get('_values', {})
@@ -262,21 +557,56 @@ class State(object):
         state of that moment instead."""
         object.__setattr__(self, '_epoch_rng', np.random.get_state())
 
-    def _snapshot(self):
+    def track_callbacks(self, callbacks):
+        """Commit the state of ``callbacks`` (a list of Keras callbacks) from now on:
+        ReduceLROnPlateau's and EarlyStopping's counters, and ``get_state()`` of any
+        callback that has ``get_state`` / ``set_state``. ``keras2_elastic.fit`` calls it;
+        the restored states are in :attr:`callback_states`."""
+        object.__setattr__(self, '_callbacks', list(callbacks))
+
+    def _snapshot(self, gather=False):
         model, optimizer = self._model, self.optimizer
+        if model is not None and optimizer is not None:
+            _build_slots(model, optimizer)
         weights = [np.array(w) for w in model.get_weights()] if model is not None else []
         opt = [np.array(w) for w in optimizer.get_weights()] if optimizer is not None else []
+        hyper, accumulated = [], []
+        named = _optimizer_variables(optimizer)
+        sums = _accumulators(optimizer)
+        if named or sums:
+            K = _adapter_module()
+            got = K.batch_get_value([v for _, v in named] + sums)
+            hyper = [(n, np.array(a)) for (n, _), a in zip(named, got[:len(named)])]
+            accumulated = [np.array(a)[None] for a in got[len(named):]]
+            if gather and accumulated and _size() > 1:
+                # each worker sums its own gradients: the commit holds every worker's
+                from . import allgather_values
+                accumulated = [allgather_values(a) for a in accumulated]
+        callbacks = None
+        if self._callbacks is not None:
+            callbacks = []
+            for i, cb in enumerate(self._callbacks):
+                got = _callback_state(cb)
+                if got is not None:
+                    callbacks.append((i, type(cb).__name__,
+                                      dict((k, _pack(v)) for k, v in got.items())))
         rng = np.random.get_state() if (self._values.get('batch', 0) == 0
                                         or self._epoch_rng is None) else self._epoch_rng
         return {'weights': weights, 'optimizer': opt, 'values': self.values(),
-                'rng': (rng[0], np.array(rng[1]), int(rng[2]), int(rng[3]), float(rng[4]))}
+                'rng': (rng[0], np.array(rng[1]), int(rng[2]), int(rng[3]), float(rng[4])),
+                'hyper': hyper, 'accumulated': accumulated, 'callbacks': callbacks,
+                'optimizer_class': type(optimizer).__name__ if optimizer is not None
+                else None}
 
     def commit(self):
         """Save the state: every rank keeps it in memory, rank 0 also writes it to
-        ``directory/state.npz`` atomically (a temporary file in the same folder, fsync,
-        ``os.replace``, fsync of the folder), so that a process killed while it commits
-        leaves the previous commit readable. No collective: every worker holds the same
-        weights after a synchronous step, and rank 0's are written.
+        ``directory/state.npz`` atomically (a temporary file of a name of its own in the
+        same folder, fsync, ``os.replace``, fsync of the folder; the previous commits
+        move to ``state.npz.1``, ... first), so that a process killed while it commits
+        leaves the previous commit readable. Every worker calls it at the same step: no
+        collective, except when ``DistributedOptimizer(backward_passes_per_step=k)``
+        holds gradient sums of a step not yet applied on several workers (each worker's
+        sums are gathered into the commit).
 
         The weights are fetched here; the file is written by a thread while training
         goes on (:meth:`wait` waits for it; the next commit waits for the previous one):
@@ -288,15 +618,18 @@ class State(object):
 
         Raises:
             OSError: the previous commit's file could not be written (rank 0).
+            FolderInUse: another process holds the folder (rank 0; e.g. every worker
+                after ``shutdown()``, where each one is rank 0).
 
         Example:
             >>> state.batch += 1; state.commit()     # doctest: +SKIP
         """
-        snap = self._snapshot()
+        snap = self._snapshot(gather=True)
         object.__setattr__(self, '_memory', snap)
         object.__setattr__(self, 'commits', self.commits + 1)
         if _rank() != 0:
             return
+        self._hold_lock()
         self.wait()               # one write at a time, in commit order
         if not self._background:
             self._write(snap)
@@ -307,7 +640,8 @@ class State(object):
             object.__setattr__(self, '_writer', writer)
             object.__setattr__(self, '_queue', queue.Queue())
             writer.start()
-            atexit.register(self._flush_at_exit)
+            _LIVE.add(self)
+            _register_exit_hook()
         self._written.clear()
         self._queue.put(snap)
 
@@ -335,12 +669,6 @@ class State(object):
             finally:
                 self._written.set()
 
-    def _flush_at_exit(self):
-        try:
-            self._written.wait()
-        except Exception:
-            pass
-
     def _write(self, snap):
         arrays = {}
         json_values, array_values = {}, []
@@ -354,23 +682,71 @@ class State(object):
             arrays['weight_%d' % i] = w
         for i, w in enumerate(snap['optimizer']):
             arrays['optimizer_%d' % i] = w
+        for i, (_, a) in enumerate(snap['hyper']):
+            arrays['hyper_%d' % i] = a
+        for i, a in enumerate(snap['accumulated']):
+            arrays['accumulated_%d' % i] = a
+        callbacks = None
+        if snap['callbacks'] is not None:
+            callbacks = []
+            for j, (index, cls, attrs) in enumerate(snap['callbacks']):
+                kinds = {}
+                for n, (a, kind) in sorted(attrs.items()):
+                    arrays['callback_%d_%s' % (j, n)] = a
+                    kinds[n] = kind
+                callbacks.append([index, cls, kinds])
         name, keys, pos, has_gauss, cached = snap['rng']
         arrays['rng_keys'] = keys
         meta = {'format': _FORMAT, 'weights': len(snap['weights']),
                 'optimizer': len(snap['optimizer']), 'values': json_values,
                 'array_values': array_values, 'rng': [name, pos, has_gauss, cached],
-                'restart': restart_count()}
+                'hyper': [n for n, _ in snap['hyper']],
+                'accumulated': len(snap['accumulated']), 'callbacks': callbacks,
+                'optimizer_class': snap['optimizer_class'],
+                'restart': restart_count(), 'sha256': _checksum(arrays)}
         arrays['meta'] = np.array(json.dumps(meta))
         buf = io.BytesIO()        # one write(): np.savez writes a file in small pieces
         np.savez(buf, **arrays)
         path = self.path
-        tmp = path + '.tmp'
-        with open(tmp, 'wb') as f:
-            f.write(buf.getbuffer())
-            f.flush()
-            _fsync(f.fileno())
-        os.replace(tmp, path)
+        tmp = os.path.join(self._directory, '.%s.%d.%s.tmp'
+                           % (COMMIT_FILE, os.getpid(), uuid.uuid4().hex[:12]))
+        try:
+            with open(tmp, 'wb') as f:
+                _write_bytes(f, buf.getbuffer())
+                f.flush()
+                _fsync(f.fileno())
+            self._rotate(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
         _fsync_dir(self._directory)
+
+    def _rotate(self, tmp):
+        """Move the kept commits one place back (``state.npz`` -> ``state.npz.1`` ...),
+        each by a hard link and ``os.replace``, so that every name always holds a whole
+        commit; the newest stays in ``state.npz`` until ``tmp`` replaces it."""
+        path = self.path
+        names = [path] + ['%s.%d' % (path, k) for k in range(1, self._keep)]
+        for k in range(len(names) - 1, 0, -1):
+            src, dst = names[k - 1], names[k]
+            if not os.path.exists(src):
+                continue
+            link = tmp + '.link'
+            try:
+                os.link(src, link)
+            except OSError:        # no hard links here: a copy
+                import shutil
+                shutil.copyfile(src, link)
+            os.replace(link, dst)
+        for k in range(self._keep, self._keep + 64):     # a larger keep before
+            try:
+                os.unlink('%s.%d' % (path, k))
+            except OSError:
+                break
 
     def note_progress(self, step):
         """Rank 0 records ``step`` (int: the global steps done) in
@@ -390,29 +766,73 @@ class State(object):
     def committed(self):
         """True when a commit exists (in memory or in ``directory``)."""
         self.wait()
-        return self._memory is not None or os.path.exists(self.path)
+        return self._memory is not None or any(os.path.exists(p) for p in self._paths())
 
-    def _read(self):
-        path = self.path
+    def _read_file(self, path):
+        """The commit in ``path``; ValueError when it is not a whole one."""
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data['meta']))
                 if meta.get('format') != _FORMAT:
-                    raise ValueError('format %r' % (meta.get('format'),))
-                values = dict(meta['values'])
-                for i, k in enumerate(meta['array_values']):
-                    values[k] = np.array(data['value_%d' % i])
-                weights = [np.array(data['weight_%d' % i]) for i in range(meta['weights'])]
-                opt = [np.array(data['optimizer_%d' % i]) for i in range(meta['optimizer'])]
-                name, pos, has_gauss, cached = meta['rng']
-                rng = (str(name), np.array(data['rng_keys']), int(pos), int(has_gauss),
-                       float(cached))
-        except (KeyError, ValueError, TypeError, OSError, EOFError) as e:
-            if isinstance(e, FileNotFoundError):
-                raise
+                    raise ValueError('format %r, this version reads %d'
+                                     % (meta.get('format'), _FORMAT))
+                arrays = dict((k, np.array(data[k])) for k in data.files if k != 'meta')
+        except FileNotFoundError:
+            raise
+        except Exception as e:       # zipfile.BadZipFile, a bad CRC, a short file...
             raise ValueError('State: %s is not a commit of keras_backend.distribute.State '
                              '(%s: %s)' % (path, type(e).__name__, e))
-        return {'weights': weights, 'optimizer': opt, 'values': values, 'rng': rng}
+        if _checksum(arrays) != meta.get('sha256'):
+            raise ValueError('State: %s is not a commit of keras_backend.distribute.State '
+                             '(its checksum does not match: damaged)' % path)
+        try:
+            values = dict(meta['values'])
+            for i, k in enumerate(meta['array_values']):
+                values[k] = arrays['value_%d' % i]
+            name, pos, has_gauss, cached = meta['rng']
+            callbacks = None
+            if meta['callbacks'] is not None:
+                callbacks = [(index, cls, dict((n, (arrays['callback_%d_%s' % (j, n)], kind))
+                                               for n, kind in kinds.items()))
+                             for j, (index, cls, kinds) in enumerate(meta['callbacks'])]
+            return {
+                'weights': [arrays['weight_%d' % i] for i in range(meta['weights'])],
+                'optimizer': [arrays['optimizer_%d' % i] for i in range(meta['optimizer'])],
+                'values': values,
+                'rng': (str(name), arrays['rng_keys'], int(pos), int(has_gauss),
+                        float(cached)),
+                'hyper': [(n, arrays['hyper_%d' % i]) for i, n in enumerate(meta['hyper'])],
+                'accumulated': [arrays['accumulated_%d' % i]
+                                for i in range(meta['accumulated'])],
+                'callbacks': callbacks, 'optimizer_class': meta['optimizer_class']}
+        except (KeyError, ValueError, TypeError) as e:
+            raise ValueError('State: %s is not a commit of keras_backend.distribute.State '
+                             '(%s: %s)' % (path, type(e).__name__, e))
+
+    def _read(self):
+        """The newest whole commit in the folder (one line on stderr for each damaged one
+        passed over), or None when there is none.
+
+        Raises:
+            ValueError: commit files exist and none is whole.
+        """
+        damaged = []
+        for path in self._paths():
+            try:
+                snap = self._read_file(path)
+            except FileNotFoundError:
+                continue
+            except ValueError as e:
+                damaged.append(str(e))
+                continue
+            for why in damaged:
+                sys.stderr.write('keras_backend.distribute: %s; reading the commit before it, '
+                                 '%s\n' % (why, os.path.basename(path)))
+            return snap
+        if damaged:
+            raise ValueError('; '.join(damaged) + ' (no whole commit is left in %s)'
+                             % self._directory)
+        return None
 
     def _progress(self):
         try:
@@ -422,10 +842,16 @@ class State(object):
             return None
 
     def restore(self, verbose=True):
-        """Load the last commit: from ``directory`` (every rank reads the file), else
-        from memory; set the model's and the optimizer's weights (building Keras' training
-        function first when the optimizer has no weights yet), the values and numpy's
-        global random state.
+        """Load the last commit: the newest whole one in ``directory`` (every rank reads
+        the file; a damaged latest one is passed over for the one before, with a line on
+        stderr), else the one in memory. The whole commit is checked against the model
+        and the optimizer first (the optimizer's class, the number, shapes and dtypes of
+        the weights, the optimizer's other variables and gradient sums), and nothing is
+        changed when it does not fit. Then the model's and the optimizer's weights
+        (building Keras' training function first when the optimizer has no weights yet),
+        the optimizer's other variables, this worker's gradient sums (with another number
+        of workers than the commit's, each worker takes their mean), the values, the
+        callbacks' state (:attr:`callback_states`) and numpy's global random state are set.
 
         Args:
             verbose: rank 0 prints one line to stderr when it resumes (the restart count,
@@ -435,45 +861,22 @@ class State(object):
             True when a commit was restored; False when there is none (nothing changed).
 
         Raises:
-            ValueError: the file is not a commit, or its weights do not fit the model or
-                the optimizer (another model).
+            ValueError: no commit file in the folder is whole (naming them), or the commit
+                does not fit the model or the optimizer (naming the first difference).
 
         Example:
             >>> if state.restore():                  # doctest: +SKIP
             ...     print('resuming at epoch', state.epoch, 'batch', state.batch)
         """
         self.wait()
-        if os.path.exists(self.path):
-            snap = self._read()
-        elif self._memory is not None:
-            snap = self._memory
-        else:
+        snap = self._read()
+        source = self.path
+        if snap is None:
+            snap, source = self._memory, 'the commit in memory'
+        if snap is None:
             return False
-        model, optimizer = self._model, self.optimizer
-        if model is not None:
-            if len(snap['weights']) != len(model.weights):
-                raise ValueError('State.restore: %s holds %d model weights, the model has %d'
-                                 % (self.path, len(snap['weights']), len(model.weights)))
-            model.set_weights(snap['weights'])
-        elif snap['weights']:
-            raise ValueError('State.restore: %s holds model weights and this State has no '
-                             'model' % self.path)
-        if snap['optimizer']:
-            if optimizer is None:
-                raise ValueError('State.restore: %s holds optimizer weights and this State '
-                                 'has no optimizer' % self.path)
-            _build_slots(model, optimizer)
-            if len(optimizer.weights) != len(snap['optimizer']):
-                raise ValueError('State.restore: %s holds %d optimizer weights, the optimizer '
-                                 'has %d' % (self.path, len(snap['optimizer']),
-                                             len(optimizer.weights)))
-            optimizer.set_weights(snap['optimizer'])
-        self._values.clear()
-        for k, v in snap['values'].items():
-            self._values[k] = np.array(v) if isinstance(v, np.ndarray) else v
-        np.random.set_state(snap['rng'])
-        object.__setattr__(self, '_epoch_rng', snap['rng'])
-        object.__setattr__(self, '_memory', snap)
+        named = self._check_fits(snap, source)
+        self._apply(snap, named)
         seen = self._progress()
         step = self._values.get('step', 0)
         redone = max(0, seen - step) if (seen is not None and isinstance(step, int)) else 0
@@ -487,11 +890,92 @@ class State(object):
             sys.stderr.flush()
         return True
 
+    def _check_fits(self, snap, source):
+        """Raise ValueError naming the first way ``snap`` does not fit the model and the
+        optimizer; return the optimizer's other variables ([(name, variable)])."""
+        model, optimizer = self._model, self.optimizer
+
+        def compare(what, committed, current, labels):
+            if len(committed) != len(current):
+                raise ValueError('State.restore: %s holds %d %s, the %s has %d (another '
+                                 'model?); nothing was changed'
+                                 % (source, len(committed), what[1], what[0], len(current)))
+            for i, (a, b) in enumerate(zip(committed, current)):
+                if a.shape != b.shape or a.dtype != b.dtype:
+                    raise ValueError(
+                        'State.restore: %s does not fit: %s %d (%s) is %s %s there, %s %s '
+                        'here; nothing was changed' % (source, what[2], i, labels[i],
+                                                       a.dtype, a.shape, b.dtype, b.shape))
+
+        if model is not None:
+            compare(('model', 'model weights', 'model weight'), snap['weights'],
+                    [np.asarray(w) for w in model.get_weights()],
+                    [getattr(w, 'name', '?') for w in model.weights])
+        elif snap['weights']:
+            raise ValueError('State.restore: %s holds model weights and this State has no '
+                             'model' % source)
+        named = []
+        if snap['optimizer'] or snap['hyper'] or snap['accumulated']:
+            if optimizer is None:
+                raise ValueError('State.restore: %s holds optimizer weights and this State '
+                                 'has no optimizer' % source)
+            cls = snap.get('optimizer_class')
+            if cls and cls != type(optimizer).__name__:
+                raise ValueError('State.restore: %s holds the state of a %s optimizer, this '
+                                 'State\'s optimizer is a %s; nothing was changed'
+                                 % (source, cls, type(optimizer).__name__))
+            _build_slots(model, optimizer)
+            compare(('optimizer', 'optimizer weights', 'optimizer weight'), snap['optimizer'],
+                    [np.asarray(w) for w in optimizer.get_weights()],
+                    [getattr(w, 'name', '?') for w in optimizer.weights])
+            named = _optimizer_variables(optimizer)
+            names = [n for n, _ in snap['hyper']]
+            if names != [n for n, _ in named]:
+                raise ValueError('State.restore: %s holds the optimizer variables %s, the '
+                                 'optimizer has %s; nothing was changed'
+                                 % (source, names, [n for n, _ in named]))
+            sums = _accumulators(optimizer)
+            if named or sums:
+                current = [np.asarray(a) for a in
+                           _adapter_module().batch_get_value([v for _, v in named] + sums)]
+                compare(('optimizer', 'optimizer variables', 'optimizer variable'),
+                        [a for _, a in snap['hyper']], current[:len(named)], names)
+                compare(('optimizer', 'gradient sums (backward_passes_per_step)',
+                         'gradient sum'), [a[0] for a in snap['accumulated']],
+                        current[len(named):], ['?'] * len(sums))
+        return named
+
+    def _apply(self, snap, named):
+        model, optimizer = self._model, self.optimizer
+        if model is not None:
+            model.set_weights(snap['weights'])
+        if snap['optimizer']:
+            optimizer.set_weights(snap['optimizer'])
+        pairs = [(v, a) for (_, v), (_, a) in zip(named, snap['hyper'])]
+        sums = _accumulators(optimizer) if optimizer is not None else []
+        for v, rows in zip(sums, snap['accumulated']):
+            mine = rows[_rank()] if rows.shape[0] == _size() else rows.mean(axis=0)
+            pairs.append((v, mine.astype(rows.dtype)))
+        if pairs:
+            _adapter_module().batch_set_value(pairs)
+        self._values.clear()
+        for k, v in snap['values'].items():
+            self._values[k] = np.array(v) if isinstance(v, np.ndarray) else v
+        np.random.set_state(snap['rng'])
+        object.__setattr__(self, '_epoch_rng', snap['rng'])
+        object.__setattr__(self, '_memory', snap)
+        states = {}
+        for index, cls, attrs in snap['callbacks'] or []:
+            states[index] = (cls, dict((n, _unpack(a, kind)) for n, (a, kind) in attrs.items()))
+        object.__setattr__(self, 'callback_states', states)
+
     def sync(self):
-        """Give every worker rank 0's state: its model and optimizer weights
-        (:func:`broadcast_variables`), its values and its random state
-        (:func:`broadcast_values`). For a folder that only rank 0 reaches: rank 0
-        restores, then every rank calls ``sync()``. A collective: every worker calls it.
+        """Give every worker rank 0's state: its model and optimizer weights and the
+        optimizer's other variables (:func:`broadcast_variables`), its values, its
+        callbacks' restored state and its random state (:func:`broadcast_values`), and
+        each worker its own row of the gradient sums rank 0 restored. For a folder that
+        only rank 0 reaches: rank 0 restores, then every rank calls ``sync()``. A
+        collective: every worker calls it.
 
         Raises:
             ValueError: before ``init``; values of different names or shapes on the workers.
@@ -505,11 +989,20 @@ class State(object):
         if optimizer is not None:
             _build_slots(model, optimizer)     # the same variables on every worker
             variables += [v for v in optimizer.weights if all(v is not w for w in variables)]
+            variables += [v for _, v in _optimizer_variables(optimizer)]
         broadcast_variables(variables, root=0)
         snap = self._snapshot()
+        memory = self._memory if self.restored else None
+        rows = memory['accumulated'] if memory is not None else []
+        callbacks = {}
+        for index, cls, attrs in (memory['callbacks'] or []) if memory is not None else []:
+            callbacks[str(index)] = [cls, dict((n, [a.item(), kind, a.dtype.str])
+                                               for n, (a, kind) in attrs.items())]
         meta = json.dumps({'values': dict((k, v) for k, v in snap['values'].items()
                                           if not isinstance(v, np.ndarray)),
-                           'rng': [snap['rng'][0]] + list(snap['rng'][2:])}).encode('utf-8')
+                           'rng': [snap['rng'][0]] + list(snap['rng'][2:]),
+                           'rows': [list(r.shape) for r in rows],
+                           'callbacks': callbacks}).encode('utf-8')
         length = int(broadcast_values(np.array(len(meta), np.int64), root=0))
         # int32 / int64: TensorFlow's collective takes no unsigned integers
         buf = np.zeros(length, np.int32)
@@ -528,6 +1021,24 @@ class State(object):
         rng = (name, sent[-1].astype(np.uint32), pos, has_gauss, cached)
         np.random.set_state(rng)
         object.__setattr__(self, '_epoch_rng', rng)
+        if got['rows']:
+            sums = _accumulators(optimizer)
+            K = _adapter_module()
+            if _rank() != 0:
+                rows = [np.zeros(shape, np.dtype(K.dtype(v)))
+                        for shape, v in zip(got['rows'], sums)]
+            rows = broadcast_values(rows, root=0)
+            pairs = []
+            for v, r in zip(sums, rows):
+                mine = r[_rank()] if r.shape[0] == _size() else r.mean(axis=0)
+                pairs.append((v, mine.astype(np.dtype(K.dtype(v)))))
+            K.batch_set_value(pairs)
+        states = {}
+        for index, (cls, attrs) in got['callbacks'].items():
+            states[int(index)] = (cls, dict(
+                (n, np.dtype(dt).type(value) if kind == 'np' else value)
+                for n, (value, kind, dt) in attrs.items()))
+        object.__setattr__(self, 'callback_states', states)
 
     def check_host_updates(self):
         """Horovod's check for hosts added or removed during the run: always False here.
@@ -542,3 +1053,6 @@ class State(object):
                 os.close(fd)
             except OSError:
                 pass
+        key = self.__dict__.get('_lock')
+        if key is not None:
+            _unlock_folder(key)

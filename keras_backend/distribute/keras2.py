@@ -82,6 +82,9 @@ def _distributed_get_updates(self, loss, params):
     accumulated = [K.zeros(K.int_shape(p), dtype=K.dtype(p), name='accumulated_%d' % i)
                    for i, p in enumerate(params)]
     passes = K.variable(0.0, dtype='float32', name='backward_passes')
+    # a State commits both (each worker's sums; the counter, equal on every worker)
+    self._kb_accumulated = accumulated
+    self._kb_passes_done = passes
     fire = K.equal(passes, float(k - 1))
     totals = [a + g for a, g in zip(accumulated, grads)]
     update, update_add, update_sub = K.update, K.update_add, K.update_sub

@@ -24,8 +24,9 @@ import numpy as np
 
 import keras
 
-from . import shard, size
-from .elastic import State  # noqa: F401 (re-exported)
+from . import allgather_values, shard, shard_indices, size
+from . import _State
+from .elastic import State, _set_callback_state  # noqa: F401 (State re-exported)
 
 #: commit every this many batches (and at each epoch end) unless told otherwise
 DEFAULT_BATCHES_PER_COMMIT = 100
@@ -45,8 +46,9 @@ class CommitStateCallback(keras.callbacks.Callback):
         TypeError: ``state`` is not a State, or ``batches_per_commit`` not an int.
         ValueError: ``batches_per_commit`` < 1.
 
-    In a plain ``model.fit``, call ``state.wait()`` when it ends or raises (:func:`fit`
-    does), so that the last commit reaches the disk.
+    In a plain ``model.fit`` the last commit is waited for when training ends (a failed
+    write raises ``OSError`` there); when ``fit`` raises, call ``state.wait()`` (:func:`fit`
+    does). A plain ``fit`` commits no other callback's state (:func:`fit` does).
 
     Example:
         >>> model.fit(x, y, callbacks=[kde.CommitStateCallback(state, 10)])
@@ -93,6 +95,142 @@ class CommitStateCallback(keras.callbacks.Callback):
         state.batch = 0
         self.batch_offset = 0
         state.commit()
+
+    def on_train_end(self, logs=None):
+        self.state.wait()         # the last commit is on disk, or OSError says why not
+
+
+class _EpochSums(keras.callbacks.Callback):
+    """The sums behind Keras' epoch losses (its ``BaseLogger``'s arithmetic, in the same
+    order), committed with the State, so that a resumed epoch ends with the losses of the
+    whole epoch: at the epoch's end each loss in ``logs`` is set to its sum over the
+    epoch's batches, the committed ones included, over the samples seen."""
+
+    def __init__(self):
+        super(_EpochSums, self).__init__()
+        self.seen, self.totals, self.carry = 0, {}, False
+        #: whether training resumes inside an epoch (set by fit)
+        self.resumed_inside = False
+
+    def get_state(self):
+        state = dict(('total_' + k, v) for k, v in self.totals.items())
+        state['seen'] = self.seen
+        return state
+
+    def set_state(self, state):
+        self.seen = state.get('seen', 0)
+        self.totals = dict((k[len('total_'):], v) for k, v in state.items()
+                           if k.startswith('total_'))
+        self.carry = self.resumed_inside
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.carry:            # a resumed epoch: the sums of its committed batches
+            self.carry = False
+            return
+        self.seen, self.totals = 0, {}
+
+    def on_batch_end(self, batch, logs=None):
+        logs = logs or {}
+        size_ = logs.get('size', 0)
+        self.seen += size_
+        for k, v in logs.items():
+            if k == 'loss' or k.endswith('_loss'):
+                self.totals[k] = self.totals[k] + v * size_ if k in self.totals else v * size_
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None and self.seen:
+            for k, v in self.totals.items():
+                if k in logs:
+                    logs[k] = v / self.seen
+        self.seen, self.totals = 0, {}
+
+
+class _Continued(keras.callbacks.Callback):
+    """A callback given to :func:`fit`, across the Keras ``fit`` calls :func:`fit` makes:
+    ``on_train_begin`` once (then its committed state is set back), ``on_train_end``
+    once, batch indices counted from the start of the epoch (a resumed epoch's first batch
+    is ``state.batch``, not 0), and the ``params`` of a whole epoch (``samples``), so that
+    per-batch schedules take the steps of the uninterrupted run."""
+
+    def __init__(self, inner, index, state, samples):
+        self.inner = inner          # before Callback.__init__ sets validation_data
+        super(_Continued, self).__init__()
+        self.index, self.state, self.samples = index, state, samples
+        self.offset, self.began, self.last = 0, False, False
+
+    @property
+    def validation_data(self):
+        return getattr(self.inner, 'validation_data', None)
+
+    @validation_data.setter
+    def validation_data(self, value):
+        self.inner.validation_data = value
+
+    def set_model(self, model):
+        super(_Continued, self).set_model(model)
+        self.inner.set_model(model)
+
+    def set_params(self, params):
+        params = dict(params)
+        if params.get('samples') is not None:
+            params['samples'] = self.samples
+        super(_Continued, self).set_params(params)
+        self.inner.set_params(params)
+
+    def on_train_begin(self, logs=None):
+        if self.began:
+            return
+        self.began = True
+        self.inner.on_train_begin(logs)
+        restored = self.state.callback_states.get(self.index)
+        if restored is not None:
+            _set_callback_state(self.inner, restored[1])
+
+    def on_train_end(self, logs=None):
+        if self.last:
+            self.inner.on_train_end(logs)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.inner.on_epoch_begin(epoch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.inner.on_epoch_end(epoch, logs)
+
+    def on_batch_begin(self, batch, logs=None):
+        self.inner.on_batch_begin(batch + self.offset, logs)
+
+    def on_batch_end(self, batch, logs=None):
+        self.inner.on_batch_end(batch + self.offset, logs)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.inner.on_train_batch_begin(batch + self.offset, logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.inner.on_train_batch_end(batch + self.offset, logs)
+
+    def on_test_begin(self, logs=None):
+        self.inner.on_test_begin(logs)
+
+    def on_test_end(self, logs=None):
+        self.inner.on_test_end(logs)
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self.inner.on_test_batch_begin(batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.inner.on_test_batch_end(batch, logs)
+
+    def on_predict_begin(self, logs=None):
+        self.inner.on_predict_begin(logs)
+
+    def on_predict_end(self, logs=None):
+        self.inner.on_predict_end(logs)
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        self.inner.on_predict_batch_begin(batch, logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self.inner.on_predict_batch_end(batch, logs)
 
 
 def _rows(data, rows):
@@ -170,15 +308,38 @@ def fit(model, state, x, y, global_batch_size, epochs, shuffle=False, callbacks=
     if y is not None and _length(y) != n:
         raise ValueError('fit: x and y have different numbers of samples: %d and %d'
                          % (n, _length(y)))
+    # every worker the same steps: a last global batch of fewer rows than workers
+    # would leave some of them without a step; it is left out of every epoch
+    rest = n % global_batch_size
+    if 0 < rest < workers:
+        n -= rest
+    if n < 1:
+        raise ValueError('fit: x has %d sample(s): not one global batch that each of the %d '
+                         'workers has a row of' % (_length(x), workers))
+    _check_same_position(state)
     weights = kwargs.pop('sample_weight', None)
     commit = CommitStateCallback(state, batches_per_commit)
     commit.epoch_recorded = bool(shuffle)   # shuffle=True: recorded before each draw
-    calls = list(callbacks or []) + [commit]
+    rank = _State.rank if _State.initialized else 0
+    samples = len(shard_indices(n, global_batch_size, rank, workers))
+    sums = _EpochSums()
+    given = [sums] + list(callbacks or [])
+    state.track_callbacks(given)
+    for index, (cls, _) in sorted(state.callback_states.items()):
+        if index >= len(given) or type(given[index]).__name__ != cls:
+            raise ValueError('fit: the commit holds the state of a %s as callback %d; the '
+                             'callbacks given now are %s (give the same callbacks, in the '
+                             'same order, as the run that committed)'
+                             % (cls, index - 1, [type(c).__name__ for c in given[1:]]))
+    wrapped = [_Continued(cb, i, state, samples) for i, cb in enumerate(given)]
+    calls = wrapped + [commit]
     history = keras.callbacks.History()
     history.history, history.epoch = {}, []
 
-    def run(rows, first, last, offset):
+    def run(rows, first, last, offset, final):
         commit.batch_offset = offset
+        for cb in wrapped:
+            cb.offset, cb.last = offset, final
         sw = _rows(weights, rows)
         try:
             got = _fit(rows, first, last, sw)
@@ -187,12 +348,15 @@ def fit(model, state, x, y, global_batch_size, epochs, shuffle=False, callbacks=
             # disk first (an engine collective that holds the GIL may have stalled it)
             try:
                 state.wait()
-            except Exception:
-                pass
+            except Exception as e:
+                import sys
+                sys.stderr.write('keras_backend.distribute: the last commit was not written: '
+                                 '%s: %s\n' % (type(e).__name__, e))
             raise
         history.epoch.extend(got.epoch)
         for k, v in got.history.items():
             history.history.setdefault(k, []).extend(v)
+        return not getattr(model, 'stop_training', False)
 
     def _fit(rows, first, last, sw):
         return model.fit(shard(_rows(x, rows), global_batch_size),
@@ -206,21 +370,39 @@ def fit(model, state, x, y, global_batch_size, epochs, shuffle=False, callbacks=
     start = batch * global_batch_size
     if batch and start >= n:     # committed after the epoch's last batch, before its end
         if shuffle:              # the random state after that epoch's draw
-            np.random.shuffle(np.arange(n))
+            np.random.shuffle(np.arange(_length(x)))
         epoch, batch, start = epoch + 1, 0, 0
+    sums.resumed_inside = bool(batch)
     if shuffle:
         for e in range(epoch, epochs):
             state.record_epoch_start()
-            order = np.arange(n)
+            order = np.arange(_length(x))
             np.random.shuffle(order)
             skip = start if e == epoch else 0
-            run(order[skip:], e, e + 1, batch if e == epoch else 0)
+            if not run(order[skip:n], e, e + 1, batch if e == epoch else 0, e == epochs - 1):
+                break
         state.wait()
         return history
+    going = True
     if batch and epoch < epochs:
-        run(np.arange(start, n), epoch, epoch + 1, batch)
+        going = run(np.arange(start, n), epoch, epoch + 1, batch, epoch + 1 == epochs)
         epoch += 1
-    if epoch < epochs:
-        run(np.arange(n), epoch, epochs, 0)
+    if going and epoch < epochs:
+        run(np.arange(n), epoch, epochs, 0, True)
     state.wait()          # the last commit is on disk
     return history
+
+
+def _check_same_position(state):
+    """Every worker resumes at the same epoch, batch and step (a collective), or each
+    raises ValueError naming them."""
+    if size() == 1:
+        return
+    mine = np.array([[int(state.epoch), int(state.batch), int(state.step)]], np.int64)
+    table = allgather_values(mine)
+    if (table != table[0]).any():
+        raise ValueError('fit: the workers are not at the same point of training (epoch, '
+                         'batch, step by rank: %s); restore() on every worker, or restore() on '
+                         'rank 0 then sync() on every worker'
+                         % ', '.join('%d: %s' % (r, tuple(int(v) for v in row))
+                                     for r, row in enumerate(table)))

@@ -14,6 +14,12 @@ i ($KERAS_BACKEND_DISTRIBUTE_RESTART), or 'none':
 * ``commitkill:R:S``: worker R (0: the one that writes) is killed inside the commit made
   after step S, once half of the temporary file is written (before ``os.replace``).
 
+With SCHEDULES (``schedules`` among the last arguments) the optimizer is SGD with momentum
+through ``DistributedOptimizer(backward_passes_per_step=2)``, a per-batch learning-rate
+schedule (``LearningRateScheduleCallback(staircase=False)``, epochs 0-1) and
+``ReduceLROnPlateau`` on the loss (two epochs without a new best halve the rate) run,
+and OUT.<rank>.npz also holds the rate at every step (``lrs``).
+
 Each attempt's worker 0 appends a JSON line to OUT.log (attempt, workers, the step it
 resumed from, the steps redone, when it started and when its first step ended); an event
 writes its time to OUT.event.<attempt>. Every worker of the attempt that finishes writes
@@ -40,7 +46,8 @@ import keras_backend.distribute.keras2_elastic as kde  # noqa: E402
 
 STARTED = time.time()
 out, statedir, interval, plan = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-shuffle = len(sys.argv) > 5 and sys.argv[5] == 'shuffle'
+shuffle = 'shuffle' in sys.argv[5:]
+schedules = 'schedules' in sys.argv[5:]
 GLOBAL_BATCH, EPOCHS = 16, 4
 rng = np.random.RandomState(0)
 X = rng.randn(64, 5).astype('float32')
@@ -53,7 +60,11 @@ model = keras.models.Sequential([
 init = np.random.RandomState(1)
 model.set_weights([init.uniform(-0.5, 0.5, w.shape).astype('float32')
                    for w in model.get_weights()])
-model.compile(kd.DistributedOptimizer(keras.optimizers.Adam(0.05, clipnorm=0.5)), 'mse')
+if schedules:
+    model.compile(kd.DistributedOptimizer(keras.optimizers.SGD(0.1, momentum=0.9),
+                                          backward_passes_per_step=2), 'mse')
+else:
+    model.compile(kd.DistributedOptimizer(keras.optimizers.Adam(0.05, clipnorm=0.5)), 'mse')
 
 attempt = kd.restart_count()
 events = [] if plan == 'none' else [e.split(':') for e in plan.split(',')]
@@ -97,7 +108,8 @@ class Events(keras.callbacks.Callback):
         if kd.rank() != who or state.step != at:
             return
         if kind == 'kill':
-            time.sleep(2.0)   # worker 0 ends its commit and waits in this step's collective
+            # worker 0 ends its commit and waits in this step's collective
+            time.sleep(2.0 if kd.size() > 1 else 0.3)
             _note_event()
             os.kill(os.getpid(), signal.SIGKILL)
         elif kind == 'hang':
@@ -105,6 +117,7 @@ class Events(keras.callbacks.Callback):
             time.sleep(10 ** 6)
 
     def on_batch_end(self, batch, logs=None):
+        LRS.append(float(keras.backend.get_value(model.optimizer.lr)))
         if self.first is None:
             self.first = time.time()
             if kd.rank() == 0:
@@ -116,11 +129,20 @@ class Events(keras.callbacks.Callback):
                         'first_step_end': self.first}) + '\n')
 
 
+LRS = []
+extra = []
+if schedules:
+    extra = [kd.LearningRateScheduleCallback(0.1, lambda epoch: 1.0 / (1.0 + epoch), end_epoch=2,
+                                             staircase=False),
+             # no epoch is better by 1: the rate halves at the end of epoch 3 (its
+             # counter of epochs 2 and 3; the schedule sets it during epochs 1 and 2)
+             keras.callbacks.ReduceLROnPlateau(monitor='loss', factor=0.5, patience=2,
+                                               min_delta=1.0, min_lr=1e-4)]
 history = kde.fit(model, state, X, Y, GLOBAL_BATCH, EPOCHS, shuffle=shuffle,
                   batches_per_commit=interval,
-                  callbacks=[kd.MetricAverageCallback(), kd.BroadcastGlobalVariablesCallback(0),
-                             Events()])
-np.savez('%s.%d.npz' % (out, kd.rank()),
+                  callbacks=[kd.MetricAverageCallback(), kd.BroadcastGlobalVariablesCallback(0)]
+                  + extra + [Events()])
+np.savez('%s.%d.npz' % (out, kd.rank()), lrs=np.array(LRS),
          weights=np.concatenate([w.ravel() for w in model.get_weights()]),
          loss=np.array(history.history['loss']), epochs=np.array(history.epoch),
          iterations=np.array(int(keras.backend.get_value(model.optimizer.iterations))))
