@@ -383,3 +383,200 @@ def test_schedules_and_accumulation_resume_at_every_step_of_an_epoch(engine, wor
     print('[%s] killed at each step of epoch 2 (4 restarts, %.1f s): rates %s; final weights '
           'max abs difference %.3g' % (engine, took, np.round(ref['lrs'], 4).tolist(),
                                        np.abs(got['weights'] - ref['weights']).max()))
+
+
+# -- one writer per folder, damaged commits, failed writes ---------------------------------
+
+_HOLDER = '''
+import sys, time
+import keras_backend.distribute.elastic as elastic
+state = elastic.State(sys.argv[1], epoch=1)
+state.commit(); state.wait()
+print('holding', flush=True)
+time.sleep(120)
+'''
+
+
+def _holder(workdir, env=None):
+    proc = subprocess.Popen([sys.executable, '-c', _HOLDER, workdir], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True,
+                            env=env or _env('tensorflow'))
+    assert proc.stdout.readline().strip() == 'holding', proc.stderr.read()
+    return proc
+
+
+def test_a_second_job_on_a_busy_folder_fails_at_once_naming_the_holder(workdir):
+    holder = _holder(workdir)
+    try:
+        start = time.time()
+        with pytest.raises(kd.FolderInUse, match=r'%s.*pid %d' % (workdir, holder.pid)):
+            kd.State(workdir)
+        assert time.time() - start < 1.0
+        # a worker of another rank reads it (restore) and writes nothing...
+        env = _env('tensorflow')
+        env['KERAS_BACKEND_DISTRIBUTE_RANK'] = '1'
+        reader = subprocess.run(
+            [sys.executable, '-c', 'import sys; import keras_backend.distribute.elastic as e; '
+             's = e.State(sys.argv[1]); print(s.restore(verbose=False), s.epoch); s.commit()',
+             workdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+            env=env, timeout=120)
+        # ...until it takes rank 0's part (not initialised, or after kd.shutdown()): a
+        # second writer in the same job, refused
+        assert reader.stdout.split() == ['True', '1'], reader.stderr
+        assert reader.returncode == 1 and 'FolderInUse' in reader.stderr
+        assert 'pid %d' % holder.pid in reader.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    # the kernel dropped the lock with its holder: the folder is free
+    state = kd.State(workdir)
+    assert state.restore(verbose=False) and state.epoch == 1
+
+
+def _damage(path, how):
+    with open(path, 'rb') as f:
+        data = bytearray(f.read())
+    if how == 'truncate':
+        data = data[:len(data) // 2]
+    else:                                 # one byte flipped in the middle
+        data[len(data) // 2] ^= 0x40
+    with open(path, 'wb') as f:
+        f.write(bytes(data))
+
+
+@pytest.mark.parametrize('how', ['truncate', 'flip'])
+def test_a_damaged_latest_commit_falls_back_to_the_previous(workdir, how, capfd):
+    state = kd.State(workdir, background=False, epoch=0, w=np.zeros(1000))
+    for epoch in (1, 2, 3):
+        state.epoch, state.w = epoch, np.full(1000, float(epoch))
+        state.commit()
+    names = sorted(n for n in os.listdir(workdir) if n.startswith('state.npz'))
+    assert names == ['state.npz', 'state.npz.1']           # keep=2: the last two
+    assert not [n for n in os.listdir(workdir) if n.endswith('.tmp')]
+    _damage(state.path, how)
+    fresh = kd.State(workdir, epoch=9, w=np.zeros(1))
+    assert fresh.restore(verbose=False) and fresh.epoch == 2
+    np.testing.assert_array_equal(fresh.w, np.full(1000, 2.0))
+    err = capfd.readouterr().err
+    assert err.count('\n') == 1 and 'state.npz is not a commit' in err
+    assert 'reading the commit before it, state.npz.1' in err
+    # none whole: ValueError naming both, and nothing changed
+    _damage(state.path + '.1', how)
+    with pytest.raises(ValueError, match=r'state\.npz is not a commit.*state\.npz\.1 is not'):
+        fresh.restore()
+    assert fresh.epoch == 2
+    # keep=3 keeps three
+    more = kd.State(os.path.join(workdir, 'three'), background=False, keep=3)
+    for epoch in range(5):
+        more.epoch = epoch
+        more.commit()
+    assert sorted(os.listdir(more.directory)) == ['state.lock', 'state.npz', 'state.npz.1',
+                                                  'state.npz.2']
+    with pytest.raises(ValueError, match='keep'):
+        kd.State(workdir, keep=0)
+
+
+_FULL_DISK = '''
+import errno, os, sys
+import keras_backend.distribute.elastic as elastic
+state = elastic.State(sys.argv[1], epoch=1)
+state.commit(); state.wait()
+def full(f, data):
+    f.write(bytes(data[:10]))
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+elastic._write_bytes = full
+state.epoch = 2
+state.commit()      # the last commit, written by the thread: it fails
+print('end of the script', flush=True)
+'''
+
+
+@pytest.mark.parametrize('how', ['python', 'launcher'])
+def test_a_failed_last_write_fails_the_process(workdir, how):
+    """ENOSPC (simulated: the write raises it, as a full disk does) on the last commit:
+    the process exits with status 1 and says so, at the interpreter's exit and under the
+    launcher (whose worker leaves through os._exit); no temporary file is left; the
+    previous commit is read."""
+    script = os.path.join(workdir, 'full.py')
+    with open(script, 'w') as f:
+        f.write(_FULL_DISK)
+    folder = os.path.join(workdir, 'state')
+    cmd = [sys.executable, script, folder] if how == 'python' else [
+        sys.executable, '-m', 'keras_backend.distribute', '-n', '1', '--backend',
+        'tensorflow', script, folder]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=_env('tensorflow'), timeout=120)
+    assert 'end of the script' in proc.stdout
+    assert proc.returncode == 1, proc.stderr
+    assert 'the last commit of State(%r) was not written: OSError' % folder in proc.stderr
+    assert 'No space left on device' in proc.stderr
+    assert sorted(os.listdir(folder)) == ['state.lock', 'state.npz']
+    state = kd.State(folder)
+    assert state.restore(verbose=False) and state.epoch == 1
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_restore_checks_the_whole_commit_and_holds_every_variable(engine, workdir):
+    """Keras 2.3.1 on ``engine`` (tests/distributed/keras_state_checks.py): a commit that
+    does not fit is refused with the model untouched; backward_passes_per_step's sums and
+    counter and the learning rate set by K.set_value come back."""
+    _engine_or_skip(engine)
+    proc, _ = _run(engine, [sys.executable, os.path.join(SCRIPTS, 'keras_state_checks.py'),
+                            workdir])
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    got = json.loads(proc.stdout.strip().split('\n')[-1])
+    assert got['optimizer']['error'].startswith('ValueError: State.restore: ')
+    assert 'holds the state of a SGD optimizer, this State\'s optimizer is a Adam' \
+        in got['optimizer']['error']
+    assert got['shape']['error'].startswith('ValueError: State.restore: ')
+    assert 'model weight 0' in got['shape']['error'] and '(5, 8)' in got['shape']['error'] \
+        and '(5, 9)' in got['shape']['error'], got['shape']['error']
+    for case in ('optimizer', 'shape'):
+        assert 'nothing was changed' in got[case]['error']
+        assert got[case]['changed'] == 0.0
+    assert got['accumulation']['passes'] == 1.0
+    assert got['accumulation']['iterations'] == 3
+    assert got['accumulation']['difference'] <= 1e-6, got['accumulation']
+    np.testing.assert_allclose(got['rate'], 0.025, rtol=1e-6)
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_every_worker_runs_the_same_steps_and_resumes_at_one_point(engine, workdir):
+    """65 rows, a global batch of 16, 2 workers: the last global batch (one row) would
+    leave worker 1 without a step; it is left out, and both take 16 steps. A commit
+    restored on worker 0 only (no sync): both workers stop at once, naming the points."""
+    _engine_or_skip(engine)
+    proc, took, out = _launch_elastic(engine, workdir, 'odd', 2, 100, 'none', 0, 60,
+                                      script_extra=['rows65'])
+    assert proc.returncode == 0, proc.stderr[-8000:]
+    for rank in (0, 1):
+        with np.load('%s.%d.npz' % (out, rank)) as d:
+            assert int(d['iterations']) == 16
+    start = time.time()
+    proc, _, _ = _launch_elastic(engine, workdir, 'odd', 2, 100, 'none', 0, 60,
+                                 script_extra=['nosync'])
+    assert proc.returncode != 0
+    assert 'the workers are not at the same point of training (epoch, batch, step by ' \
+        'rank: 0: (4, 0, 16), 1: (0, 0, 0))' in proc.stderr, proc.stderr[-8000:]
+    assert time.time() - start < 50      # not the collective timeout
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_pending_gradient_sums_of_two_workers_survive_a_restart_onto_one(engine, workdir):
+    """Two workers, backward_passes_per_step=2, a commit every step; worker 1 is killed
+    after step 5 (one pass summed, not applied: the commit gathers both workers' sums) and
+    the job goes on with one worker (their mean): the uninterrupted run's weights."""
+    _engine_or_skip(engine)
+    ref = _reference(engine, workdir, schedules=True)
+    proc, took, out = _launch_elastic(engine, workdir, 'sums', 2, 1, 'kill:1:5', 1, 60,
+                                      ['--restart-size', 'shrink'], script_extra=['schedules'])
+    assert proc.returncode == 0, proc.stderr[-8000:]
+    lines = _log(out)
+    assert [(l['attempt'], l['workers'], l['from_step']) for l in lines] == [
+        (0, 2, 0), (1, 1, 5)], proc.stderr[-8000:]
+    with np.load(out + '.0.npz') as d:
+        got = dict((k, np.array(d[k])) for k in d.files)
+    assert int(got['iterations']) == 8
+    np.testing.assert_allclose(got['weights'], ref['weights'], rtol=1e-5, atol=1e-6)
+    print('[%s] 2 -> 1 workers with a pass pending: final weights max abs difference %.3g'
+          % (engine, np.abs(got['weights'] - ref['weights']).max()))

@@ -8,6 +8,7 @@ checked in this process.
 """
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -164,3 +165,21 @@ def test_horovod_api_on_two_workers(engine, workdir):
         check('join_fit_mae', join_mae[r])
         assert int(got['join_fit_last']) == 1
     print('%s: %.1f s' % (engine, took))
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_join_after_plain_steps_fails_at_once(engine, workdir):
+    """Horovod's form (plain K.function steps, then join): the worker that joins says at
+    once that its steps must be joinable, and the job ends within seconds, not at the
+    collective timeout (300 s here)."""
+    _engine_or_skip(engine)
+    out = os.path.join(workdir, 'plain')
+    proc, took = _launch(engine, 2, 'plain_join.py', [out], timeout=300, limit=240)
+    end = time.time()
+    assert proc.returncode != 0
+    assert 'join: this worker ran no step made by keras_backend.distribute.joinable' \
+        in proc.stderr, proc.stderr[-5000:]
+    with open(out + '.1.join') as f:
+        joined = float(f.read())
+    assert end - joined < 5.0, end - joined
+    print('%s: join after plain steps: the job ended %.2f s after join()' % (engine, end - joined))

@@ -822,8 +822,10 @@ def join():
         round, the highest rank). With one worker, 0.
 
     Raises:
-        ValueError: before :func:`init`; other workers still train but this worker ran no
-            :func:`joinable` step to repeat.
+        ValueError: before :func:`init`; on several workers, at once, when this worker ran
+            no :func:`joinable` step (plain ``K.function`` steps, Horovod's form, cannot be
+            repeated: their collectives would wait for the timeout; the worker's exit
+            then stops the job within a second under the launcher, mpirun and Ray).
         WorkerLost: a peer died or timed out.
 
     Example:
@@ -831,6 +833,14 @@ def join():
         ...                                       # doctest: +SKIP
     """
     _need_init('join')
+    if _State.size > 1 and _State.last_step is None and _State.rounds == 0:
+        # the other workers' steps, if any, wait in collectives this worker cannot match:
+        # say so now (its exit stops the job) rather than wait for the collective timeout
+        raise ValueError('join: this worker ran no step made by keras_backend.distribute.'
+                         'joinable, so it has no step to repeat while the others train (and '
+                         'no join round to take part in). Horovod\'s hvd.join() needs no '
+                         'wrapper; here wrap the training step: step = kd.joinable('
+                         'K.function(...)), or use kd.JoinCallback() with Keras\' fit')
     return _join(None)
 
 

@@ -37,6 +37,7 @@ import sys
 import threading
 import uuid
 import weakref
+import zipfile
 
 import numpy as np
 
@@ -771,7 +772,11 @@ class State(object):
     def _read_file(self, path):
         """The commit in ``path``; ValueError when it is not a whole one."""
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with open(path, 'rb') as f:
+                raw = io.BytesIO(f.read())
+            zipfile.ZipFile(raw).close()   # not a zip: said here, not by numpy's __del__
+            raw.seek(0)
+            with np.load(raw, allow_pickle=False) as data:
                 meta = json.loads(str(data['meta']))
                 if meta.get('format') != _FORMAT:
                     raise ValueError('format %r, this version reads %d'

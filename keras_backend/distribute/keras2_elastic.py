@@ -26,7 +26,7 @@ import keras
 
 from . import allgather_values, shard, shard_indices, size
 from . import _State
-from .elastic import State, _set_callback_state  # noqa: F401 (State re-exported)
+from .elastic import State, _build_slots, _set_callback_state  # noqa: F401 (State re-exported)
 
 #: commit every this many batches (and at each epoch end) unless told otherwise
 DEFAULT_BATCHES_PER_COMMIT = 100
@@ -316,6 +316,10 @@ def fit(model, state, x, y, global_batch_size, epochs, shuffle=False, callbacks=
     if n < 1:
         raise ValueError('fit: x has %d sample(s): not one global batch that each of the %d '
                          'workers has a row of' % (_length(x), workers))
+    if getattr(model, 'optimizer', None) is not None:
+        # built on every worker before the first collective (TensorFlow numbers its
+        # collectives as they are built: a worker that restored has built it already)
+        _build_slots(model, model.optimizer)
     _check_same_position(state)
     weights = kwargs.pop('sample_weight', None)
     commit = CommitStateCallback(state, batches_per_commit)

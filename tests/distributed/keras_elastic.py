@@ -18,7 +18,8 @@ With SCHEDULES (``schedules`` among the last arguments) the optimizer is SGD wit
 through ``DistributedOptimizer(backward_passes_per_step=2)``, a per-batch learning-rate
 schedule (``LearningRateScheduleCallback(staircase=False)``, epochs 0-1) and
 ``ReduceLROnPlateau`` on the loss (two epochs without a new best halve the rate) run,
-and OUT.<rank>.npz also holds the rate at every step (``lrs``).
+and OUT.<rank>.npz also holds the rate at every step (``lrs``). ``rows65`` adds a 65th
+row (a last global batch of one row); ``nosync``: only worker 0 restores (no ``sync()``).
 
 Each attempt's worker 0 appends a JSON line to OUT.log (attempt, workers, the step it
 resumed from, the steps redone, when it started and when its first step ended); an event
@@ -48,10 +49,14 @@ STARTED = time.time()
 out, statedir, interval, plan = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 shuffle = 'shuffle' in sys.argv[5:]
 schedules = 'schedules' in sys.argv[5:]
+odd_rows = 'rows65' in sys.argv[5:]          # one row more: a last global batch of one
+no_sync = 'nosync' in sys.argv[5:]           # rank 0 restores, the others do not
 GLOBAL_BATCH, EPOCHS = 16, 4
 rng = np.random.RandomState(0)
 X = rng.randn(64, 5).astype('float32')
 Y = np.tanh(X.dot(rng.randn(5, 2))).astype('float32')
+if odd_rows:
+    X, Y = np.concatenate([X, X[:1]]), np.concatenate([Y, Y[:1]])
 np.random.seed(5)     # the shuffle's random state, the same on every worker
 
 model = keras.models.Sequential([
@@ -74,7 +79,8 @@ state = kd.State(statedir, model=model)
 # worker 0 reads the commit and sync() gives it to the others (the folder is shared here,
 # so each could read it: restore() on every worker; this way exercises sync())
 resumed = state.restore() if kd.rank() == 0 else False
-state.sync()
+if not no_sync:
+    state.sync()
 
 
 def _note_event():
