@@ -1171,6 +1171,27 @@ def _describe_plain(value):
     return (text[:57] + '...') if len(text) > 60 else text
 
 
+#: the start of the message of a check that runs inside an engine's graph (the values
+#: arrive at run time): :func:`engine_error` finds it in whatever the engine raised
+RUNTIME_CHECK = '[keras_backend check] '
+
+
+def runtime_check_message(fname, text):
+    """The message a run-time check gives the engine to raise: ``fname: text``, marked so
+    that :func:`engine_error` turns the engine's error into ``ValueError(fname: text)``."""
+    return '%s%s: %s' % (RUNTIME_CHECK, fname, text)
+
+
+def _runtime_check_text(error):
+    text = str(error)
+    at = text.find(RUNTIME_CHECK)
+    if at < 0:
+        return None
+    found = text[at + len(RUNTIME_CHECK):].split('\n')[0]
+    end = found.find(' |')           # the end mark runtime_check_message's users add
+    return found[:end] if end >= 0 else found.rstrip('"\'] ')
+
+
 def engine_error(fname, error, shapes=None):
     """The ``ValueError`` that replaces an engine's run-time error in ``fname``.
 
@@ -1178,13 +1199,18 @@ def engine_error(fname, error, shapes=None):
     keeps the engine's first message line; raise it ``from error`` so that
     the engine's own error stays as ``__cause__``. While several workers train
     (:mod:`keras_backend.distribute`), an error that means a lost peer becomes
-    ``keras_backend.distribute.WorkerLost`` instead.
+    ``keras_backend.distribute.WorkerLost`` instead; the failure of one of our checks that
+    run inside the graph (:func:`runtime_check_message`) becomes a ``ValueError`` with its
+    own message.
     """
     distribute = sys.modules.get('keras_backend.distribute')
     if distribute is not None:
         lost = distribute._worker_lost(error)
         if lost is not None:
             return lost
+    checked = _runtime_check_text(error)
+    if checked is not None:      # one of our checks inside the graph: its own message
+        return ValueError(checked)
     text = str(error).strip().split('\n')[0]
     if len(text) > 300:
         text = text[:297] + '...'

@@ -71,3 +71,30 @@ def unrolled_rnn(K, step_function, inputs, initial_states, go_backwards=False, m
         prev = out
         states = new_states
     return outputs[-1], K.stack(outputs, axis=1), states
+
+
+#: the message of ctc_batch_cost's run-time check (checks.runtime_check_message), ending
+#: with the mark that checks.engine_error cuts the engine's own text at
+CTC_TOO_SHORT = ('a label sequence needs more time steps than its input has: its '
+                 'label_length, plus one blank between each pair of equal neighbouring '
+                 'labels, is more than its input_length |')
+
+
+def ctc_steps_needed(K):
+    """The time steps each CTC label sequence needs on ``K`` (TensorFlow's rule: its
+    ``label_length`` plus one blank between each pair of equal neighbours among its first
+    ``label_length`` labels), as a ``(batch, 1)`` tensor of ``y_true``'s kind of int (float
+    on CNTK). Compared with ``input_length`` by each engine's ``ctc_batch_cost``, which
+    raises ``ValueError`` at run time where a sequence does not fit."""
+    def ctc_steps_needed(y_true, label_length):
+        y = K.cast(y_true, 'int32')
+        length = K.cast(K.reshape(label_length, (-1, 1)), 'int32')
+        width = K.int_shape(y_true)[1]
+        if width is not None and width < 2:
+            return length
+        same = K.cast(K.equal(y[:, 1:], y[:, :-1]), 'int32')
+        stop = width if width is not None else K.shape(y)[1]
+        position = K.expand_dims(K.arange(1, stop, dtype='int32'), 0)
+        inside = K.cast(K.less(position, length), 'int32')
+        return length + K.sum(same * inside, axis=1, keepdims=True)
+    return ctc_steps_needed
