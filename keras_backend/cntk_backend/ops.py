@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import checks, common, ctc_search, generic, shape_rules
 from ..common import *  # noqa: F401,F403  (config names)
+from . import core
 from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
 from .core import (C, Function, _CONTROL_UPDATES, _FreeAxis,
                    _GRADIENT_OF, _INT_DTYPES, _MAYBE_EMPTY, _PassThrough, _RunTime,
@@ -138,9 +139,7 @@ def variable(value, dtype=None, name=None, constraint=None):
     return _keras_meta(p, uses_learning_phase=False)
 
 
-def is_variable(x):
-    """True for CNTK parameters (what ``variable`` returns)."""
-    return _is_engine_tensor(x) and bool(_var(x).is_parameter)
+is_variable = core.is_variable
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -224,19 +223,7 @@ def shape(x):
     return out
 
 
-def int_shape(x):
-    """CNTK free dimensions (the batch axis of placeholders) are None; a tensor's ``_keras_shape``
-    (set by Keras' engine) fills in the sizes CNTK leaves free. Sizes CNTK knows win: Keras 2.3.1
-    sets a wrong ``_keras_shape`` on ConvLSTM2D's initial state for ``channels_first`` layers
-    (it follows ``image_data_format()``, not the layer's)."""
-    ks = getattr(x, '_keras_shape', None) if _is_engine_tensor(x) else None
-    if ks is None:
-        return _engine_int_shape(x)
-    ks = tuple(ks)
-    es = _engine_int_shape(x)
-    if len(es) != len(ks):
-        return ks
-    return tuple(k if e is None else e for k, e in zip(ks, es))
+int_shape = core.int_shape
 
 
 def ndim(x):
@@ -252,18 +239,7 @@ def size(x, name=None):
     return _numpy_op([x], lambda v: [np.asarray(v.size)], [()], name='size')[0]
 
 
-def dtype(x):
-    """``'float32'`` or ``'float64'`` (CNTK holds integer and bool tensors as floats); tensors made
-    with dtype ``'bool'`` report ``'bool'``, float16 variables and placeholders made with
-    ``'float16'`` report ``'float16'``."""
-    if isinstance(x, _SparseLabels):
-        x = x.dense
-    if not _is_engine_tensor(x):
-        return np.asarray(x).dtype.name
-    reported = getattr(x, '_keras_dtype', None)
-    if reported is not None:
-        return reported
-    return np.dtype(_var(x).dtype).name
+dtype = core.dtype
 
 
 def eval(x):
@@ -358,31 +334,7 @@ def cast(x, dtype):
 # Variable updates
 # ---------------------------------------------------------------------------
 
-def update(x, new_x):
-    """A ``C.assign`` node; ValueError when ``new_x``'s shape neither broadcasts to ``x``'s nor
-    holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
-    if not is_variable(x):   # also reached from ``function``'s (variable, value) update pairs
-        raise ValueError('update: x must be a variable, got %r' % (x,))
-    new_x = _to_tensor(new_x, dtype=dtype(x))
-    if _var(new_x).dtype != _var(x).dtype:
-        new_x = C.cast(new_x, _var(x).dtype)
-    xs, ns = _static_shape(x), _static_shape(new_x)
-    if ns != xs:
-        if None not in ns and int(np.prod(ns)) == int(np.prod(xs)) and \
-                (int(np.prod(ns)) == 1 or [d for d in ns if d != 1] == [d for d in xs if d != 1]):
-            new_x = C.reshape(new_x, xs)      # e.g. a (1,) value for a scalar variable
-        elif len(ns) <= len(xs) and builtins.all(
-                n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
-            new_x = new_x + C.constant(0., shape=xs, dtype=_var(x).dtype)
-        elif len(ns) == len(xs) and builtins.all(n is None or n == d for n, d in zip(ns, xs)):
-            # free sizes known only at run time, which must be the variable's
-            new_x = C.reshape(new_x, xs)
-        else:
-            raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
-                             'shape %s' % (ns, xs))
-    a = C.assign(x, new_x)
-    a._keras_target = x
-    return a
+update = core.update
 
 
 def update_add(x, increment):

@@ -28,7 +28,11 @@ from .core import (
     _to_tensor, _random, _seed_key, _EVAL_CACHE, _LEARNING_PHASE, _SESSION, _CONTROLS,
     _Update, Function,
     records_keras_shape,
+    # what the machinery builds itself (the ``int_shape``, ``dtype``, ``cast`` and ``stack``
+    # of the API are bound below, in their sections)
+    _make_update, _trim_decoded,
 )
+from . import core
 from jax import lax  # noqa: E402  (core imported jax, or said how to install it)
 
 #: this module: the engine-level functions that the generic ones (``generic``) call
@@ -205,18 +209,7 @@ def _engine_int_shape(x):
     return tuple(np.shape(x))
 
 
-def int_shape(x):
-    """The ``_keras_shape`` Keras recorded, else the node's static shape."""
-    if isinstance(x, Variable):
-        return tuple(x.avals[0].shape)
-    recorded = getattr(x, '_keras_shape', None)
-    if isinstance(x, Tensor):
-        if recorded is not None and len(recorded) == x.ndim:
-            return tuple(None if d is None else int(d) for d in recorded)
-        return x.shape
-    if hasattr(x, 'shape'):
-        return tuple(int(d) for d in x.shape)
-    return tuple(np.shape(x))
+int_shape = core.int_shape
 
 
 def ndim(x):
@@ -240,10 +233,7 @@ def _size_op(x):
 _size_op.shape_only = True
 
 
-def dtype(x):
-    if isinstance(x, Tensor):
-        return x.dtype
-    return _dtype_name(getattr(x, 'dtype', None) or np.asarray(x).dtype)
+dtype = core.dtype
 
 
 def eval(x):
@@ -342,26 +332,12 @@ def count_params(x):
     return int(np.prod(int_shape(x)))
 
 
-@records_keras_shape
-def cast(x, dtype):
-    dtype = _normalize_dtype(dtype)
-    return _apply(lambda v: jnp.asarray(v).astype(dtype), _to_tensor(x))
+cast = core.cast
 
 
 # ---------------------------------------------------------------------------
 # Variable updates
 # ---------------------------------------------------------------------------
-
-def _make_update(x, new_x):
-    # also reached by ``function``'s (variable, value) pairs, which the shared checks do not open
-    if not isinstance(x, Variable):
-        raise TypeError("update: argument 'x' must be a variable, got %s"
-                        % type(x).__name__)
-    new_x = _to_tensor(new_x)
-    if not isinstance(new_x, Tensor):
-        new_x = jnp.asarray(new_x, dtype=x.avals[0].dtype)
-    return _Update(x, cast(new_x, x.dtype) if dtype(new_x) != x.dtype else new_x)
-
 
 def update(x, new_x):
     return _make_update(x, new_x)
@@ -906,10 +882,7 @@ def _spatial_pad(x, pads, data_format):
     return _apply(lambda v: jnp.pad(v, full), x)
 
 
-@records_keras_shape
-def stack(x, axis=0):
-    tensors = [_to_tensor(t) for t in x]
-    return _apply(lambda ts: jnp.stack(ts, axis=axis), tensors)
+stack = core.stack
 
 
 @records_keras_shape
@@ -2004,14 +1977,6 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
     dec, score = _apply_multi(op, 2, y_pred, input_length)
     paths = [_decoded_width(dec[k], y_pred) for k in range(top_paths)]
     return paths, score
-
-
-def _trim_decoded(dec):
-    """A concrete ``(samples, steps)`` decoding cut to its longest path (the columns
-    holding a label), as TensorFlow's dense decodings are as wide as that path."""
-    dec = np.asarray(dec)
-    width = int(np.max(np.sum(dec >= 0, axis=1))) if dec.size else 0
-    return np.array(dec[:, :width])
 
 
 def _decoded_width(dec, y_pred):

@@ -12,13 +12,14 @@ import numpy as np
 
 from .. import common, generic, shape_rules
 from ..common import *  # noqa: F401,F403  (the shared config API)
+from . import core
+from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
 from .core import (tf, graph_aware, graph_always, _EagerTensor, _Function, _reset_state,
-                   _LOOP_READS, _Session, _State, _Update, _constant_like, _eval_eagerly,
-                   _graph, _has_variable, _in_our_graph, _is_symbolic, _keras_meta,
-                   _normalize_dtype, _placeholders_needed, _set_shape, _to_tensor)
+                   _LOOP_READS, _Session, _State, _Update, _constant_like, _engine_int_shape,
+                   _eval_eagerly, _graph, _has_variable, _in_our_graph, _is_symbolic,
+                   _keras_meta, _normalize_dtype, _placeholders_needed, _set_shape,
+                   _to_tensor)
 
-ENGINE = 'tensorflow'
-ENGINE_VERSION = tf.__version__
 
 py_all = all
 py_any = any
@@ -280,11 +281,7 @@ def is_keras_tensor(x):
     return hasattr(x, '_keras_history')
 
 
-def is_tensor(x):
-    """True for ``tf.Tensor`` (eager or symbolic), ``tf.Variable``, ``tf.SparseTensor``,
-    ``tf.IndexedSlices`` and anything ``tf.is_tensor`` accepts."""
-    return isinstance(x, (tf.Tensor, tf.Variable, tf.SparseTensor, tf.IndexedSlices)) \
-        or tf.is_tensor(x)
+is_tensor = core.is_tensor
 
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
@@ -331,32 +328,7 @@ def shape(x):
     return tf.shape(_to_tensor(x), out_type='int32')
 
 
-def int_shape(x):
-    """Reads the static ``tf.TensorShape``."""
-    if hasattr(x, '_keras_shape'):
-        return x._keras_shape
-    return _engine_int_shape(x)
-
-
-def _engine_int_shape(x):
-    """``int_shape`` as TensorFlow knows it (ignoring ``_keras_shape``); the checks
-    read this one (a shape Keras recorded is not checked by the engine, and Keras
-    2.3.1 records some wrongly, e.g. ConvLSTM2D's initial state in channels_first)."""
-    if isinstance(x, np.ndarray):
-        return x.shape
-    shp = getattr(x, 'shape', None)
-    if shp is None:
-        raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
-                         % (x,))
-    if isinstance(shp, tuple):
-        return shp
-    try:
-        shp = tf.TensorShape(shp)
-    except (TypeError, ValueError):
-        raise ValueError('int_shape: cannot read the shape of %r' % (x,))
-    if shp.rank is None:
-        return None
-    return tuple(shp.as_list())
+int_shape = core.int_shape
 
 
 def ndim(x):
@@ -372,13 +344,7 @@ def size(x, name=None):
     return tf.size(_to_tensor(x), name=name, out_type=tf.int32)
 
 
-def dtype(x):
-    dt = getattr(x, 'dtype', None)
-    if dt is None:
-        raise ValueError('dtype: expected a tensor, variable or numpy array, got %r' % (x,))
-    if isinstance(dt, tf.DType):
-        return dt.base_dtype.name
-    return np.dtype(dt).name
+dtype = core.dtype
 
 
 def eval(x):

@@ -19,6 +19,7 @@ import numpy as np
 from .. import checks, common, generic
 from ..common import *  # noqa: F401,F403  (public config names)
 from .. import ctc_search, shape_rules
+from . import core
 from .core import (  # noqa: F401  (ENGINE, ENGINE_VERSION, th, T: the adapter's names too)
     ENGINE, ENGINE_VERSION, T, th, _engine, records_keras_shape,
     _ball, _bany, _bmax, _bmin, _bslice,
@@ -290,20 +291,7 @@ def shape(x):
     return T.cast(x.shape, 'int32')
 
 
-def int_shape(x):
-    """The ``_keras_shape`` that ``x`` carries, as Keras 2.3.1's Theano backend reads it;
-    else PyTensor's ``type.shape``, or Theano 1.0.5's per-op ``infer_shape``. The ops
-    themselves compute with :func:`_known_shape`."""
-    if not _is_engine_tensor(x):
-        return tuple(np.shape(x))
-    recorded = getattr(x, '_keras_shape', None)
-    if is_sparse(x):
-        return tuple(recorded) if recorded is not None else (None, None)
-    if isinstance(x, _engine.SharedVariable):
-        return tuple(x.get_value(borrow=True, return_internal_type=True).shape)
-    if recorded is not None and len(recorded) == x.ndim:
-        return tuple(None if d is None else int(d) for d in recorded)
-    return _engine.static_shape(x)
+int_shape = core.int_shape
 
 
 def _known_shape(x):
@@ -359,42 +347,8 @@ def size(x, name=None):
     return T.cast(out, 'int32')
 
 
-def dtype(x):
-    if not _is_engine_tensor(x):
-        return np.asarray(x).dtype.name
-    return str(x.dtype)
-
-
-def eval(x):
-    """Compiles one engine function per tensor, cached until ``clear_session``; a sparse
-    tensor comes back dense, as from Keras' Theano backend (``to_dense(x).eval()``)."""
-    if not _is_engine_tensor(x):
-        return np.asarray(x)
-    if isinstance(x, _engine.SharedVariable):
-        value = x.get_value()
-        # a sparse variable comes back dense, as Keras' Theano backend's eval (to_dense) gave
-        return value.toarray() if hasattr(value, 'toarray') else np.array(value)
-    if isinstance(x, _engine.Constant):
-        return np.array(x.data)
-    fn = _EVAL_CACHE.get(x)
-    if fn is None:
-        y = _engine.fix_broadcast([x])[0]
-        try:
-            fn = _compile([], y, givens=_givens_for([y], []), mode=_default_mode(),
-                             updates=_engine.rng_updates([y], []), on_unused_input='ignore')
-        except Exception as e:
-            if type(e).__name__ != 'MissingInputError':
-                raise
-            raise ValueError("eval: argument 'x' depends on a placeholder; feed it through "
-                             "K.function([...], x) instead (%s)" % str(e).split('\n')[0]) from e
-        _EVAL_CACHE[x] = fn
-    try:
-        out = fn()
-    except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
-        raise checks.engine_error('eval', e) from e
-    if hasattr(out, 'toarray'):
-        return out.toarray()
-    return np.asarray(out)
+dtype = core.dtype
+eval = core.eval
 
 
 def _int_tuple(shape):
