@@ -47,6 +47,7 @@ graph of its own and hands JAX one pure function per ``K.function``:
 * **Host code.** CTC beam search has no JAX op: it runs the shared search
   (:mod:`keras_backend.ctc_search`) through ``jax.pure_callback``.
 """
+import contextlib
 import functools
 import itertools
 import sys
@@ -993,6 +994,25 @@ def _feed_value(v, dt):
     if isinstance(v, jax.Array):
         return v if v.dtype == dt else v.astype(dt)
     return np.asarray(v, dtype=dt)
+
+
+# ---------------------------------------------------------------------------
+# Loop bodies being traced
+# ---------------------------------------------------------------------------
+
+#: how deep the trace is inside loop bodies (``rnn``, ``map_fn``, the folds) just now
+_LOOP_DEPTH = [0]
+
+
+@contextlib.contextmanager
+def _tracing_loop_body():
+    """Marks the ops traced inside it as a loop body's (``rnn``, ``map_fn`` and the folds
+    enter it; the convolutions read ``_LOOP_DEPTH``: see ``convolution._conv_cl``)."""
+    _LOOP_DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _LOOP_DEPTH[0] -= 1
 
 
 # ---------------------------------------------------------------------------

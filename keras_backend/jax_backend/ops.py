@@ -26,7 +26,7 @@ from .core import (
     # conversions, random keys, session state, updates, compiled functions
     _axis_arg, _holds_graph_values, _ndim, _normalize_dtype, _size_tuple, _static_shape,
     _to_tensor, _random, _seed_key, _EVAL_CACHE, _LEARNING_PHASE, _SESSION, _CONTROLS,
-    _Update, Function,
+    _Update, Function, _LOOP_DEPTH, _tracing_loop_body,
     records_keras_shape,
     # what the machinery builds itself (the ``int_shape``, ``dtype``, ``cast`` and ``stack``
     # of the API are bound below, in their sections)
@@ -1482,20 +1482,6 @@ def _conv_padding(padding, kernel_sizes, dilations):
     if padding == 'causal':
         return [((k - 1) * d, 0) for k, d in zip(kernel_sizes, dilations)]
     return padding.upper()
-
-
-#: how deep the trace is inside loop bodies (``rnn``, ``map_fn``, the folds) just now
-_LOOP_DEPTH = [0]
-
-
-@contextlib.contextmanager
-def _tracing_loop_body():
-    """Marks the ops traced inside it as a loop body's (see ``_conv_cl``)."""
-    _LOOP_DEPTH[0] += 1
-    try:
-        yield
-    finally:
-        _LOOP_DEPTH[0] -= 1
 
 
 def _conv_cl(v, k, strides, padding, dilations, groups=1):

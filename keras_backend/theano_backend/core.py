@@ -245,7 +245,8 @@ def records_keras_shape(func):
 
 # The API's ``int_shape`` and ``dtype`` (bound under their names in the ``tensors`` section of
 # the ops): ``records_keras_shape`` records the one, compiled functions check their feeds
-# with both.
+# with both. Beside ``int_shape``, the static shape every op computes with (``_known_shape``)
+# and the one the argument checks read (``_engine_int_shape``).
 
 #: this module: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from it
 _THIS = sys.modules[__name__]
@@ -264,6 +265,34 @@ def int_shape(x):
         return tuple(x.get_value(borrow=True, return_internal_type=True).shape)
     if recorded is not None and len(recorded) == x.ndim:
         return tuple(None if d is None else int(d) for d in recorded)
+    return _engine.static_shape(x)
+
+
+def _known_shape(x):
+    """The static shape the ops compute with: the engine's own sizes (PyTensor's
+    ``type.shape``, Theano 1.0.5's per-op ``infer_shape``), and where the engine knows none,
+    the ``_keras_shape`` that ``x`` carries. A recorded size that contradicts the engine's
+    is not taken: Keras 2.3.1's ConvLSTM2D records its initial state with the input's
+    channels instead of the layer's filters (Keras' own Theano backend passed that shape to
+    ``conv2d`` only as a hint, which Theano does not check)."""
+    if not _is_engine_tensor(x) or is_sparse_tensor(x) or isinstance(x, _engine.SharedVariable):
+        return int_shape(x)
+    recorded = getattr(x, '_keras_shape', None)
+    own = _engine.static_shape(x)
+    if recorded is None or len(recorded) != x.ndim:
+        return own
+    if own is None or len(own) != x.ndim:
+        return tuple(None if d is None else int(d) for d in recorded)
+    return tuple(o if o is not None else (None if r is None else int(r))
+                 for o, r in zip(own, recorded))
+
+
+def _engine_int_shape(x):
+    """The engine's own static shape, ignoring a ``_keras_shape`` that Keras recorded (the
+    argument checks read this: Keras 2.3.1 records a wrong one on ConvLSTM2D's channels_first
+    initial state)."""
+    if not _is_engine_tensor(x) or is_sparse_tensor(x) or isinstance(x, _engine.SharedVariable):
+        return _known_shape(x)
     return _engine.static_shape(x)
 
 

@@ -27,7 +27,8 @@ from .core import (  # noqa: F401  (ENGINE, ENGINE_VERSION, th, T: the adapter's
     _LEARNING_PHASE, _EVAL_CACHE, _CONTROL_SCOPES, _SESSION,
     _is_engine_tensor, is_sparse_tensor, _with_shape, _to_tensor, _constant_like, _param_like,
     _is_zero_number, _axis_arg, _broadcast_param, _givens_for, update_pair, Function,
-    _FUNCTION_KWARGS, _serial_now, _stand_in, _clone, _outer_parts)
+    _FUNCTION_KWARGS, _serial_now, _stand_in, _clone, _outer_parts, _known_shape,
+    _engine_int_shape)
 
 _K = sys.modules[__name__]   # this module's engine-level functions, for ``generic``
 
@@ -292,34 +293,6 @@ def shape(x):
 
 
 int_shape = core.int_shape
-
-
-def _known_shape(x):
-    """The static shape the ops compute with: the engine's own sizes (PyTensor's
-    ``type.shape``, Theano 1.0.5's per-op ``infer_shape``), and where the engine knows none,
-    the ``_keras_shape`` that ``x`` carries. A recorded size that contradicts the engine's
-    is not taken: Keras 2.3.1's ConvLSTM2D records its initial state with the input's
-    channels instead of the layer's filters (Keras' own Theano backend passed that shape to
-    ``conv2d`` only as a hint, which Theano does not check)."""
-    if not _is_engine_tensor(x) or is_sparse(x) or isinstance(x, _engine.SharedVariable):
-        return int_shape(x)
-    recorded = getattr(x, '_keras_shape', None)
-    own = _engine.static_shape(x)
-    if recorded is None or len(recorded) != x.ndim:
-        return own
-    if own is None or len(own) != x.ndim:
-        return tuple(None if d is None else int(d) for d in recorded)
-    return tuple(o if o is not None else (None if r is None else int(r))
-                 for o, r in zip(own, recorded))
-
-
-def _engine_int_shape(x):
-    """The engine's own static shape, ignoring a ``_keras_shape`` that Keras recorded (the
-    argument checks read this: Keras 2.3.1 records a wrong one on ConvLSTM2D's channels_first
-    initial state)."""
-    if not _is_engine_tensor(x) or is_sparse(x) or isinstance(x, _engine.SharedVariable):
-        return _known_shape(x)
-    return _engine.static_shape(x)
 
 
 def ndim(x):
