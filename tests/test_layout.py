@@ -1,10 +1,13 @@
 """The layout of the code: the API in one order, the engines in one table.
 
-* Every adapter lays out the API the same way: the order of ``api.SECTIONS``.
-  The test reads each adapter's source without importing its engine (so it
-  runs in every interpreter), finds the top-level definition of each public
-  name, and checks that they come in reference order, each under its section's
-  banner comment, after the engine plumbing.
+* Every adapter lays out the API the same way: one module per section of
+  ``api.SECTIONS``, named as the section's module in ``keras_backend/api/``
+  (``<engine>_backend/convolution.py`` beside ``api/convolution.py``), gathered by the
+  adapter's ``ops``. The test reads the sources without importing any engine (so it
+  runs in every interpreter), finds the top-level definition of each public name, and
+  checks that it is in its section's module and that each module keeps reference order.
+* No module of the package imports one that imports it back, at the top or inside a
+  function (an import graph of every module, cycles reported).
 * The engines are listed once, in the engine table (``keras_backend/engines.py``):
   no other module of the package, the tests, the tools or CI spells out a list of
   engines (a scan of their source, with a commented allow-list of the per-engine
@@ -24,12 +27,26 @@ ROOT = os.path.join(REPO, 'keras_backend')
 ADAPTERS = tuple(engines.adapter_module(name).rsplit('.', 1)[1] for name in engines.names())
 
 
-def _source(adapter):
-    """The source of an adapter's API functions: its module, or the ``ops`` module of an
-    adapter that is a package (``keras_backend/<adapter>/ops.py``)."""
-    path = os.path.join(ROOT, adapter + '.py')
+#: the module of each section of the API (``api.SECTIONS``), by file name: an engine package
+#: holds its functions of that section in the module of the same name
+SECTION_FILES = tuple(m.__name__.rsplit('.', 1)[1] for m in api.SECTION_MODULES)
+#: the longest an engine's ``ops`` module or one of its section modules may be
+MAX_LINES = 600
+
+
+def _package(adapter):
+    path = os.path.join(ROOT, adapter)
+    assert os.path.isfile(os.path.join(path, '__init__.py')), \
+        '%s: an adapter is a package (keras_backend/<engine>_backend/)' % adapter
+    return path
+
+
+def _section_source(adapter, section):
+    """The source of an adapter's section module (``keras_backend/<adapter>/<section>.py``),
+    or None when it has none."""
+    path = os.path.join(_package(adapter), section + '.py')
     if not os.path.exists(path):
-        path = os.path.join(ROOT, adapter, 'ops.py')
+        return None
     with open(path) as f:
         return f.read()
 
@@ -55,41 +72,54 @@ def _definitions(source):
     return found
 
 
-def _banners(source):
-    """[(line, title)] of the section banners ``# <title>`` framed by ``# ----`` lines."""
-    lines = source.split('\n')
-    out = []
-    for i in range(1, len(lines) - 1):
-        if lines[i - 1].startswith('# ---') and lines[i + 1].startswith('# ---'):
-            out.append((i + 1, lines[i][1:].strip()))
-    return out
+@pytest.mark.parametrize('adapter', ADAPTERS)
+def test_each_public_function_is_defined_in_its_sections_module(adapter):
+    """``keras_backend/<engine>_backend/<section>.py`` beside ``keras_backend/api/<section>.py``:
+    each API name is defined (``def``, or an assignment such as ``int_shape = core.int_shape``)
+    in the module of its section, and in no other; only the names every adapter takes from
+    ``keras_backend.common`` (``api.COMMON_NAMES``) may come from there instead."""
+    where = {}
+    for section in SECTION_FILES:
+        source = _section_source(adapter, section)
+        for name in (_definitions(source) if source is not None else ()):
+            where.setdefault(name, []).append(section)
+    wrong = []
+    for (title, names), section in zip(api.SECTIONS, SECTION_FILES):
+        for name in names:
+            found = where.get(name, [])
+            if found != [section] and not (found == [] and name in api.COMMON_NAMES):
+                wrong.append('%s: defined in %s, belongs in %s.py (%s)'
+                             % (name, found or 'no section module', section, title))
+    assert wrong == [], '%s:\n  %s' % (adapter, '\n  '.join(wrong))
 
 
 @pytest.mark.parametrize('adapter', ADAPTERS)
-def test_public_functions_follow_reference_order(adapter):
-    found = _definitions(_source(adapter))
-    defined = [n for n in api.API_NAMES if n in found]
-    out_of_order = [(a, b) for a, b in zip(defined, defined[1:]) if found[a] > found[b]]
+def test_each_section_module_follows_reference_order(adapter):
+    out_of_order = []
+    for (_, names), section in zip(api.SECTIONS, SECTION_FILES):
+        source = _section_source(adapter, section)
+        if source is None:
+            continue
+        found = _definitions(source)
+        defined = [n for n in names if n in found]
+        out_of_order += ['%s.py: %s after %s' % (section, a, b)
+                         for a, b in zip(defined, defined[1:]) if found[a] > found[b]]
     assert out_of_order == [], (
         '%s: these neighbours (in api.SECTIONS order) are defined in the wrong order: %s'
         % (adapter, out_of_order))
 
 
 @pytest.mark.parametrize('adapter', ADAPTERS)
-def test_each_section_has_its_banner_in_order(adapter):
-    source = _source(adapter)
-    found = _definitions(source)
-    banners = _banners(source)
-    titles = [t for _, t in banners]
-    for title, names in api.SECTIONS:
-        assert title in titles, '%s: no "# %s" section banner' % (adapter, title)
-        start = [line for line, t in banners if t == title][0]
-        after = [line for line, t in banners if line > start]
-        end = after[0] if after else float('inf')
-        misplaced = [n for n in names if n in found and not start < found[n] < end]
-        assert misplaced == [], '%s: %s defined outside section %r' % (adapter, misplaced, title)
-    order = [t for t in titles if t in dict(api.SECTIONS)]
-    assert order == [t for t, _ in api.SECTIONS], '%s: sections in order %s' % (adapter, order)
+def test_ops_and_its_sections_are_short(adapter):
+    """The ``ops`` module gathers the section modules (none of them, nor it, over
+    :data:`MAX_LINES` lines)."""
+    long_files = []
+    for name in ('ops',) + SECTION_FILES:
+        source = _section_source(adapter, name)
+        if source is not None and source.count('\n') > MAX_LINES:
+            long_files.append('%s.py: %d lines' % (name, source.count('\n')))
+    assert _section_source(adapter, 'ops') is not None, '%s: no ops.py' % adapter
+    assert long_files == [], '%s: over %d lines: %s' % (adapter, MAX_LINES, long_files)
 
 
 # ---------------------------------------------------------------------------

@@ -8,9 +8,11 @@ This package gathers them: :data:`SECTIONS`, :data:`API_NAMES`, :data:`SPECS`,
 :data:`DOCS`.
 
 Every engine package (the ``adapter`` column of the engine table,
-:data:`keras_backend.engines.TABLE`) has an ``ops`` module defining the public
-functions listed in :data:`SECTIONS`, in that order, and ends its
-``__init__.py`` with ``api.install(globals(), ops)`` (:func:`install`), which
+:data:`keras_backend.engines.TABLE`) defines the public functions listed in
+:data:`SECTIONS` in one module per section, named as the section's module here
+(``<engine>_backend/convolution.py`` beside ``api/convolution.py``), in that order; its
+``ops`` module gathers them (:func:`gather`), and its ``__init__.py`` ends with
+``api.install(globals(), ops)`` (:func:`install`), which
 puts each behind its checks, gives it its docstring (an adapter's own docstring,
 when it has one, is a short engine note appended under ``Note:``) and adds the
 Keras 1 aliases of :data:`LEGACY_NAMES`, each warning ``DeprecationWarning``.
@@ -156,6 +158,17 @@ def documented(fn, name, engine=None):
 #: engine (the adapters' ``ENGINE``) -> the name shown to users (the engine table's
 #: ``title`` column, :data:`keras_backend.engines.ENGINE_TITLES`)
 ENGINE_TITLES = engines.ENGINE_TITLES
+
+
+def gather(namespace, modules):
+    """Put every name of ``modules`` into ``namespace`` where it lacks it, private helpers
+    included: an engine's ``ops`` module gathers its section modules (``tensors``, ``math``,
+    ..., named as the sections here) this way, and :func:`install` then copies them all onto
+    the adapter."""
+    for module in modules:
+        for name, value in vars(module).items():
+            if not name.startswith('__'):
+                namespace.setdefault(name, value)
 
 
 def install(namespace, ops):
