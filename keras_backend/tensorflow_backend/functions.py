@@ -15,7 +15,8 @@ from .core import graph_aware, int_shape, tf, _Function, _graph, _is_symbolic, _
 from .helpers import py_any
 from .tensors import eval
 
-#: this module: the functions of ``generic`` bound here read ``int_shape`` from it
+#: this module: the functions of ``generic`` bound here read ``set_value`` and ``int_shape``
+#: from it
 _K = sys.modules[__name__]
 
 
