@@ -193,7 +193,7 @@ def install(namespace, ops):
 
     An engine's own per-op wrapper (TensorFlow's graph placement, the
     ``_keras_shape`` that Theano-style engines record) is a decorator in its
-    ``core`` module, applied where the op is defined in ``ops``.
+    ``core`` module, applied where the op is defined (in its section's module).
     """
     from .. import checks
     module = sys.modules[namespace['__name__']]

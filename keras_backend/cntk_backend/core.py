@@ -1,4 +1,4 @@
-"""How the CNTK 2.7 adapter runs a graph: its machinery, apart from the API's op bodies (``ops``).
+"""How the CNTK 2.7 adapter runs a graph: its machinery, below the API's op bodies (``ops``).
 
 Dtypes and tensor conversion, static shapes and sizes read while the graph is built, the layout
 round trips it cancels, the numpy ``UserFunction`` nodes, evaluation and the compiled

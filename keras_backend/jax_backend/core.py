@@ -3,7 +3,9 @@
 The symbolic :class:`Tensor` and its operators, the graph nodes (``_apply``, ``_node``,
 static shapes by probing), their evaluation (``_Context``), the random keys, the learning
 phase and the session stand-in, pending variable updates, the compiled :class:`Function`,
-and the per-op wrapper :func:`records_keras_shape`. The API functions are in ``ops``.
+the per-op wrapper :func:`records_keras_shape`, and the API's ``int_shape``, ``dtype``,
+``cast`` and ``stack``, which the machinery uses. The API functions are in the section modules
+(``tensors``, ``math``, ...) that ``ops`` gathers; nothing here imports those.
 
 Design
 ======
@@ -1020,10 +1022,10 @@ def _tracing_loop_body():
 # ---------------------------------------------------------------------------
 
 def records_keras_shape(func):
-    """Applied where a shape-changing op is defined in ``ops``: as Keras 2.3.1's Theano
-    backend (and our Theano adapter), the op's graph result carries ``_keras_shape``, which
-    Keras' engine reads beside ``_uses_learning_phase``; ``reshape`` also passes
-    ``_uses_learning_phase`` on from its input."""
+    """Applied where a shape-changing op is defined (in its section's module): as Keras
+    2.3.1's Theano backend (and our Theano adapter), the op's graph result carries
+    ``_keras_shape``, which Keras' engine reads beside ``_uses_learning_phase``; ``reshape``
+    also passes ``_uses_learning_phase`` on from its input."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)

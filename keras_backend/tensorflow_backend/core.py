@@ -2,8 +2,10 @@
 
 Here: the module state (``_State``), the graph-placement decorators the ops carry
 (``graph_aware``, ``graph_always``), the patched Python operators, tensor conversion
-helpers, updates, the compiled ``_Function``, ``eval`` and the session-like object. The API
-functions that use them are in ``ops``.
+helpers, updates, the compiled ``_Function``, ``eval`` and the session-like object, and the
+API's ``is_tensor``, ``int_shape`` and ``dtype``, which compiled functions use. The API
+functions that use them are in the section modules (``tensors``, ``math``, ...) that ``ops``
+gathers; nothing here imports those.
 
 How symbolic work is organised
 ------------------------------

@@ -38,7 +38,7 @@ try:
 except ImportError:  # pragma: no cover
     import __builtin__ as _builtins
 
-# Python builtins that the API names of ``ops`` shadow.
+# Python builtins that the API names of the ops shadow.
 _ball = _builtins.all
 _bmax = _builtins.max
 _bmin = _builtins.min
@@ -228,9 +228,9 @@ def is_sparse_tensor(x):
 
 
 def records_keras_shape(func):
-    """The adapter's per-op decorator, applied where an op is defined in ``ops``: the
-    engine tensor ``func`` returns gets ``_keras_shape`` (its ``int_shape``), as Keras
-    2.3.1's Theano backend sets on the results of its shape-changing ops."""
+    """The adapter's per-op decorator, applied where an op is defined (in its section's
+    module): the engine tensor ``func`` returns gets ``_keras_shape`` (its ``int_shape``), as
+    Keras 2.3.1's Theano backend sets on the results of its shape-changing ops."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)
