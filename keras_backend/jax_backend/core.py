@@ -900,11 +900,7 @@ class Function(object):
         return outs, news
 
     def __call__(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[i] for i in self.inputs]
-        if self._feed_specs is None:
-            self._feed_specs = checks.feed_specs(_THIS, self.inputs)
-        checks.check_feeds(self._feed_specs, inputs)
+        inputs = checks.checked_feeds(self, _THIS, inputs)
         if self._feed_dtypes is None:
             self._feed_dtypes = [np.dtype(t.dtype) if isinstance(t, Tensor) else None
                                  for t in self.inputs]

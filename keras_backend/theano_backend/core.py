@@ -607,11 +607,7 @@ class Function(object):
                             name=name, **kwargs)
 
     def __call__(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[i] for i in self.inputs]
-        if self._feed_specs is None:
-            self._feed_specs = checks.feed_specs(_THIS, self.inputs)
-        checks.check_feeds(self._feed_specs, inputs)
+        inputs = checks.checked_feeds(self, _THIS, inputs)
         try:
             values = self._fn(*inputs)
         except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
