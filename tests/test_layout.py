@@ -9,9 +9,10 @@
 * No module of the package imports one that imports it back, at the top or inside a
   function (an import graph of every module, cycles reported).
 * The engines are listed once, in the engine table (``keras_backend/engines.py``):
-  no other module of the package, the tests, the tools or CI spells out a list of
-  engines (a scan of their source, with a commented allow-list of the per-engine
-  facts that are not engine lists), and no text counts the engines in words.
+  no other module of the package, the tests, the tools, CI, the benchmarks or
+  ``setup.py`` spells out a list of engines (a scan of their source, with a commented
+  allow-list of the per-engine facts, two engines at most, that are not engine lists),
+  and no text counts the engines in words.
 """
 import ast
 import os
@@ -279,9 +280,8 @@ def test_no_import_cycle_in_the_package():
 # One engine table
 # ---------------------------------------------------------------------------
 
-#: the folders whose Python files may not list engines (benchmarks/ is left out: its tables
-#: are per benchmark side, Keras' own backends and Keras 3 among them)
-SCANNED = ('keras_backend', 'tests', 'tools', '.ci')
+#: the folders (and files) whose Python files may not list engines
+SCANNED = ('keras_backend', 'tests', 'tools', '.ci', 'benchmarks', 'setup.py')
 #: the one module that lists them
 TABLE_MODULE = os.path.join('keras_backend', 'engines.py')
 
@@ -298,18 +298,11 @@ ALLOWED = {
     (os.path.join('tests', 'test_keras2_contract.py'), 'tensorflow jax'),
     # the Theano adapter's two engine modules and the package each wraps
     (os.path.join('tests', 'test_theano_specific.py'), 'theano pytensor'),
-    # the CI configurations the portability test runs, Keras' own backends among them, and
-    # what Keras answers on each
-    (os.path.join('tests', 'test_keras2_portability.py'),
-     'tensorflow pytensor jax cntk theano'),
-    (os.path.join('tests', 'test_keras2_portability.py'),
-     'tensorflow pytensor jax cntk theano tensorflow theano jax cntk theano cntk theano'),
     # the engines whose process the memory test can run under RLIMIT_AS (TensorFlow and JAX
     # reserve more address space than the cap at import: their resident peak is checked)
     (os.path.join('tests', 'test_keras2_memory.py'), 'theano cntk'),
-    # Keras 2.3.1's own facts: the names its keras/backend/__init__.py takes from its loader
-    # only on its own TensorFlow, Theano or CNTK backend
-    (os.path.join('tools', 'keras_suite_plugin.py'), 'theano tensorflow cntk'),
+    # the same fact for the memory benchmark's processes
+    (os.path.join('benchmarks', 'memory_benchmark.py'), 'theano cntk'),
 }
 
 
@@ -340,6 +333,9 @@ def _strings(nodes):
 
 def _python_files():
     for top in SCANNED:
+        if top.endswith('.py'):
+            yield top, os.path.join(REPO, top)
+            continue
         for folder, dirs, files in os.walk(os.path.join(REPO, top)):
             dirs[:] = sorted(d for d in dirs if d != '__pycache__')
             for name in sorted(files):
@@ -395,6 +391,8 @@ def test_nothing_but_the_engine_table_lists_engines():
         '(keras_backend/engines.py) instead, or add a per-engine fact to ALLOWED with its '
         'reason:\n  ' + '\n  '.join(unexpected))
     assert sorted(ALLOWED - used) == [], 'ALLOWED entries that no longer occur'
+    # a per-engine fact names two engines at most: three or more are an engine list
+    assert [key for key in ALLOWED if len(set(vocab[w] for w in key[1].split())) > 2] == []
 
 
 #: a count of all the engines in words goes stale when one is added; the two engines of the
@@ -439,8 +437,16 @@ def test_the_table_is_consistent():
             assert len(fits) <= 1, (name, major_minor)
 
 
-def test_every_pip_extra_of_the_table_is_in_setup_py():
-    with open(os.path.join(REPO, 'setup.py')) as f:
-        setup = f.read()
-    for row in engines.TABLE:
-        assert "'%s': [" % row.extra in setup, row
+def test_every_pip_extra_of_the_table_is_in_setup_py(monkeypatch):
+    """setup.py, run with ``setuptools.setup`` replaced, passes each row's ``extra`` with its
+    ``requires``, in table order."""
+    import runpy
+    import setuptools
+    given = {}
+    monkeypatch.setattr(setuptools, 'setup', lambda **kwargs: given.update(kwargs))
+    runpy.run_path(os.path.join(REPO, 'setup.py'), run_name='__main__')
+    extras = given['extras_require']
+    for extra in set(row.extra for row in engines.TABLE):
+        assert extras.get(extra) == [r for row in engines.TABLE if row.extra == extra
+                                     for r in row.requires], extra
+    assert all(row.requires for row in engines.TABLE)
