@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import common, shape_rules
 from ..common import floatx
+from . import core
 from .core import (jax, jnp, records_keras_shape, Tensor, _apply, _builtin_any,
                    _holds_graph_values, _ndim, _normalize_dtype, _shaped_node, _size_tuple,
                    _to_tensor)
-from . import core
 from .tensors import _engine_int_shape
 from .math import max
 

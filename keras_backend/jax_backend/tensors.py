@@ -9,10 +9,10 @@ import math as _math
 import numpy as np
 
 from .. import common
+from . import core
 from .core import (Function, jax, jnp, Placeholder, records_keras_shape, Tensor, Variable,
                    _apply, _builtin_all, _EVAL_CACHE, _IDS, _LEARNING_PHASE, _ndim, _node,
                    _normalize_dtype, _ONE, _seed_key, _to_tensor, _Update, _walk)
-from . import core
 
 
 def is_sparse(tensor):
