@@ -1,8 +1,9 @@
 """Packaging for keras_backend (the Keras 2 backend API on TensorFlow, Theano, CNTK and JAX).
 
-The extras of the engines are the ``extra`` column of the engine table
-(keras_backend/engines.py); tests/test_layout.py checks that each is here.
+The extras of the engines come from the engine table (keras_backend/engines.py): each row's
+``extra`` installs its ``requires``; tests/test_layout.py checks that each is here.
 """
+import importlib.util
 import io
 import os
 import re
@@ -10,6 +11,27 @@ import re
 from setuptools import find_packages, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _engine_table():
+    """keras_backend/engines.py (the engine table), loaded by its path as .ci/summary.py does:
+    the package this installs cannot be imported here, and the table needs only the standard
+    library."""
+    spec = importlib.util.spec_from_file_location(
+        '_keras_backend_engine_table', os.path.join(HERE, 'keras_backend', 'engines.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: a GPU-capable TensorFlow beside the table's extras (its 'tensorflow-cpu' is the CPU-only
+#: build): pick one, never both
+EXTRAS = {'tensorflow': ['tensorflow>=2.12']}
+# each engine's extra: the requirements of the rows that name it (the 'theano' extra:
+# PyTensor, Theano's maintained successor, on modern Python; the original Theano 1.0.5 in
+# its own era)
+for _row in _engine_table().TABLE:
+    EXTRAS.setdefault(_row.extra, []).extend(_row.requires)
 with io.open(os.path.join(HERE, 'keras_backend', '__init__.py'), encoding='utf-8') as f:
     VERSION = re.search(r"__version__ = '([^']+)'", f.read()).group(1)
 with io.open(os.path.join(HERE, 'README.md'), encoding='utf-8') as f:
@@ -25,23 +47,7 @@ setup(
     packages=find_packages(include=['keras_backend', 'keras_backend.*']),
     python_requires='>=3.6',
     install_requires=['numpy'],
-    extras_require={
-        # A GPU-capable TensorFlow, or the CPU-only build; pick one, never both.
-        'tensorflow': ['tensorflow>=2.12'],
-        'tensorflow-cpu': ['tensorflow-cpu>=2.12'],
-        # PyTensor (Theano's maintained successor) on modern Python; the original
-        # Theano 1.0.5 in its own era (CPython 3.6 with numpy 1.19).
-        'theano': [
-            'pytensor>=2.18; python_version>="3.10"',
-            'Theano==1.0.5; python_version<"3.8"',
-            'numpy<1.20; python_version<"3.8"',
-            'scipy; python_version<"3.8"',
-        ],
-        # CNTK 2.7 ships wheels for CPython 3.5/3.6 only (see README).
-        'cntk': ['cntk==2.7.post2; python_version<"3.7"'],
-        # JAX's CPU wheel (Python 3.11+); for a GPU, install JAX's CUDA wheel instead
-        # (pip install "jax[cuda12]"), see README.
-        'jax': ['jax>=0.4.30; python_version>="3.11"'],
+    extras_require=dict(EXTRAS, **{
         'test': ['pytest>=7', 'hypothesis'],
         # keras_backend.distribute on Theano/PyTensor (MPI_Allreduce in an engine Op); it
         # needs OpenMPI (Debian: apt-get install openmpi-bin libopenmpi-dev), see README.
@@ -65,7 +71,7 @@ setup(
         'examples': ['scikit-learn'],
         # The API reference (docs/reference, Sphinx autodoc + napoleon).
         'docs': ['sphinx>=7; python_version>="3.9"'],
-    },
+    }),
     entry_points={'console_scripts': ['keras-backend-info=keras_backend.__main__:main']},
     classifiers=[
         'License :: OSI Approved :: MIT License',

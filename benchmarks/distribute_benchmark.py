@@ -43,11 +43,13 @@ import time
 
 import numpy as np
 
+from engine_table import engines
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MODELS = ('mlp', 'cnn', 'lstm', 'gru', 'bilstm')
-ADAPTERS = {'tensorflow': 'tensorflow', 'pytensor': 'theano', 'theano': 'theano',
-            'cntk': 'cntk', 'jax': 'jax'}
+#: engine configuration (the table's ``engine``) -> its backend name
+ADAPTERS = dict((row.engine, row.name) for row in engines.TABLE)
 
 
 def _median_over_workers(kd, values):

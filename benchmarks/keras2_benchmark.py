@@ -91,6 +91,8 @@ import traceback
 
 import numpy as np
 
+from engine_table import engines
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -102,27 +104,34 @@ ALL_MODELS = MODELS + tuple(sorted(REALISTIC))
 BATCH = 32
 SEED = 1
 
-#: per engine: the sides, ours first, as (name, label)
-SIDES = {
-    'tensorflow': [('ours', 'keras_backend'), ('tf_keras_graph', 'tf_keras graph mode'),
-                   ('tf_keras_default', 'tf_keras default mode (tf.function)')],
-    'pytensor': [('ours', 'keras_backend'),
-                 ('ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)')],
-    'cntk': [('ours', 'keras_backend'), ('keras_cntk', 'Keras 2.3.1 own CNTK backend')],
-    'theano': [('ours', 'keras_backend'), ('keras_theano', 'Keras 2.3.1 own Theano backend'),
-               ('ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)')],
-    'jax': [('ours', 'keras_backend'), ('keras3_jax', 'Keras 3 on JAX, its own fit'),
-            ('tf_keras_default', 'tf_keras default mode (tf.function)')],
-}
+#: the sides each engine configuration (the engine table's ``engine``) is compared with, in
+#: the order they run after ours: (engine, side, label)
+OTHER_SIDES = (
+    ('tensorflow', 'tf_keras_graph', 'tf_keras graph mode'),
+    ('tensorflow', 'tf_keras_default', 'tf_keras default mode (tf.function)'),
+    ('pytensor', 'ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)'),
+    ('cntk', 'keras_cntk', 'Keras 2.3.1 own CNTK backend'),
+    ('theano', 'keras_theano', 'Keras 2.3.1 own Theano backend'),
+    ('theano', 'ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)'),
+    ('jax', 'keras3_jax', 'Keras 3 on JAX, its own fit'),
+    ('jax', 'tf_keras_default', 'tf_keras default mode (tf.function)'),
+)
+#: per engine configuration: the sides, ours first, as (name, label)
+SIDES = dict((row.engine, [('ours', 'keras_backend')] +
+              [(side, label) for engine, side, label in OTHER_SIDES if engine == row.engine])
+             for row in engines.TABLE)
 #: the engine's own module, whose __version__ is reported
-ENGINE_MODULE = {'tensorflow': 'tensorflow', 'pytensor': 'pytensor', 'cntk': 'cntk',
-                 'theano': 'theano', 'jax': 'jax'}
+ENGINE_MODULE = dict((row.engine, row.package) for row in engines.TABLE)
 #: KERAS_BACKEND of our side, per engine
-OUR_BACKEND = {'tensorflow': 'keras_backend.tensorflow_backend',
-               'pytensor': 'keras_backend.theano_backend',
-               'cntk': 'keras_backend.cntk_backend',
-               'theano': 'keras_backend.theano_backend',
-               'jax': 'keras_backend.jax_backend'}
+OUR_BACKEND = dict((row.engine, row.adapter) for row in engines.TABLE)
+#: the engine configurations of the Theano adapter (the BLAS they link is reported)
+THEANO_LIKE = tuple(row.engine for row in engines.configurations('theano'))
+#: the engine configurations of Python 3.8+, where Keras 2.3.1 is not installed in the
+#: environment but beside it (README: ``.venv/keras2``)
+KERAS2_BESIDE = tuple(row.engine for row in engines.TABLE
+                      if row.python[0] is not None and row.python[0] >= (3, 8))
+#: the engine configurations of CPython 3.6 (CNTK 2.7, Theano 1.0.5)
+PY36_ONLY = tuple(row.engine for row in engines.TABLE if row.runs_on((3, 6)))
 
 
 # ---------------------------------------------------------------- data and models
@@ -422,7 +431,7 @@ def worker(engine, side, name, epochs, batch):
     ours = sys.modules.get('keras_backend')
     if ours is not None:
         result['keras_backend'] = os.path.dirname(os.path.abspath(ours.__file__))
-    if engine in ('theano', 'pytensor'):   # the BLAS the engine linked ('' = its fallback)
+    if engine in THEANO_LIKE:   # the BLAS the engine linked ('' = its fallback)
         config = sys.modules[ENGINE_MODULE[engine]].config
         result['blas_ldflags'] = str(config.blas.ldflags if engine == 'theano'
                                      else config.blas__ldflags)
@@ -451,7 +460,7 @@ def worker_env(engine, side, repo, cold_dir):
     """The environment of one worker process: Keras backend choice and module path."""
     env = dict(os.environ)
     path = [repo]
-    if engine in ('tensorflow', 'pytensor', 'jax') and side.startswith('ours'):
+    if engine in KERAS2_BESIDE and side.startswith('ours'):
         if os.path.isdir(keras2_path()):
             path.insert(0, keras2_path())
     if env.get('PYTHONPATH'):
@@ -594,16 +603,15 @@ def print_table(models, ours, anchor, anchor_label):
 def preflight(engine):
     """Return (sides, notes); exit with one line when the engine cannot run here."""
     from importlib.util import find_spec
-    need = {'cntk': 'cntk', 'theano': 'theano', 'pytensor': 'pytensor',
-            'tensorflow': 'tensorflow', 'jax': 'jax'}[engine]
+    need = ENGINE_MODULE[engine]
     if find_spec(need) is None:
         hint = (' (CNTK 2.7 and Theano 1.0.5 run under CPython 3.6: use the interpreter that '
                 'tools/setup_cntk_env.sh builds, e.g. .venv36/bin/python)'
-                if engine in ('cntk', 'theano') else '')
+                if engine in PY36_ONLY else '')
         sys.exit('keras2_benchmark: %s is not importable by %s%s'
                  % (need, sys.executable, hint))
     sides, notes = list(SIDES[engine]), []
-    if engine in ('tensorflow', 'jax') and find_spec('tf_keras') is None:
+    if any(sd[0].startswith('tf_keras') for sd in sides) and find_spec('tf_keras') is None:
         sides = [sd for sd in sides if not sd[0].startswith('tf_keras')]
         notes.append('tf_keras is not installed for %s: skipping the tf_keras anchors '
                      '(install it: pip install --no-deps "tf-keras==<TensorFlow version>", '

@@ -1128,6 +1128,20 @@ def feed_specs(K, placeholders):
     return specs
 
 
+def checked_feeds(function, K, inputs):
+    """The values ``inputs`` fed to a compiled ``function``, checked: a list or tuple with
+    one value per input, or a dict keyed by the input placeholders (returned as a list in
+    the order of ``function.inputs``). The inputs' specs are computed at the first call
+    (:func:`feed_specs` on ``K``, kept as ``function._feed_specs``); :func:`check_feeds`
+    raises as it says."""
+    if isinstance(inputs, dict):
+        inputs = [inputs[i] for i in function.inputs]
+    if function._feed_specs is None:
+        function._feed_specs = feed_specs(K, function.inputs)
+    check_feeds(function._feed_specs, inputs)
+    return inputs
+
+
 def check_feeds(specs, values):
     """Check the values fed to a compiled ``function`` against its inputs.
 

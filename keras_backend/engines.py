@@ -21,14 +21,16 @@ Everything else reads this table instead of listing engines itself:
 * the adapters' ImportError (:func:`engine_import_error`, whose advice is
   :func:`engine_install_advice`);
 * the tests' engine list (``tests/conftest.py``), ``tools/keras_suite_plugin.py``
-  (the Keras backend module an adapter stands in for) and ``.ci/summary.py``.
+  (the Keras backend module an adapter stands in for), ``.ci/summary.py``, the
+  benchmarks (``benchmarks/engine_table.py``) and ``setup.py`` (the engines' pip extras).
 
 ``tests/test_layout.py`` fails when a module under ``keras_backend/``,
-``tests/``, ``tools/`` or ``.ci/`` lists engine names itself.
+``tests/``, ``tools/``, ``.ci/`` or ``benchmarks/``, or ``setup.py``, lists engine
+names itself.
 
 This module uses the standard library only and imports nothing of this package:
-``.ci/summary.py`` loads it by its file path under a bare ``python3``, and it
-must import on CPython 3.6 (CNTK 2.7's interpreter).
+``.ci/summary.py``, ``setup.py`` and the benchmarks load it by its file path, and
+it must import on CPython 3.6 (CNTK 2.7's interpreter).
 
 Example:
     >>> names()
@@ -60,6 +62,9 @@ class Engine(object):
         package: the Python package the adapter imports, e.g. ``'pytensor'``.
         extra: the pip extra of keras_backend that installs it, e.g. ``'theano'``
             (``pip install "keras_backend[theano]"``; setup.py's ``extras_require``).
+        requires: the pip requirements that ``extra`` installs for this configuration
+            (with the environment markers that keep each to its interpreters); setup.py
+            gathers the extras from them.
         python: ``(lowest, below)``: the interpreters it installs on, ``lowest <=
             version < below``, each a ``(major, minor)`` tuple or None (no bound).
         adapter: the import path of the adapter module.
@@ -82,19 +87,20 @@ class Engine(object):
             name served by several configurations (the advice then lists them all).
     """
 
-    __slots__ = ('name', 'engine', 'title', 'release', 'package', 'extra', 'python',
-                 'adapter', 'collectives', 'workers', 'flips_kernels', 'keras2_known_as',
-                 'install', 'elsewhere')
+    __slots__ = ('name', 'engine', 'title', 'release', 'package', 'extra', 'requires',
+                 'python', 'adapter', 'collectives', 'workers', 'flips_kernels',
+                 'keras2_known_as', 'install', 'elsewhere')
 
     def __init__(self, name, engine, title, release, package, extra, python, adapter,
                  collectives, workers, flips_kernels, install, elsewhere=None,
-                 keras2_known_as=None):
+                 keras2_known_as=None, requires=()):
         self.name = name
         self.engine = engine
         self.title = title
         self.release = release
         self.package = package
         self.extra = extra
+        self.requires = tuple(requires)
         self.python = python
         self.adapter = adapter
         self.collectives = collectives
@@ -129,6 +135,8 @@ class Engine(object):
 TABLE = (
     Engine(name='tensorflow', engine='tensorflow', title='TensorFlow', release='TensorFlow 2',
            package='tensorflow', extra='tensorflow-cpu', python=((3, 9), None),
+           # the CPU-only build (setup.py's 'tensorflow' extra is the GPU-capable one)
+           requires=('tensorflow-cpu>=2.12',),
            adapter='keras_backend.tensorflow_backend',
            collectives='keras_backend.tensorflow_backend.collectives', workers=WORKERS_TF_CONFIG,
            flips_kernels=False,
@@ -138,18 +146,24 @@ TABLE = (
                      'install "keras_backend[{extra}]"'),
     Engine(name='theano', engine='pytensor', title='PyTensor', release='PyTensor',
            package='pytensor', extra='theano', python=((3, 10), None),
+           requires=('pytensor>=2.18; python_version>="3.10"',),
            adapter='keras_backend.theano_backend',
            collectives='keras_backend.theano_backend.collectives', workers=WORKERS_MPIEXEC,
            flips_kernels=True,
            install='Install PyTensor (Theano\'s successor) for {here} with: {pip}'),
     Engine(name='theano', engine='theano', title='Theano', release='Theano 1.0.5',
            package='theano', extra='theano', python=(None, (3, 8)),
+           # in its own era: CPython 3.6 with numpy 1.19
+           requires=('Theano==1.0.5; python_version<"3.8"', 'numpy<1.20; python_version<"3.8"',
+                     'scipy; python_version<"3.8"'),
            adapter='keras_backend.theano_backend',
            collectives='keras_backend.theano_backend.collectives', workers=WORKERS_MPIEXEC,
            flips_kernels=True,
            install='Install Theano 1.0.5 for {here} with: {pip}'),
     Engine(name='cntk', engine='cntk', title='CNTK', release='CNTK 2.7',
            package='cntk', extra='cntk', python=((3, 5), (3, 7)),
+           # wheels for CPython 3.5/3.6 only (README)
+           requires=('cntk==2.7.post2; python_version<"3.7"',),
            adapter='keras_backend.cntk_backend',
            collectives='keras_backend.cntk_backend.collectives', workers=WORKERS_MPIEXEC,
            flips_kernels=False,
@@ -161,6 +175,9 @@ TABLE = (
                      '.venv36/bin/python'),
     Engine(name='jax', engine='jax', title='JAX', release='JAX',
            package='jax', extra='jax', python=((3, 11), None),
+           # JAX's CPU wheel; for a GPU, install JAX's CUDA wheel instead (pip install
+           # "jax[cuda12]"), see README
+           requires=('jax>=0.4.30; python_version>="3.11"',),
            adapter='keras_backend.jax_backend',
            collectives='keras_backend.jax_backend.collectives', workers=WORKERS_COORDINATOR,
            flips_kernels=False, keras2_known_as='tensorflow',

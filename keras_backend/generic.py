@@ -2,8 +2,10 @@
 
 Some API names compute the same thing on every engine out of the engine's other
 API functions (``batch_set_value`` is ``set_value`` on each pair). Each is written
-here once. An engine's ``ops`` module binds it to itself by passing the module (the
-engine-level functions, not the checked public ones)::
+here once. The module of an engine that defines the name (its section's module, e.g.
+``<engine>_backend/functions.py``) binds it to itself by passing the module, which holds the
+engine-level functions it reads (not the checked public ones; imported from their sections
+where they are defined elsewhere)::
 
     _K = sys.modules[__name__]
     batch_set_value = generic.batch_set_value(_K)
@@ -16,7 +18,7 @@ defines those.
 
 
 def batch_set_value(K):
-    """The API's ``batch_set_value`` on the engine whose ops module is ``K``:
+    """The API's ``batch_set_value`` on the engine whose functions module ``K`` holds:
     ``K.set_value`` of each ``(variable, value)`` pair, in order (the shared checks
     have refused a bad pair before any value is written)."""
     def batch_set_value(tuples):
@@ -44,7 +46,7 @@ def unchanged(name, why):
 
 def unrolled_rnn(K, step_function, inputs, initial_states, go_backwards=False, mask=None,
                  constants=None, steps=None):
-    """The ``rnn(..., unroll=True)`` loop on the engine whose ops module is ``K``.
+    """The ``rnn(..., unroll=True)`` loop on the engine whose functions module ``K`` holds.
 
     Calls ``step_function`` once per time step in Python (``steps`` steps, the static
     time length), so the graph holds one copy of the step per time step. Where

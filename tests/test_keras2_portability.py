@@ -26,6 +26,7 @@ import tempfile
 import pytest
 
 from conftest import load_adapter, requested_backends
+from keras_backend import engines
 from test_keras2_client import DEFAULT_KERAS2_PATH, NO_KERAS2, REPO, run_keras2
 
 if sys.version_info[:2] < (3, 8):
@@ -36,19 +37,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, 'keras2_portability.py')
 ATOL = 1e-5
 
-#: configuration -> (interpreter: 'py3' or 'py36', KERAS_BACKEND, our engine or None)
-CONFIGS = {
-    'tensorflow': ('py3', 'keras_backend.tensorflow_backend', 'tensorflow'),
-    'pytensor': ('py3', 'keras_backend.theano_backend', 'theano'),
-    'jax': ('py3', 'keras_backend.jax_backend', 'jax'),
-    'cntk': ('py36', 'keras_backend.cntk_backend', None),
-    'theano': ('py36', 'keras_backend.theano_backend', None),
-    'cntk-keras': ('py36', 'cntk', None),
-    'theano-keras': ('py36', 'theano', None),
-}
+#: the engine table's rows of the configurations that run on this interpreter, then those of
+#: CPython 3.6 (CNTK 2.7, Theano 1.0.5), which Keras 2.3.1 also runs on its own backends
+_PY3_ROWS = [row for row in engines.TABLE if not row.runs_on((3, 6))]
+_PY36_ROWS = [row for row in engines.TABLE if row.runs_on((3, 6))]
+#: configuration -> (interpreter: 'py3' or 'py36', KERAS_BACKEND, our engine or None): ours
+#: under each engine's name, Keras 2.3.1's own backends under '<engine>-keras'
+CONFIGS = dict([(row.engine, ('py3', row.adapter, row.name)) for row in _PY3_ROWS] +
+               [(row.engine, ('py36', row.adapter, None)) for row in _PY36_ROWS] +
+               [(row.engine + '-keras', ('py36', row.name, None)) for row in _PY36_ROWS])
 #: what keras.backend.backend() must answer on each (Keras' own names on ours too)
-ENGINE_NAME = {'tensorflow': 'tensorflow', 'pytensor': 'theano', 'jax': 'jax', 'cntk': 'cntk',
-               'theano': 'theano', 'cntk-keras': 'cntk', 'theano-keras': 'theano'}
+ENGINE_NAME = dict([(row.engine, row.name) for row in engines.TABLE] +
+                   [(row.engine + '-keras', row.name) for row in _PY36_ROWS])
+#: the name the files each one writes record: Keras' own name, or the engine whose
+#: conventions it follows where Keras 2.3.1 knows none (JAX's files: 'tensorflow')
+RECORDED_NAME = dict((config, ENGINE_NAME[config]) for config in ENGINE_NAME)
+RECORDED_NAME.update((row.engine, row.keras2_known_as) for row in engines.TABLE
+                     if row.keras2_known_as)
 ORDER = list(CONFIGS)
 #: branches an engine computes differently from every other one, whatever the weights: their
 #: predictions are not compared with that engine's (their loaded weights still are)
@@ -148,7 +153,7 @@ def test_files_record_an_engine_name_keras_knows(config):
     _need(config)
     info = _saved(config)[1]
     assert info['backend'] == ENGINE_NAME[config]
-    recorded = 'tensorflow' if config == 'jax' else ENGINE_NAME[config]
+    recorded = RECORDED_NAME[config]
     assert info['weights_file_backend'] == recorded
     assert info['model_file_backend'] == recorded
 

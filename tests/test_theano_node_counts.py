@@ -101,8 +101,9 @@ def _skip_reason():
 def _counts(backend, tmp):
     """{model: (outer nodes, inner nodes)} of Keras 2.3.1's train functions on ``backend``."""
     env = dict(os.environ)
-    env['PYTHONPATH'] = os.pathsep.join([REPO] + ([env['PYTHONPATH']]
-                                                  if env.get('PYTHONPATH') else []))
+    # benchmarks/ too: the benchmark reads the engine table through its engine_table module
+    env['PYTHONPATH'] = os.pathsep.join([REPO, os.path.join(REPO, 'benchmarks')] + (
+        [env['PYTHONPATH']] if env.get('PYTHONPATH') else []))
     env.update(KERAS_BACKEND=backend, KERAS_BACKEND_QUIET='1', KERAS_HOME=str(tmp))
     # the benchmark's model builders, importable under a module name of their own
     link = os.path.join(str(tmp), 'keras_benchmark_models.py')

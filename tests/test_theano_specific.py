@@ -18,6 +18,7 @@ import pytest
 
 import reference as R
 from helpers import randn
+from keras_backend import api
 
 
 @pytest.fixture
@@ -127,8 +128,11 @@ def test_shape_ops_record_keras_shape(TK):
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                        'keras_backend', 'theano_backend')
 ENGINE_MODULES = {'theano_engine': 'theano', 'pytensor_engine': 'pytensor'}
-#: the adapter's own modules, which reach the engine only through its engine module
-ADAPTER_MODULES = ('core', 'ops')
+#: the adapter's own modules, which reach the engine only through its engine module: its
+#: machinery, its API functions (one module per section of the API, their helpers, the
+#: ``ops`` that gathers them) and the names of Keras 2.3.1's own Theano module
+ADAPTER_MODULES = ('core', 'helpers') + tuple(
+    m.__name__.rsplit('.', 1)[1] for m in api.SECTION_MODULES) + ('ops', 'keras2')
 
 
 def _tree(module):
@@ -186,9 +190,9 @@ def test_engine_module_provides_the_interface(module):
 
 
 def test_adapter_reaches_the_engine_only_through_its_engine_module():
-    """After choosing the engine module, the adapter (core.py, ops.py) has no ``ENGINE ==``
-    / ``ENGINE !=`` branches (nor compares any ``*.ENGINE``): each engine difference is a
-    function or flag of the engine module."""
+    """After choosing the engine module, the adapter (core.py, the API functions' modules) has
+    no ``ENGINE ==`` / ``ENGINE !=`` branches (nor compares any ``*.ENGINE``): each engine
+    difference is a function or flag of the engine module."""
     for adapter in ADAPTER_MODULES:
         tree = _tree(adapter)
         compares = []

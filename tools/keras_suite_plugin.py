@@ -110,11 +110,25 @@ def _keras_engine_of(backend):
     return rows[0].keras2_known_as or name
 
 
-#: keras/backend/__init__.py: the names it takes from its loader only for that engine
-_ENGINE_ONLY_NAMES = {'theano': ('pattern_broadcast',),
-                      'tensorflow': ('clear_session', 'manual_variable_initialization',
-                                     'get_session', 'set_session'),
-                      'cntk': ('clear_session',)}
+def _engine_only_names(engine):
+    """The names Keras 2.3.1's keras/backend/__init__.py takes from its loader only when
+    ``backend()`` is ``engine`` (Theano's ``pattern_broadcast``, TensorFlow's session names,
+    CNTK's ``clear_session``), read from its ``if backend() == '<engine>':`` branches."""
+    import ast
+    import keras.backend
+    with open(keras.backend.__file__) as f:
+        tree = ast.parse(f.read())
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                and len(node.test.comparators) == 1):
+            continue
+        call, value = node.test.left, node.test.comparators[0]
+        compared = getattr(value, 'value', getattr(value, 's', None))   # ast.Str before 3.8
+        if isinstance(call, ast.Call) and getattr(call.func, 'id', None) == 'backend' and \
+                compared == engine:
+            return tuple(alias.asname or alias.name for stmt in node.body
+                         if isinstance(stmt, ast.ImportFrom) for alias in stmt.names)
+    return ()
 
 
 def _ours_as_keras_own():
@@ -142,7 +156,7 @@ def _ours_as_keras_own():
         setattr(K, engine + '_backend', adapter)
         K.backend = load_backend.backend = lambda: engine
         # the names keras/backend/__init__.py re-exports only when backend() is this engine
-        added = [n for n in _ENGINE_ONLY_NAMES[engine] if not hasattr(K, n)]
+        added = [n for n in _engine_only_names(engine) if not hasattr(K, n)]
         for n in added:
             setattr(K, n, getattr(load_backend, n))
         try:

@@ -8,9 +8,11 @@ This package gathers them: :data:`SECTIONS`, :data:`API_NAMES`, :data:`SPECS`,
 :data:`DOCS`.
 
 Every engine package (the ``adapter`` column of the engine table,
-:data:`keras_backend.engines.TABLE`) has an ``ops`` module defining the public
-functions listed in :data:`SECTIONS`, in that order, and ends its
-``__init__.py`` with ``api.install(globals(), ops)`` (:func:`install`), which
+:data:`keras_backend.engines.TABLE`) defines the public functions listed in
+:data:`SECTIONS` in one module per section, named as the section's module here
+(``<engine>_backend/convolution.py`` beside ``api/convolution.py``), in that order; its
+``ops`` module gathers them (:func:`gather`), and its ``__init__.py`` ends with
+``api.install(globals(), ops)`` (:func:`install`), which
 puts each behind its checks, gives it its docstring (an adapter's own docstring,
 when it has one, is a short engine note appended under ``Note:``) and adds the
 Keras 1 aliases of :data:`LEGACY_NAMES`, each warning ``DeprecationWarning``.
@@ -158,6 +160,17 @@ def documented(fn, name, engine=None):
 ENGINE_TITLES = engines.ENGINE_TITLES
 
 
+def gather(namespace, modules):
+    """Put every name of ``modules`` into ``namespace`` where it lacks it, private helpers
+    included: an engine's ``ops`` module gathers its section modules (``tensors``, ``math``,
+    ..., named as the sections here) this way, and :func:`install` then copies them all onto
+    the adapter."""
+    for module in modules:
+        for name, value in vars(module).items():
+            if not name.startswith('__'):
+                namespace.setdefault(name, value)
+
+
 def install(namespace, ops):
     """Make an engine package's namespace the public adapter: the checked API.
 
@@ -180,7 +193,7 @@ def install(namespace, ops):
 
     An engine's own per-op wrapper (TensorFlow's graph placement, the
     ``_keras_shape`` that Theano-style engines record) is a decorator in its
-    ``core`` module, applied where the op is defined in ``ops``.
+    ``core`` module, applied where the op is defined (in its section's module).
     """
     from .. import checks
     module = sys.modules[namespace['__name__']]

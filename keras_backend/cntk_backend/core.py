@@ -1,4 +1,4 @@
-"""How the CNTK 2.7 adapter runs a graph: its machinery, apart from the API's op bodies (``ops``).
+"""How the CNTK 2.7 adapter runs a graph: its machinery, below the API's op bodies (``ops``).
 
 Dtypes and tensor conversion, static shapes and sizes read while the graph is built, the layout
 round trips it cancels, the numpy ``UserFunction`` nodes, evaluation and the compiled
@@ -54,6 +54,9 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the interpreter
     # the advice names this interpreter and what works on it (README "CNTK backend")
     raise engines.engine_import_error('CNTK', 'cntk', 'cntk', e)
+
+#: this module: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from it
+_THIS = sys.modules[__name__]
 
 #: the engine serving this adapter and its version (``python -m keras_backend`` prints them)
 ENGINE = 'cntk'
@@ -255,7 +258,7 @@ def _size_values(t):
     subs, sentinels = {}, {}
     for k, o in enumerate(reads):
         src = _SHAPE_SOURCES[o.uid]
-        dims = list(_ops_int_shape(src))
+        dims = list(int_shape(src))
         for i, d in enumerate(dims):
             if d is None:
                 code = -float(_SENTINEL + 64 * k + i) if k < 4096 and i < 64 else np.nan
@@ -277,12 +280,6 @@ def _size_values(t):
         else:
             out.append(_RUNTIME)
     return out
-
-
-def _ops_int_shape(x):
-    """The API's ``int_shape`` (``ops``: the Keras shape of a tensor that Keras' engine gave one)."""
-    from .ops import int_shape
-    return int_shape(x)
 
 
 def _resolve_sizes(sizes, name, arg):
@@ -361,6 +358,38 @@ def _engine_int_shape(x):
         # a step of a recurrence (rnn, foldl/foldr): its static shape is its Keras shape
         return s
     return (None,) * len(v.dynamic_axes) + s
+
+
+# The API's ``int_shape`` and ``dtype`` (bound under their names in the ``tensors`` section of
+# the ops): the machinery reads sizes Keras recorded and checks compiled functions' feeds.
+
+def int_shape(x):
+    """CNTK free dimensions (the batch axis of placeholders) are None; a tensor's ``_keras_shape``
+    (set by Keras' engine) fills in the sizes CNTK leaves free. Sizes CNTK knows win: Keras 2.3.1
+    sets a wrong ``_keras_shape`` on ConvLSTM2D's initial state for ``channels_first`` layers
+    (it follows ``image_data_format()``, not the layer's)."""
+    ks = getattr(x, '_keras_shape', None) if _is_engine_tensor(x) else None
+    if ks is None:
+        return _engine_int_shape(x)
+    ks = tuple(ks)
+    es = _engine_int_shape(x)
+    if len(es) != len(ks):
+        return ks
+    return tuple(k if e is None else e for k, e in zip(ks, es))
+
+
+def dtype(x):
+    """``'float32'`` or ``'float64'`` (CNTK holds integer and bool tensors as floats); tensors made
+    with dtype ``'bool'`` report ``'bool'``, float16 variables and placeholders made with
+    ``'float16'`` report ``'float16'``."""
+    if isinstance(x, _SparseLabels):
+        x = x.dense
+    if not _is_engine_tensor(x):
+        return np.asarray(x).dtype.name
+    reported = getattr(x, '_keras_dtype', None)
+    if reported is not None:
+        return reported
+    return np.dtype(_var(x).dtype).name
 
 
 def _keras_meta(x, keras_shape=True, uses_learning_phase=None):
@@ -1044,11 +1073,45 @@ def _after_control_updates(x):
     return graph.clone(C.CloneMethod.share, subst).outputs[0]
 
 
+# The API's ``is_variable`` and ``update`` (bound under their names in the ``tensors`` and
+# ``updates`` sections of the ops): compiled functions take (variable, value) pairs too.
+
+def is_variable(x):
+    """True for CNTK parameters (what ``variable`` returns)."""
+    return _is_engine_tensor(x) and bool(_var(x).is_parameter)
+
+
+def update(x, new_x):
+    """A ``C.assign`` node; ValueError when ``new_x``'s shape neither broadcasts to ``x``'s nor
+    holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
+    if not is_variable(x):   # also reached from ``function``'s (variable, value) update pairs
+        raise ValueError('update: x must be a variable, got %r' % (x,))
+    new_x = _to_tensor(new_x, dtype=dtype(x))
+    if _var(new_x).dtype != _var(x).dtype:
+        new_x = C.cast(new_x, _var(x).dtype)
+    xs, ns = _static_shape(x), _static_shape(new_x)
+    if ns != xs:
+        if None not in ns and int(np.prod(ns)) == int(np.prod(xs)) and \
+                (int(np.prod(ns)) == 1 or [d for d in ns if d != 1] == [d for d in xs if d != 1]):
+            new_x = C.reshape(new_x, xs)      # e.g. a (1,) value for a scalar variable
+        elif len(ns) <= len(xs) and builtins.all(
+                n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
+            new_x = new_x + C.constant(0., shape=xs, dtype=_var(x).dtype)
+        elif len(ns) == len(xs) and builtins.all(n is None or n == d for n, d in zip(ns, xs)):
+            # free sizes known only at run time, which must be the variable's
+            new_x = C.reshape(new_x, xs)
+        else:
+            raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
+                             'shape %s' % (ns, xs))
+    a = C.assign(x, new_x)
+    a._keras_target = x
+    return a
+
+
 def _as_assign(u):
     if isinstance(u, (tuple, list)):
         if len(u) != 2:
             raise ValueError('updates: expected (variable, new_value) pairs, got %r' % (u,))
-        from .ops import update
         return update(u[0], u[1])
     if isinstance(u, C.Function) and u.root_function.op_name == 'Assign':
         return u
@@ -1126,8 +1189,7 @@ class Function(object):
         self._graph = None
         self._train = None
         self.name = name
-        from . import ops
-        self._feed_specs = checks.feed_specs(ops, self.inputs)
+        self._feed_specs = checks.feed_specs(_THIS, self.inputs)
 
     def _build(self):
         heads, self._slots = [], []

@@ -1,9 +1,11 @@
 """The Keras 2 backend API on JAX (Python 3.11+): ``keras_backend.jax_backend``.
 
 ``core`` holds how this adapter builds and runs a graph (its symbolic tensors, their
-evaluation, the compiled ``Function``, the per-op wrapper), ``ops`` the API functions,
-``collectives`` the collectives of ``keras_backend.distribute`` on JAX. This package is
-the public adapter: every name of ``ops``, each API function behind the shared checks.
+evaluation, the compiled ``Function``, the per-op wrapper); the API functions are in one
+module per section of ``api.SECTIONS`` (``tensors``, ``math``, ``convolution``, ..., named as
+their contracts' modules in ``keras_backend/api/``), which ``ops`` gathers; ``collectives``
+holds the collectives of ``keras_backend.distribute`` on JAX. This package is the public
+adapter: every name of ``ops``, each API function behind the shared checks.
 """
 from . import core, ops  # noqa: F401
 from .. import api

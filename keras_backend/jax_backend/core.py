@@ -3,7 +3,9 @@
 The symbolic :class:`Tensor` and its operators, the graph nodes (``_apply``, ``_node``,
 static shapes by probing), their evaluation (``_Context``), the random keys, the learning
 phase and the session stand-in, pending variable updates, the compiled :class:`Function`,
-and the per-op wrapper :func:`records_keras_shape`. The API functions are in ``ops``.
+the per-op wrapper :func:`records_keras_shape`, and the API's ``int_shape``, ``dtype``,
+``cast`` and ``stack``, which the machinery uses. The API functions are in the section modules
+(``tensors``, ``math``, ...) that ``ops`` gathers; nothing here imports those.
 
 Design
 ======
@@ -47,8 +49,10 @@ graph of its own and hands JAX one pure function per ``K.function``:
 * **Host code.** CTC beam search has no JAX op: it runs the shared search
   (:mod:`keras_backend.ctc_search`) through ``jax.pure_callback``.
 """
+import contextlib
 import functools
 import itertools
+import sys
 
 import numpy as np
 
@@ -76,12 +80,6 @@ _IDS = itertools.count(1)
 
 #: the treedef of one positional argument
 _ONE = jax.tree_util.tree_structure((0,))
-
-
-def _ops():
-    """The engine-level ops module (imported when first needed: it imports this one)."""
-    from . import ops
-    return ops
 
 
 # ---------------------------------------------------------------------------
@@ -623,13 +621,13 @@ def _to_tensor(x, dtype=None):
     ``dtype`` (floatx for floats)."""
     if isinstance(x, Tensor):
         if dtype is not None and x.dtype != _dtype_name(dtype):
-            return _ops().cast(x, dtype)
+            return cast(x, dtype)
         return x
     if isinstance(x, jax.Array):
         return x if dtype is None else x.astype(dtype)
     if isinstance(x, (list, tuple)) and _holds_graph_values(x):
         # e.g. ``K.prod([K.shape(x)[a] for a in axes])``: stack the parts in the graph
-        return _ops().stack([_to_tensor(e, dtype) for e in x])
+        return stack([_to_tensor(e, dtype) for e in x])
     if hasattr(x, 'toarray'):
         x = x.toarray()
     arr = np.asarray(x)
@@ -836,7 +834,7 @@ class Function(object):
             if isinstance(u, _Update):
                 pairs.append(u)
             elif isinstance(u, (list, tuple)) and len(u) == 2:
-                pairs.append(_ops()._make_update(u[0], u[1]))
+                pairs.append(_make_update(u[0], u[1]))
             else:
                 raise ValueError('function: each update must be a (variable, new_value) '
                                  'pair, got %r' % (u,))
@@ -902,11 +900,7 @@ class Function(object):
         return outs, news
 
     def __call__(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[i] for i in self.inputs]
-        if self._feed_specs is None:
-            self._feed_specs = checks.feed_specs(_ops(), self.inputs)
-        checks.check_feeds(self._feed_specs, inputs)
+        inputs = checks.checked_feeds(self, _THIS, inputs)
         if self._feed_dtypes is None:
             self._feed_dtypes = [np.dtype(t.dtype) if isinstance(t, Tensor) else None
                                  for t in self.inputs]
@@ -938,7 +932,7 @@ class Function(object):
             v._value = n
         # writable numpy arrays (a view of a jax.Array is read-only; Keras 2 code writes
         # into what it gets back, e.g. convert_dense_weights_data_format)
-        trim = _ops()._trim_decoded
+        trim = _trim_decoded
         outs = [trim(o) if getattr(t, '_trim_decoded', False) else np.array(o)
                 for t, o in zip(self.outputs, outs)]
         return outs[0] if self._single else outs
@@ -1001,14 +995,33 @@ def _feed_value(v, dt):
 
 
 # ---------------------------------------------------------------------------
+# Loop bodies being traced
+# ---------------------------------------------------------------------------
+
+#: how deep the trace is inside loop bodies (``rnn``, ``map_fn``, the folds) just now
+_LOOP_DEPTH = [0]
+
+
+@contextlib.contextmanager
+def _tracing_loop_body():
+    """Marks the ops traced inside it as a loop body's (``rnn``, ``map_fn`` and the folds
+    enter it; the convolutions read ``_LOOP_DEPTH``: see ``convolution._conv_cl``)."""
+    _LOOP_DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _LOOP_DEPTH[0] -= 1
+
+
+# ---------------------------------------------------------------------------
 # The per-op wrapper
 # ---------------------------------------------------------------------------
 
 def records_keras_shape(func):
-    """Applied where a shape-changing op is defined in ``ops``: as Keras 2.3.1's Theano
-    backend (and our Theano adapter), the op's graph result carries ``_keras_shape``, which
-    Keras' engine reads beside ``_uses_learning_phase``; ``reshape`` also passes
-    ``_uses_learning_phase`` on from its input."""
+    """Applied where a shape-changing op is defined (in its section's module): as Keras
+    2.3.1's Theano backend (and our Theano adapter), the op's graph result carries
+    ``_keras_shape``, which Keras' engine reads beside ``_uses_learning_phase``; ``reshape``
+    also passes ``_uses_learning_phase`` on from its input."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)
@@ -1019,3 +1032,65 @@ def records_keras_shape(func):
                                                    '_uses_learning_phase', False)
         return out
     return wrapper
+
+
+# ---------------------------------------------------------------------------
+# What the machinery builds and reads itself: the API's int_shape, dtype, cast and stack
+# ---------------------------------------------------------------------------
+# (here, below the ops: conversions build casts and stacks, compiled functions check their
+# feeds with int_shape and dtype and make updates of (variable, value) pairs; the ops bind
+# the API names in their sections)
+
+#: this module: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from it
+_THIS = sys.modules[__name__]
+
+
+def int_shape(x):
+    """The ``_keras_shape`` Keras recorded, else the node's static shape."""
+    if isinstance(x, Variable):
+        return tuple(x.avals[0].shape)
+    recorded = getattr(x, '_keras_shape', None)
+    if isinstance(x, Tensor):
+        if recorded is not None and len(recorded) == x.ndim:
+            return tuple(None if d is None else int(d) for d in recorded)
+        return x.shape
+    if hasattr(x, 'shape'):
+        return tuple(int(d) for d in x.shape)
+    return tuple(np.shape(x))
+
+
+def dtype(x):
+    if isinstance(x, Tensor):
+        return x.dtype
+    return _dtype_name(getattr(x, 'dtype', None) or np.asarray(x).dtype)
+
+
+@records_keras_shape
+def cast(x, dtype):
+    dtype = _normalize_dtype(dtype)
+    return _apply(lambda v: jnp.asarray(v).astype(dtype), _to_tensor(x))
+
+
+@records_keras_shape
+def stack(x, axis=0):
+    tensors = [_to_tensor(t) for t in x]
+    return _apply(lambda ts: jnp.stack(ts, axis=axis), tensors)
+
+
+def _make_update(x, new_x):
+    # also reached by ``function``'s (variable, value) pairs, which the shared checks do not open
+    if not isinstance(x, Variable):
+        raise TypeError("update: argument 'x' must be a variable, got %s"
+                        % type(x).__name__)
+    new_x = _to_tensor(new_x)
+    if not isinstance(new_x, Tensor):
+        new_x = jnp.asarray(new_x, dtype=x.avals[0].dtype)
+    return _Update(x, cast(new_x, x.dtype) if dtype(new_x) != x.dtype else new_x)
+
+
+def _trim_decoded(dec):
+    """A concrete ``(samples, steps)`` decoding cut to its longest path (the columns
+    holding a label), as TensorFlow's dense decodings are as wide as that path."""
+    dec = np.asarray(dec)
+    width = int(np.max(np.sum(dec >= 0, axis=1))) if dec.size else 0
+    return np.array(dec[:, :width])

@@ -2,8 +2,10 @@
 
 Here: the module state (``_State``), the graph-placement decorators the ops carry
 (``graph_aware``, ``graph_always``), the patched Python operators, tensor conversion
-helpers, updates, the compiled ``_Function``, ``eval`` and the session-like object. The API
-functions that use them are in ``ops``.
+helpers, updates, the compiled ``_Function``, ``eval`` and the session-like object, and the
+API's ``is_tensor``, ``int_shape`` and ``dtype``, which compiled functions use. The API
+functions that use them are in the section modules (``tensors``, ``math``, ...) that ``ops``
+gathers; nothing here imports those.
 
 How symbolic work is organised
 ------------------------------
@@ -160,6 +162,9 @@ finally:
     else:
         os.environ['KERAS_BACKEND'] = _saved_keras_backend
 
+ENGINE = 'tensorflow'
+ENGINE_VERSION = tf.__version__
+
 try:
     from tensorflow.python.eager import context as _tf_context
     # The type of eager tensors, named without running an op: importing the adapter
@@ -188,11 +193,8 @@ _PLAIN_TYPES = frozenset([_EagerTensor, float, int, bool, str, type(None), np.nd
                           np.float32, np.float64, np.int32, np.int64])
 
 
-def _ops():
-    """The ``ops`` module, looked up when first needed (it imports this one): compiled
-    functions read its engine-level ``is_tensor``, ``int_shape`` and ``dtype``."""
-    from . import ops
-    return ops
+#: this module: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from it
+_THIS = sys.modules[__name__]
 
 
 # ---------------------------------------------------------------------------
@@ -539,6 +541,56 @@ def _set_shape(t, shape):
     if not isinstance(t, _EagerTensor) and shape is not None:
         t.set_shape(shape)
     return t
+
+
+# ---------------------------------------------------------------------------
+# What a tensor is: the API's is_tensor, int_shape and dtype
+# ---------------------------------------------------------------------------
+# (here, below the ops, because compiled functions check their inputs and outputs with them;
+# the ``tensors`` section of the ops binds them under their API names)
+
+def is_tensor(x):
+    """True for ``tf.Tensor`` (eager or symbolic), ``tf.Variable``, ``tf.SparseTensor``,
+    ``tf.IndexedSlices`` and anything ``tf.is_tensor`` accepts."""
+    return isinstance(x, (tf.Tensor, tf.Variable, tf.SparseTensor, tf.IndexedSlices)) \
+        or tf.is_tensor(x)
+
+
+def int_shape(x):
+    """Reads the static ``tf.TensorShape``."""
+    if hasattr(x, '_keras_shape'):
+        return x._keras_shape
+    return _engine_int_shape(x)
+
+
+def _engine_int_shape(x):
+    """``int_shape`` as TensorFlow knows it (ignoring ``_keras_shape``); the checks
+    read this one (a shape Keras recorded is not checked by the engine, and Keras
+    2.3.1 records some wrongly, e.g. ConvLSTM2D's initial state in channels_first)."""
+    if isinstance(x, np.ndarray):
+        return x.shape
+    shp = getattr(x, 'shape', None)
+    if shp is None:
+        raise ValueError('int_shape: expected a tensor, variable or numpy array, got %r'
+                         % (x,))
+    if isinstance(shp, tuple):
+        return shp
+    try:
+        shp = tf.TensorShape(shp)
+    except (TypeError, ValueError):
+        raise ValueError('int_shape: cannot read the shape of %r' % (x,))
+    if shp.rank is None:
+        return None
+    return tuple(shp.as_list())
+
+
+def dtype(x):
+    dt = getattr(x, 'dtype', None)
+    if dt is None:
+        raise ValueError('dtype: expected a tensor, variable or numpy array, got %r' % (x,))
+    if isinstance(dt, tf.DType):
+        return dt.base_dtype.name
+    return np.dtype(dt).name
 
 
 # ---------------------------------------------------------------------------
@@ -944,7 +996,7 @@ class _Function(object):
             self._extra.extend(conv(value))
         self._converters = converters
         self._skip = frozenset(skip)
-        self._feed_specs = checks.feed_specs(_ops(), self.inputs)
+        self._feed_specs = checks.feed_specs(_THIS, self.inputs)
         self.api_name = 'function'
         with g.as_default():
             outs = []
@@ -954,7 +1006,7 @@ class _Function(object):
                 if isinstance(o, (tf.SparseTensor, tf.IndexedSlices)):
                     o = _flat_components(o)
                 if isinstance(o, tf.Variable) or not _is_symbolic(o):
-                    if not _ops().is_tensor(o):
+                    if not is_tensor(o):
                         raise ValueError('function: outputs must be tensors, got %r' % (o,))
                     o = tf.identity(o)
                 outs.append(o)

@@ -38,7 +38,7 @@ try:
 except ImportError:  # pragma: no cover
     import __builtin__ as _builtins
 
-# Python builtins that the API names of ``ops`` shadow.
+# Python builtins that the API names of the ops shadow.
 _ball = _builtins.all
 _bmax = _builtins.max
 _bmin = _builtins.min
@@ -228,24 +228,78 @@ def is_sparse_tensor(x):
 
 
 def records_keras_shape(func):
-    """The adapter's per-op decorator, applied where an op is defined in ``ops``: the
-    engine tensor ``func`` returns gets ``_keras_shape`` (its ``int_shape``), as Keras
-    2.3.1's Theano backend sets on the results of its shape-changing ops."""
+    """The adapter's per-op decorator, applied where an op is defined (in its section's
+    module): the engine tensor ``func`` returns gets ``_keras_shape`` (its ``int_shape``), as
+    Keras 2.3.1's Theano backend sets on the results of its shape-changing ops."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         out = func(*args, **kwargs)
         if _is_engine_tensor(out) and not is_sparse_tensor(out):
             try:
-                out._keras_shape = _ops().int_shape(out)
+                out._keras_shape = int_shape(out)
             except (AttributeError, TypeError):
                 pass
         return out
     return wrapper
 
 
-def _ops():
-    """The ``ops`` module (imported at the call: ``ops`` imports this module)."""
-    return sys.modules[__package__ + '.ops']
+# The API's ``int_shape`` and ``dtype`` (bound under their names in the ``tensors`` section of
+# the ops): ``records_keras_shape`` records the one, compiled functions check their feeds
+# with both. Beside ``int_shape``, the static shape every op computes with (``_known_shape``)
+# and the one the argument checks read (``_engine_int_shape``).
+
+#: this module: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from it
+_THIS = sys.modules[__name__]
+
+
+def int_shape(x):
+    """The ``_keras_shape`` that ``x`` carries, as Keras 2.3.1's Theano backend reads it;
+    else PyTensor's ``type.shape``, or Theano 1.0.5's per-op ``infer_shape``. The ops
+    themselves compute with :func:`_known_shape`."""
+    if not _is_engine_tensor(x):
+        return tuple(np.shape(x))
+    recorded = getattr(x, '_keras_shape', None)
+    if is_sparse_tensor(x):
+        return tuple(recorded) if recorded is not None else (None, None)
+    if isinstance(x, _engine.SharedVariable):
+        return tuple(x.get_value(borrow=True, return_internal_type=True).shape)
+    if recorded is not None and len(recorded) == x.ndim:
+        return tuple(None if d is None else int(d) for d in recorded)
+    return _engine.static_shape(x)
+
+
+def _known_shape(x):
+    """The static shape the ops compute with: the engine's own sizes (PyTensor's
+    ``type.shape``, Theano 1.0.5's per-op ``infer_shape``), and where the engine knows none,
+    the ``_keras_shape`` that ``x`` carries. A recorded size that contradicts the engine's
+    is not taken: Keras 2.3.1's ConvLSTM2D records its initial state with the input's
+    channels instead of the layer's filters (Keras' own Theano backend passed that shape to
+    ``conv2d`` only as a hint, which Theano does not check)."""
+    if not _is_engine_tensor(x) or is_sparse_tensor(x) or isinstance(x, _engine.SharedVariable):
+        return int_shape(x)
+    recorded = getattr(x, '_keras_shape', None)
+    own = _engine.static_shape(x)
+    if recorded is None or len(recorded) != x.ndim:
+        return own
+    if own is None or len(own) != x.ndim:
+        return tuple(None if d is None else int(d) for d in recorded)
+    return tuple(o if o is not None else (None if r is None else int(r))
+                 for o, r in zip(own, recorded))
+
+
+def _engine_int_shape(x):
+    """The engine's own static shape, ignoring a ``_keras_shape`` that Keras recorded (the
+    argument checks read this: Keras 2.3.1 records a wrong one on ConvLSTM2D's channels_first
+    initial state)."""
+    if not _is_engine_tensor(x) or is_sparse_tensor(x) or isinstance(x, _engine.SharedVariable):
+        return _known_shape(x)
+    return _engine.static_shape(x)
+
+
+def dtype(x):
+    if not _is_engine_tensor(x):
+        return np.asarray(x).dtype.name
+    return str(x.dtype)
 
 
 def _with_shape(x, shape):
@@ -375,6 +429,43 @@ def _toposort(outputs, stop=()):
 
 
 # ---------------------------------------------------------------------------
+# Evaluating a tensor: the API's eval (bound under its name in the ``tensors`` section of the
+# ops; the session stand-in runs it)
+# ---------------------------------------------------------------------------
+
+def eval(x):
+    """Compiles one engine function per tensor, cached until ``clear_session``; a sparse
+    tensor comes back dense, as from Keras' Theano backend (``to_dense(x).eval()``)."""
+    if not _is_engine_tensor(x):
+        return np.asarray(x)
+    if isinstance(x, _engine.SharedVariable):
+        value = x.get_value()
+        # a sparse variable comes back dense, as Keras' Theano backend's eval (to_dense) gave
+        return value.toarray() if hasattr(value, 'toarray') else np.array(value)
+    if isinstance(x, _engine.Constant):
+        return np.array(x.data)
+    fn = _EVAL_CACHE.get(x)
+    if fn is None:
+        y = _engine.fix_broadcast([x])[0]
+        try:
+            fn = _compile([], y, givens=_givens_for([y], []), mode=_default_mode(),
+                             updates=_engine.rng_updates([y], []), on_unused_input='ignore')
+        except Exception as e:
+            if type(e).__name__ != 'MissingInputError':
+                raise
+            raise ValueError("eval: argument 'x' depends on a placeholder; feed it through "
+                             "K.function([...], x) instead (%s)" % str(e).split('\n')[0]) from e
+        _EVAL_CACHE[x] = fn
+    try:
+        out = fn()
+    except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
+        raise checks.engine_error('eval', e) from e
+    if hasattr(out, 'toarray'):
+        return out.toarray()
+    return np.asarray(out)
+
+
+# ---------------------------------------------------------------------------
 # The session stand-in
 # ---------------------------------------------------------------------------
 
@@ -388,11 +479,10 @@ class _Session(object):
         keys = list(feed_dict.keys())
         single = not isinstance(fetches, (list, tuple))
         outs = [fetches] if single else list(fetches)
-        ops = _ops()
         if not keys:
-            values = [ops.eval(o) for o in outs]
+            values = [eval(o) for o in outs]
         else:
-            values = ops.function(keys, outs)([feed_dict[k] for k in keys])
+            values = Function(keys, outs)([feed_dict[k] for k in keys])
         return values[0] if single else values
 
 
@@ -517,11 +607,7 @@ class Function(object):
                             name=name, **kwargs)
 
     def __call__(self, inputs):
-        if isinstance(inputs, dict):
-            inputs = [inputs[i] for i in self.inputs]
-        if self._feed_specs is None:
-            self._feed_specs = checks.feed_specs(_ops(), self.inputs)
-        checks.check_feeds(self._feed_specs, inputs)
+        inputs = checks.checked_feeds(self, _THIS, inputs)
         try:
             values = self._fn(*inputs)
         except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:

@@ -1,7 +1,8 @@
 """The interface of the Theano adapter's engine modules, written once.
 
-The adapter (:mod:`.core`, :mod:`.ops`) reaches its engine only through one engine module,
-``core._engine``: :mod:`.theano_engine` (Theano 1.0.5) or :mod:`.pytensor_engine` (PyTensor).
+The adapter (:mod:`.core`, the API functions' modules) reaches its engine only through one
+engine module, ``core._engine``: :mod:`.theano_engine` (Theano 1.0.5) or
+:mod:`.pytensor_engine` (PyTensor).
 Each provides every name of :data:`INTERFACE`, in this order, as its ``__all__``; what an
 engine does differently is said in its module's docstring. :func:`missing` gives the names
 an engine module lacks (``tests/test_theano_specific.py`` checks each engine module that

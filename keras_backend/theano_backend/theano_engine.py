@@ -24,6 +24,7 @@ contracts written there; the above is what differs.
 from __future__ import absolute_import, division, print_function
 
 import os
+import sys
 import traceback
 
 import numpy as np
@@ -734,12 +735,13 @@ def _operand(value):
 
 def _matmul(reflected):
     """``x @ y`` of Theano tensors: the adapter's public ``dot(x, y)``, checked as a
-    user's call (imported at the call: the adapter imports this module first)."""
+    user's call (looked up at the call in the adapter package, which imports this module
+    first; the CNTK adapter's operators reach its public functions the same way)."""
     def operator(self, other):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        from . import dot
+        dot = sys.modules[__package__].dot
         return dot(other, self) if reflected else dot(self, other)
     operator.__name__ = operator.__qualname__ = '__rmatmul__' if reflected else '__matmul__'
     operator._keras_backend_operator = True

@@ -1,0 +1,105 @@
+"""Helpers the sections of the Theano / PyTensor ops share.
+
+Padding, the engine's ``scan`` and log-softmax; the channels-last layout, kernel checks and
+the strided windows (im2col) that convolution, pooling and the locally connected layers are
+built from.
+"""
+from __future__ import absolute_import, division, print_function
+
+import itertools
+
+import numpy as np
+
+from .. import shape_rules
+from .core import (T, _ball, _bany, _bmax, _bslice, _engine, _is_engine_tensor, _known_shape,
+                   _with_shape)
+
+
+def _pad(x, pads, value=0.):
+    """Pad ``x`` (any rank) by ``pads``: a list of (before, after) per axis
+    (ints or scalar tensors), filled with ``value``."""
+    if _ball(not _is_engine_tensor(b) and not _is_engine_tensor(a) and b == 0 and a == 0
+             for b, a in pads):
+        return x
+    s = _known_shape(x)
+    dims = []
+    idx = []
+    static = []
+    for i, (b, a) in enumerate(pads):
+        d = s[i] if s[i] is not None else x.shape[i]
+        dims.append(d + b + a)
+        idx.append(_bslice(b, b + d))
+        static.append(s[i] + b + a if (s[i] is not None and not _is_engine_tensor(b)
+                                       and not _is_engine_tensor(a)) else None)
+    fill = T.constant(np.asarray(value, dtype=x.dtype))
+    out = T.alloc(fill, *dims)
+    out = T.set_subtensor(out[tuple(idx)], x)
+    return _with_shape(out, static)
+
+
+def _log_softmax(x, axis):
+    """Log-softmax of ``x`` along the int ``axis`` (numerically stable)."""
+    return _engine.log_softmax(x, axis)
+
+
+def _scan(fn, **kwargs):
+    """The outputs of the engine's ``scan`` of ``fn`` (its updates dropped);
+    ``int_shape`` gives the static shapes of the outer tensors."""
+    return _engine.scan(fn, _known_shape, **kwargs)
+
+
+def _to_channels_last(x, data_format):
+    if data_format == 'channels_first':
+        return x.dimshuffle(shape_rules.to_channels_last_perm(x.ndim))
+    return x
+
+
+def _from_channels_last(x, data_format):
+    if data_format == 'channels_first':
+        return x.dimshuffle(shape_rules.to_channels_first_perm(x.ndim))
+    return x
+
+
+def _check_kernel(kernel, rank, name):
+    ks = _known_shape(kernel)
+    # the im2col build needs every kernel size; the shared rules allow unknown ones
+    if len(ks) != rank or _bany(d is None for d in ks):
+        raise ValueError('%s: expected a kernel of rank %d with a fully known static shape, '
+                         'got %r' % (name, rank, ks))
+    return ks
+
+
+def _patches(x_cl, kernel_size, strides, dilation, pads, fill=0.):
+    """Strided windows of a channels_last tensor ``(batch, *spatial, C)``.
+
+    Returns the list (kernel offsets in row-major order) of tensors
+    ``(batch, *out_spatial, C)``: element ``o`` of entry ``k`` is input cell
+    ``o * stride + k * dilation`` of the padded input.
+    """
+    n = len(kernel_size)
+    xp = _pad(x_cl, [(0, 0)] + list(pads) + [(0, 0)], fill)
+    s_in = _known_shape(x_cl)
+    out_static = [None] * n
+    for i in range(n):
+        b, a = pads[i]
+        if s_in[i + 1] is not None and not _is_engine_tensor(b) and not _is_engine_tensor(a):
+            dk = (kernel_size[i] - 1) * dilation[i] + 1
+            out_static[i] = _bmax(0, (s_in[i + 1] + b + a - dk) // strides[i] + 1)
+    result = []
+    for offs in itertools.product(*[range(k) for k in kernel_size]):
+        idx = [_bslice(None)]
+        for i in range(n):
+            dk = (kernel_size[i] - 1) * dilation[i] + 1
+            start = offs[i] * dilation[i]
+            tail = dk - 1 - start
+            if start == 0 and tail == 0 and strides[i] == 1:
+                # the whole axis: a plain ``:`` (Theano 1.0.5's local_dimshuffle_subtensor
+                # breaks a ``0::1`` slice of a broadcastable axis that a DimShuffle then
+                # drops: Keras' 1-D pooling on an expand_dims)
+                idx.append(_bslice(None))
+            else:
+                idx.append(_bslice(start, -tail if tail > 0 else None, strides[i]))
+        idx.append(_bslice(None))
+        piece = xp[tuple(idx)]
+        result.append(_with_shape(piece, (s_in[0],) + tuple(out_static) + (s_in[-1],)))
+    return result
