@@ -82,6 +82,26 @@ CTC_TOO_SHORT = ('a label sequence needs more time steps than its input has: its
                  'labels, is more than its input_length |')
 
 
+class namespace(object):
+    """The engine-level functions of several section modules of one engine as one ``K``
+    (a name is looked up in the modules in order, when it is used), for the functions of
+    this module that a section module binds to functions of other sections.
+
+    Example:
+        >>> _steps = generic.ctc_steps_needed(generic.namespace(tensors, shapes, math))
+        ...                                                     # doctest: +SKIP
+    """
+
+    def __init__(self, *modules):
+        self._modules = modules
+
+    def __getattr__(self, name):
+        for module in self._modules:
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(name)
+
+
 def ctc_steps_needed(K):
     """The time steps each CTC label sequence needs on ``K`` (TensorFlow's rule: its
     ``label_length`` plus one blank between each pair of equal neighbours among its first

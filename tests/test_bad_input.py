@@ -324,3 +324,45 @@ def test_state_intact_after_bad_calls(K):
     x = K.placeholder(shape=(None, 3))
     f = K.function([x], [K.sum(x, axis=1)])
     np.testing.assert_allclose(f([np.ones((2, 3), 'float32')])[0], [3., 3.])
+
+
+def test_run_time_bad_values_raise_value_error(K):
+    """Values known only when the graph runs: a CTC label sequence longer than its input
+    (fed, and from constants), and, on CNTK (whose tensors hold indices as floats), gather
+    indices that are not whole numbers in a constant or a variable: our ValueError, never
+    the engine's error or a number."""
+    y_pred = np.full((2, 2, 3), 1. / 3, 'float32')
+    labels = np.array([[0, 1, 0, 1], [0, 1, 0, 0]], 'int32')
+    lengths = np.array([[2], [2]], 'int32')
+    too_long = np.array([[4], [1]], 'int32')
+    yt, yp = K.placeholder(shape=(2, 4), dtype='int32'), K.placeholder(shape=(2, 2, 3))
+    il, ll = K.placeholder(shape=(2, 1), dtype='int32'), K.placeholder(shape=(2, 1),
+                                                                        dtype='int32')
+    f = K.function([yt, yp, il, ll], [K.ctc_batch_cost(yt, yp, il, ll)])
+    # a fitting call first: the check passes what fits (numpy reference: -log(1/9) and
+    # -log(3/9) as in the docstring's example)
+    ok = f([labels, y_pred, lengths, np.array([[2], [1]], 'int32')])[0]
+    np.testing.assert_allclose(ok[:, 0], [np.log(9.0), np.log(3.0)], rtol=1e-4)
+    for make in (lambda: f([labels, y_pred, lengths, too_long])[0],
+                 lambda: K.eval(K.ctc_batch_cost(K.constant(labels, dtype='int32'),
+                                                 K.constant(y_pred),
+                                                 K.constant(lengths, dtype='int32'),
+                                                 K.constant(too_long, dtype='int32')))):
+        with pytest.raises(ValueError, match='ctc_batch_cost: a label sequence needs more '
+                                             'time steps than its input has') as info:
+            make()
+        assert type(info.value) is ValueError
+    # equal neighbours need a blank between them: [0, 0] needs 3 steps, not 2
+    with pytest.raises(ValueError, match='ctc_batch_cost'):
+        f([labels[::-1] * 0, y_pred, lengths, np.array([[2], [2]], 'int32')])
+    ref = K.constant(np.arange(12.0).reshape(4, 3))
+    for make in (K.constant, K.variable):
+        index = make(np.array([0.5, 1.0], 'float32'))
+        with pytest.raises((ValueError, TypeError), match="gather: argument 'indices'"):
+            K.gather(ref, index)
+    if K.backend() == 'cntk':
+        with pytest.raises(ValueError, match='whole numbers'):
+            K.gather(ref, K.constant(np.array([0.5, 1.0], 'float32')))
+        np.testing.assert_array_equal(
+            K.eval(K.gather(ref, K.constant(np.array([2.0, 0.0], 'float32')))),
+            np.arange(12.0).reshape(4, 3)[[2, 0]])

@@ -692,6 +692,9 @@ def _numpy_op_errors():
         if _PENDING_ERRORS:
             err = _PENDING_ERRORS[0]
             del _PENDING_ERRORS[:]
+            checked = checks.engine_error('function', err)
+            if checked.args and checks.RUNTIME_CHECK in str(err):
+                raise checked from err     # one of our checks: its own message
             raise err
         raise
 
@@ -715,7 +718,11 @@ class _PassThrough(_UserFunction):
         super(_PassThrough, self).__init__([_var(self._keep[0])], name=name)
 
     def forward(self, argument, device=None, outputs_to_retain=None):
-        self._callback(np.asarray(argument))
+        try:
+            self._callback(np.asarray(argument))
+        except Exception as e:
+            _PENDING_ERRORS.append(e)   # CNTK reports only "SWIG director method error"
+            raise
         return None, argument
 
     def backward(self, state, root_gradients):

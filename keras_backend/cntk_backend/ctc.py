@@ -6,7 +6,7 @@ directly (the package puts each behind its checks).
 """
 import numpy as np
 
-from .. import ctc_search
+from .. import checks, ctc_search, generic
 from ..common import epsilon
 from .core import (C, dtype, _constant_like, _drop_axis, _log_softmax, _nd, _numpy_op,
                    _SparseLabels, _static_shape, _to_tensor, _var)
@@ -71,6 +71,10 @@ def _ctc_items(lp, y_true, in_len, lab_len):
 def _ctc_loss_np(lp, y_true, in_len, lab_len):
     out = np.zeros((lp.shape[0], 1))
     for i, T, labels in _ctc_items(lp, y_true, in_len, lab_len):
+        # the rule of generic.ctc_steps_needed, on this node's numpy values
+        if len(labels) + sum(a == b for a, b in zip(labels, labels[1:])) > T:
+            raise ValueError(checks.runtime_check_message('ctc_batch_cost',
+                                                          generic.CTC_TOO_SHORT))
         with np.errstate(divide='ignore', invalid='ignore'):
             out[i, 0] = -_ctc_alpha_beta(lp[i, :T], labels)[3]
     return [out]
@@ -95,8 +99,9 @@ def _ctc_grad_np(values, _, root):
 
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """``log(y_pred + epsilon)`` is renormalised by a log-softmax in the graph; the CTC
-    forward-backward runs in a numpy graph node (``UserFunction``) that also supplies the gradient.
-    Blank is the last class."""
+    forward-backward runs in a numpy graph node (``UserFunction``) that also supplies the gradient
+    and raises our ValueError where a label sequence does not fit its input (the rule of
+    ``generic.ctc_steps_needed``). Blank is the last class."""
     y_pred = _to_tensor(y_pred)
     logits = C.log(y_pred + _constant_like(y_pred, epsilon()))
     lp = _log_softmax(logits, _nd(logits) - 1)

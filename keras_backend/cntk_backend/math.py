@@ -68,9 +68,22 @@ def transpose(x):
     return C.transpose(x, list(range(n))[::-1])
 
 
+def _whole_indices(value):
+    """gather's check of indices CNTK holds as floats: whole numbers only."""
+    if not np.all(np.equal(np.mod(value, 1), 0)):
+        odd = np.unique(value[np.mod(value, 1) != 0])[:4].tolist()
+        raise ValueError("gather: argument 'indices' must hold whole numbers (CNTK holds them "
+                         "as floats); got %s" % odd)
+
+
 def gather(reference, indices):
-    """``C.gather``; the indices are held as floats."""
+    """``C.gather``; the indices are held as floats: the values of constant and variable
+    indices are checked to be whole numbers here; those fed at run time are not (a check
+    node would cost every Embedding step; ``C.gather`` truncates them, as under Keras
+    2.3.1's CNTK backend)."""
     reference = _to_tensor(reference)
+    if getattr(indices, 'is_constant', False) or getattr(indices, 'is_parameter', False):
+        _whole_indices(np.asarray(indices.value))
     indices = _to_tensor(indices, dtype=dtype(reference))
     n = _nd(indices)
     if _nd(reference) == 1:

@@ -52,6 +52,7 @@ graph of its own and hands JAX one pure function per ``K.function``:
 import contextlib
 import functools
 import itertools
+import logging
 import sys
 
 import numpy as np
@@ -69,6 +70,22 @@ jax.config.update('jax_enable_x64', True)
 
 ENGINE = 'jax'
 ENGINE_VERSION = jax.__version__
+
+#: what a compiled computation raises at run time (a failed host callback among others)
+_RUNTIME_ERROR = getattr(jax.errors, 'JaxRuntimeError', None) or \
+    getattr(jax.errors, 'XlaRuntimeError', RuntimeError)
+
+
+class _QuietChecks(logging.Filter):
+    """JAX logs the traceback of a host callback that raised before it raises again: for
+    one of our run-time checks (its ValueError becomes the user's) that is noise."""
+
+    def filter(self, record):
+        error = record.exc_info[1] if record.exc_info else None
+        return error is None or checks.RUNTIME_CHECK not in str(error)
+
+
+logging.getLogger('jax._src.callback').addFilter(_QuietChecks())
 
 _builtin_max, _builtin_min, _builtin_any, _builtin_all = max, min, any, all
 _builtin_slice = slice
@@ -924,7 +941,7 @@ class Function(object):
                     raise
                 self._static_fed = scalars
                 outs, news = self._call_jitted(fed, phase)
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, _RUNTIME_ERROR) as e:
             if isinstance(e, ValueError) and 'placeholder' in str(e):
                 raise
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e

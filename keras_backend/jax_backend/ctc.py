@@ -6,12 +6,15 @@ directly (the package puts each behind its checks).
 """
 import numpy as np
 
-from .. import common
-from .core import (jax, jnp, Tensor, _apply, _apply_multi, _node, _shaped_node, _to_tensor,
-                   _trim_decoded)
+from .. import checks, common, generic
+from . import math as _math, shapes as _shapes, tensors as _tensors
+from .core import (jax, jnp, Tensor, _apply, _apply_multi, _node, _RUNTIME_ERROR, _shaped_node,
+                   _to_tensor, _trim_decoded)
 from .tensors import _engine_int_shape
 
 from jax import lax  # noqa: E402  (core imported it, or said how to install it)
+
+_steps_needed = generic.ctc_steps_needed(generic.namespace(_tensors, _shapes, _math))
 
 
 def ctc_label_dense_to_sparse(labels, label_lengths):
@@ -67,17 +70,34 @@ def _ctc_loss_one(lp, labels, t_len, l_len):
 
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """The CTC forward recursion in log space (``lax.scan``, ``vmap`` over the batch) on
-    ``log_softmax(log(y_pred + epsilon))``; blank is the last class; ``(samples, 1)``."""
+    ``log_softmax(log(y_pred + epsilon))``; blank is the last class; ``(samples, 1)``;
+    a ``jax.pure_callback`` raises our ValueError where a label sequence does not fit its
+    input (the rule of ``generic.ctc_steps_needed``)."""
     eps = common.epsilon()
+    needed = _steps_needed(_to_tensor(y_true), _to_tensor(label_length))
 
-    def op(yt, yp, il, ll):
+    def op(yt, yp, il, ll, need):
         lp = jax.nn.log_softmax(jnp.log(yp + eps), axis=-1)
         il = jnp.reshape(il, (-1,)).astype('int32')
         ll = jnp.reshape(ll, (-1,)).astype('int32')
-        loss = jax.vmap(_ctc_loss_one)(lp, yt, il, ll)
-        return loss[:, None].astype(yp.dtype)
-    return _apply(op, _to_tensor(y_true), _to_tensor(y_pred), _to_tensor(input_length),
-                  _to_tensor(label_length))
+        loss = jax.vmap(_ctc_loss_one)(lp, yt, il, ll)[:, None].astype(yp.dtype)
+        # a sequence that does not fit its input: our ValueError at run time
+        fits = lax.stop_gradient(jnp.all(jnp.reshape(need, (-1,)) <= il))
+        zero = jax.pure_callback(_raise_unless_fits, jax.ShapeDtypeStruct((), loss.dtype),
+                                 fits)
+        return loss + lax.stop_gradient(zero)
+    try:
+        return _apply(op, _to_tensor(y_true), _to_tensor(y_pred), _to_tensor(input_length),
+                      _to_tensor(label_length), needed)
+    except _RUNTIME_ERROR as e:        # known values: computed now
+        raise checks.engine_error('ctc_batch_cost', e) from e
+
+
+def _raise_unless_fits(fits):
+    """The host side of ctc_batch_cost's check (``jax.pure_callback``): 0, or ValueError."""
+    if not bool(np.asarray(fits)):
+        raise ValueError(checks.runtime_check_message('ctc_batch_cost', generic.CTC_TOO_SHORT))
+    return np.zeros((), np.float32)
 
 
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,

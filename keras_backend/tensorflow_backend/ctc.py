@@ -4,8 +4,12 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
+from .. import checks, generic
 from ..common import epsilon
+from . import math as _math, shapes as _shapes, tensors as _tensors
 from .core import graph_aware, tf, _constant_like, _set_shape, _to_tensor
+
+_steps_needed = generic.ctc_steps_needed(generic.namespace(_tensors, _shapes, _math))
 
 
 @graph_aware
@@ -24,17 +28,28 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 @graph_aware
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """``tf.compat.v1.nn.ctc_loss`` (time-major) of ``log(y_pred + epsilon)``;
-    the blank is the last class."""
+    the blank is the last class; behind a ``tf.debugging.Assert`` that each label
+    sequence fits its input (the rule of ``generic.ctc_steps_needed``)."""
     y_pred = _to_tensor(y_pred)
     label_length = tf.reshape(tf.cast(_to_tensor(label_length), 'int32'), [-1])
     input_length = tf.reshape(tf.cast(_to_tensor(input_length), 'int32'), [-1])
-    sparse_labels = ctc_label_dense_to_sparse(y_true, label_length)
-    sparse_labels = tf.SparseTensor(sparse_labels.indices,
-                                    tf.cast(sparse_labels.values, 'int32'),
-                                    sparse_labels.dense_shape)
-    logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2]) + _constant_like(y_pred, epsilon()))
-    loss = tf.compat.v1.nn.ctc_loss(labels=sparse_labels, inputs=logits,
-                                    sequence_length=input_length, time_major=True)
+    try:
+        # a sequence that does not fit its input: our ValueError, at run time (eagerly: now)
+        fits = tf.reduce_all(_steps_needed(y_true, label_length)
+                             <= tf.reshape(input_length, [-1, 1]))
+        check = tf.debugging.Assert(fits, [checks.runtime_check_message(
+            'ctc_batch_cost', generic.CTC_TOO_SHORT)])
+        with tf.control_dependencies([check]):
+            sparse_labels = ctc_label_dense_to_sparse(y_true, label_length)
+            sparse_labels = tf.SparseTensor(sparse_labels.indices,
+                                            tf.cast(sparse_labels.values, 'int32'),
+                                            sparse_labels.dense_shape)
+            logits = tf.math.log(tf.transpose(y_pred, [1, 0, 2])
+                                 + _constant_like(y_pred, epsilon()))
+            loss = tf.compat.v1.nn.ctc_loss(labels=sparse_labels, inputs=logits,
+                                            sequence_length=input_length, time_major=True)
+    except tf.errors.InvalidArgumentError as e:      # eager values
+        raise checks.engine_error('ctc_batch_cost', e) from e
     return tf.expand_dims(loss, 1)
 
 

@@ -458,7 +458,7 @@ def eval(x):
         _EVAL_CACHE[x] = fn
     try:
         out = fn()
-    except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
+    except (ValueError, TypeError, RuntimeError, IndexError, MemoryError, AssertionError) as e:
         raise checks.engine_error('eval', e) from e
     if hasattr(out, 'toarray'):
         return out.toarray()
@@ -610,7 +610,7 @@ class Function(object):
         inputs = checks.checked_feeds(self, _THIS, inputs)
         try:
             values = self._fn(*inputs)
-        except (ValueError, TypeError, RuntimeError, IndexError, MemoryError) as e:
+        except (ValueError, TypeError, RuntimeError, IndexError, MemoryError, AssertionError) as e:
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         values = [np.asarray(v) if not hasattr(v, 'toarray') else v for v in values]
         return values[0] if self._single else values

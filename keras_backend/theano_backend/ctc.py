@@ -8,9 +8,12 @@ from __future__ import absolute_import, division, print_function
 
 import numpy as np
 
-from .. import common, ctc_search
+from .. import checks, common, ctc_search, generic
+from . import math as _math, shapes as _shapes, tensors as _tensors
 from .core import T, th, _constant_like, _engine, _known_shape, _to_tensor
 from .helpers import _log_softmax, _scan
+
+_steps_needed = generic.ctc_steps_needed(generic.namespace(_tensors, _shapes, _math))
 
 
 def ctc_label_dense_to_sparse(labels, label_lengths):
@@ -44,7 +47,8 @@ def _last_or(seq, init):
 
 
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
-    """Log-space forward recursion in engine ``scan``."""
+    """Log-space forward recursion in engine ``scan``, behind the engine's ``Assert`` that
+    each label sequence fits its input (the rule of ``generic.ctc_steps_needed``)."""
     y_pred = _to_tensor(y_pred)
     labels = T.cast(_to_tensor(y_true, 'int32'), 'int64')
     in_len = T.cast(T.flatten(_to_tensor(input_length, 'int32')), 'int64')
@@ -89,7 +93,12 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     end_m1 = final[b_idx, T.maximum(2 * lab_len - 1, 0)]
     end_m1 = T.switch(T.gt(lab_len, 0), end_m1, neg)
     loglik = _lse2(end, end_m1)
-    return T.cast(-loglik, dt).dimshuffle(0, 'x')
+    loss = T.cast(-loglik, dt).dimshuffle(0, 'x')
+    # a sequence that does not fit its input: our ValueError at run time (the engine's Assert)
+    fits = T.all(T.le(_steps_needed(y_true, label_length),
+                      T.reshape(T.cast(_to_tensor(input_length, 'int32'), 'int32'), (-1, 1))))
+    return _engine.assert_true(loss, fits, checks.runtime_check_message(
+        'ctc_batch_cost', generic.CTC_TOO_SHORT))
 
 
 class _CTCBeamSearchOp(_engine.Op):
