@@ -130,11 +130,6 @@ def test_ops_and_its_sections_are_short(adapter):
 #: packages whose import cycles are let through for now (a cycle all of whose modules lie in
 #: one of them), each with its reason; an entry that lets no cycle through fails the test
 CYCLES_ALLOWED_IN = {
-    # TEMPORARY: keras_backend.distribute is being reorganized apart from this change
-    # (issue 40, item 3: a small package face, the Horovod API and the process state in
-    # modules of their own). Its face imports elastic and keras2, which import the face back
-    # (its state and collectives). Remove this entry when that work lands.
-    'keras_backend.distribute',
 }
 
 

@@ -117,19 +117,19 @@ def _fsync_dir(path):
 
 
 def _rank():
-    from . import _State
+    from .group import _State
     return _State.rank if _State.initialized else 0
 
 
 def _size():
-    from . import _State
+    from .group import _State
     return _State.size if _State.initialized else 1
 
 
 def _may_write():
     """Whether this process is its job's writer: rank 0 after ``init``; before it, the
     rank a launcher gave it (0 when started alone)."""
-    from . import _State
+    from .group import _State
     if _State.initialized:
         return _State.rank == 0
     for name in _RANK_VARIABLES:
@@ -247,7 +247,7 @@ def _register_exit_hook():
 def _adapter_module():
     """The adapter whose variables the model holds (the one in use; imported if needed)."""
     import importlib
-    from . import _State, _configured_engine
+    from .group import _State, _configured_engine
     from .. import engines
     engine = _State.engine if _State.initialized else _configured_engine()
     return importlib.import_module(engines.adapter_module(engine))
@@ -581,7 +581,7 @@ class State(object):
             accumulated = [np.array(a)[None] for a in got[len(named):]]
             if gather and accumulated and _size() > 1:
                 # each worker sums its own gradients: the commit holds every worker's
-                from . import allgather_values
+                from .horovod import allgather_values
                 accumulated = [allgather_values(a) for a in accumulated]
         callbacks = None
         if self._callbacks is not None:
@@ -986,7 +986,8 @@ class State(object):
             ValueError: before ``init``; values of different names or shapes on the workers.
             WorkerLost: a peer died or timed out.
         """
-        from . import broadcast_values, broadcast_variables, size
+        from .group import size
+        from .horovod import broadcast_values, broadcast_variables
         if size() == 1:
             return
         model, optimizer = self._model, self.optimizer

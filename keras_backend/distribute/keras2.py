@@ -13,11 +13,12 @@ import numpy as np
 import keras
 from keras import backend as K
 
-from . import (WorkerLost, allreduce, allreduce_values, barrier,  # noqa: F401 (re-exported)
-               broadcast_variables, init, local_rank, rank, shard, size)
-from . import (Average, Compression, Sum, allgather,  # noqa: F401 (re-exported)
-               allgather_values, broadcast, broadcast_values, join, joinable)
-from . import _check_compression, _join, _join_round, _reduce_op
+from .group import (WorkerLost, barrier, init, local_rank, rank,  # noqa: F401 (re-exported)
+                    size)
+from .horovod import (Average, Compression, Sum, allgather,  # noqa: F401 (re-exported)
+                      allgather_values, allreduce, allreduce_values, broadcast,
+                      broadcast_values, broadcast_variables, join, joinable, shard)
+from .horovod import _check_compression, _join, _join_round, _reduce_op
 
 
 def _distributed_get_gradients(self, loss, params):

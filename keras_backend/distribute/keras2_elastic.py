@@ -24,8 +24,8 @@ import numpy as np
 
 import keras
 
-from . import allgather_values, shard, shard_indices, size
-from . import _State
+from .group import _State, size
+from .horovod import allgather_values, shard, shard_indices
 from .elastic import State, _build_slots, _set_callback_state  # noqa: F401 (State re-exported)
 
 #: commit every this many batches (and at each epoch end) unless told otherwise
