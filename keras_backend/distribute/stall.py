@@ -27,9 +27,10 @@ and the job's secret to every worker with one broadcast over the engine's collec
 launch, else 32 random bytes worker 0 draws). Every worker, worker 0 too, connects and
 presents the secret and its rank; the monitor compares the secret in constant time
 (``hmac.compare_digest``) and drops, without a word, a connection that presents another
-one, none within 10 s, or a rank outside the job; at most 64 connections wait to present
-it (a flood closes the oldest of them first), and the monitor waits on them with
-``selectors`` (epoll: no limit on descriptor numbers). Nothing that does not hold the
+one, none within 10 s, or a rank outside the job; at most 256 connections wait to
+present it (a flood closes the oldest of them first; at most 16 are taken per look, after
+what the others sent has been read), and the monitor waits on them with ``selectors``
+(epoll: no limit on descriptor numbers). Nothing that does not hold the
 secret is counted: a packet from outside the job neither writes a stall line nor hides
 one. Then, at each collective it enters, each worker sends 9 bytes (the collective's
 number and kind) on its non-blocking connection: :func:`entered`, which each engine's
@@ -59,9 +60,10 @@ _MESSAGE = struct.Struct('!QB')     # (the collective's number, its kind)
 _ADDRESS_LENGTH = 256
 _SECRET_LENGTH = 64
 _PREFIX = 'keras_backend.distribute: '
-#: connections that have not presented the secret yet: at most this many, each for at
-#: most this many seconds
-_STRANGERS, _ADMIT_SECONDS = 64, 10.0
+#: connections that have not presented the secret yet: at most this many (the oldest
+#: goes first), each for at most this many seconds; at most _ACCEPTS taken per look, after
+#: reading what the others sent (a worker's hello is read before 16 looks have passed)
+_STRANGERS, _ADMIT_SECONDS, _ACCEPTS = 256, 10.0, 16
 
 #: the monitor process: argv = size, stall seconds, the address to bind ('' every
 #: interface), the kinds (comma-separated); the secret in $KERAS_BACKEND_DISTRIBUTE_SECRET.
@@ -71,7 +73,7 @@ _MONITOR = r"""
 import collections, hmac, os, selectors, socket, struct, sys, time
 size, seconds, bind = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 KINDS = sys.argv[4].split(',')
-STRANGERS, ADMIT = int(sys.argv[5]), float(sys.argv[6])
+STRANGERS, ADMIT, ACCEPTS = int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7])
 secret = os.environ.get('KERAS_BACKEND_DISTRIBUTE_SECRET', '').encode('ascii')
 HELLO, MESSAGE = struct.Struct('!I'), struct.Struct('!QB')
 try:
@@ -176,7 +178,7 @@ while True:
             accept = True
         else:
             read(key.fileobj, now)
-    while accept:
+    for _ in range(ACCEPTS if accept else 0):
         try:
             conn = server.accept()[0]
         except (BlockingIOError, InterruptedError):
@@ -329,7 +331,7 @@ def _start_monitor(size, seconds, bind, secret):
     try:
         proc = subprocess.Popen(
             [sys.executable, '-S', '-E', '-c', _MONITOR, str(size), repr(float(seconds)),
-             bind, ','.join(KINDS), str(_STRANGERS), repr(_ADMIT_SECONDS)],
+             bind, ','.join(KINDS), str(_STRANGERS), repr(_ADMIT_SECONDS), str(_ACCEPTS)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     except (OSError, ValueError) as e:
         _warn('stall check off: its monitor did not start (%s)' % e)
