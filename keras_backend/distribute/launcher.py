@@ -279,8 +279,11 @@ def _parser():
 
 
 def _say(msg):
-    sys.stderr.write('keras_backend.distribute: %s\n' % msg)
-    sys.stderr.flush()
+    try:       # after SIGHUP the terminal may be gone: the workers are stopped all the same
+        sys.stderr.write('keras_backend.distribute: %s\n' % msg)
+        sys.stderr.flush()
+    except (IOError, OSError, ValueError):
+        pass
 
 
 def _kill_group(pid):
@@ -343,10 +346,11 @@ class _Job(object):
     """The workers of one launch, how to watch them and how to stop them.
 
     Every worker on this machine connects to the launcher's Unix socket
-    (:mod:`keras_backend.distribute._supervision`); its connection closes when its process
-    ends, so the order of the ends is the order they happened in (the first to fail is
-    named, not the lowest rank dead at the next look). The processes are also looked at
-    every 0.1 s, for the workers that never connected (other hosts, no socket)."""
+    (:mod:`keras_backend.distribute._supervision`; an MPI rank's parent connects too, to
+    report the rank's status); a worker's connection closes when its process ends, so the
+    order of the ends is the order they happened in (the first to fail is named, not the
+    lowest rank dead at the next look). The processes are also looked at every 0.1 s, for
+    the workers that never connected (other hosts, no socket)."""
 
     def __init__(self, engine, n, piddir):
         self.engine = engine
@@ -361,7 +365,7 @@ class _Job(object):
         self.parents = set()   # ranks whose parent's channel is open (MPI ranks)
         self.selector = None
         self.server = None
-        self.channels = {}     # socket -> [rank or None, bytes read]
+        self.channels = {}     # socket -> [rank or None, bytes read, a parent's channel]
         path = _supervision.socket_path(piddir)
         if path is not None:
             try:
