@@ -18,7 +18,7 @@ alone):
   it connects to the launcher's Unix socket in that folder and sends its rank. The
   connection closes when the worker's process ends, however it ends, so the launcher sees
   the workers end in the order they ended: the first to fail is the one it names. A
-  daemon thread of the worker waits on the same connection: when the launcher's end
+  daemon thread of the worker waits on a second connection: when the launcher's end
   closes (the launcher died), it kills the worker's process group with SIGKILL (a worker
   whose engine holds Python's GIL in a collective, CNTK's, runs it when the collective
   returns; OpenMPI ends such ranks itself when ``mpiexec`` dies).
@@ -221,11 +221,40 @@ def _rank():
     return 0
 
 
+def _high(sock):
+    """``sock`` moved to a descriptor above those a worker opens (1000 or more, where the
+    limit allows). At exit the kernel releases a process's files from the highest
+    descriptor down (Linux 5.x and later run the releases last queued first), and a
+    release can wait (the collection of descriptors in flight on Unix sockets): this way
+    a worker's end reaches the launcher before the ends of its other connections reach
+    its peers, which then fail."""
+    try:
+        import fcntl
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        low = 1000 if soft == resource.RLIM_INFINITY else min(1000, soft - 64)
+        if low <= sock.fileno():
+            return sock
+        fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD_CLOEXEC, low)
+    except (ImportError, AttributeError, ValueError, OSError):
+        return sock
+    try:
+        moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
+    except (socket.error, OSError):
+        os.close(fd)
+        return sock
+    sock.close()
+    return moved
+
+
 def connect(env=None, role=''):
     """This worker's connection to the launcher's socket, or None (no launcher folder on
     this host, no socket, or it does not answer). Keep it open for the process's life:
-    its closing tells the launcher that this worker ended. ``role='parent'``: the
-    connection of an MPI rank's parent (:func:`parent`), which reports the status."""
+    its closing tells the launcher that this worker ended. ``role='watch'``: the
+    connection a thread waits on (:func:`_watch`; a thread blocked on a socket holds it
+    open until the thread leaves that call, so the launcher would see this worker's end
+    late); ``role='parent'``: the connection of an MPI rank's parent (:func:`parent`),
+    which reports the status."""
     env = os.environ if env is None else env
     folder = env.get(ENV_PIDDIR, '')
     rank = _rank()
@@ -233,6 +262,8 @@ def connect(env=None, role=''):
     if path is None or rank is None or not os.path.exists(path):
         return None
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if not role:
+        s = _high(s)
     try:
         s.settimeout(10.0)
         s.connect(path)
@@ -264,16 +295,19 @@ def _watch(channel):
 
 
 class _Held(object):
-    channel = None        # open until this process ends
+    channel = None        # open until this process ends: its end tells the launcher
+    watched = None        # the launcher's death closes it
 
 
 def main():
-    """A worker the launcher starts itself: its channel, then ``_worker``'s ``__main__``."""
-    channel = _Held.channel = connect()
-    if channel is not None:
+    """A worker the launcher starts itself: its channels, then ``_worker``'s
+    ``__main__``."""
+    _Held.channel = connect()
+    watched = _Held.watched = connect(role='watch') if _Held.channel is not None else None
+    if watched is not None:
         import threading
-        channel.settimeout(None)
-        threading.Thread(target=_watch, args=(channel,), name='keras_backend-supervision',
+        watched.settimeout(None)
+        threading.Thread(target=_watch, args=(watched,), name='keras_backend-supervision',
                          daemon=True).start()
     import runpy
     runpy.run_module('keras_backend.distribute._worker', run_name='__main__',

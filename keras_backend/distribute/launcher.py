@@ -29,10 +29,12 @@ launcher kills every other worker's process group with SIGKILL (JAX's collective
 SIGTERM), reports ``WorkerLost`` naming the worker, and exits non-zero: the failing
 worker's status (128 + its signal when a signal ended it), or 124 at the deadline. The
 worker named is the first to end badly: the workers' connections close the moment their
-processes end, so the launcher sees the ends in the order they happened (not the lowest
-rank dead at its next look); ends it sees at one wake-up are ordered killed-by-a-signal
-first (a worker that exits by itself after a peer's loss took time to notice it), then
-by rank. An MPI rank runs as the child of a small parent process that mpiexec starts,
+processes end (each worker's sits on a high descriptor, which the kernel releases before
+the worker's other connections), so the launcher sees the ends in the order they
+happened (not the lowest rank dead at its next look); among the ends seen within 20 ms
+of the first failure, a worker killed by a signal other than SIGTERM, SIGINT or SIGHUP
+(which supervisors send to stop one) comes first (a peer that exits by itself after the
+loss took time to notice it), then the order seen. An MPI rank runs as the child of a small parent process that mpiexec starts,
 which tells the launcher the rank's status and signal (mpiexec reaps its ranks). When
 every worker exits with 0, so does the launcher.
 
@@ -319,6 +321,12 @@ def signal_name(signum):
 KILLED = -1000
 #: how long an end that its channel announced may take to show in the process's status
 _SETTLE = 5.0
+#: the ends seen this soon after the first failure are weighed with it (who crashed first)
+_TIE = 0.02
+#: the signals a supervisor sends to stop a process (mpiexec when a rank failed, the
+#: launcher, a user): a worker they ended did not fail first
+_STOP_SIGNALS = frozenset(getattr(signal, name) for name in ('SIGTERM', 'SIGINT', 'SIGHUP')
+                          if hasattr(signal, name))
 
 
 def describe(status):
@@ -358,14 +366,13 @@ class _Job(object):
         self.n = n
         self.piddir = piddir
         self.procs = []        # Popen: N workers, or one mpiexec
-        self.ended = []        # (batch, rank), in the order the ends were seen
+        self.ended = []        # ranks, in the order their ends were seen
         self.seen = {}         # rank -> time.monotonic() its end was seen
-        self.batch = 0         # the wake-ups of listen() and _look(), counted
         self.reported = {}     # rank -> status its parent reported (MPI ranks)
         self.parents = set()   # ranks whose parent's channel is open (MPI ranks)
         self.selector = None
         self.server = None
-        self.channels = {}     # socket -> [rank or None, bytes read, a parent's channel]
+        self.channels = {}     # socket -> [rank or None, bytes read, role]
         path = _supervision.socket_path(piddir)
         if path is not None:
             try:
@@ -442,15 +449,13 @@ class _Job(object):
 
     # -- watching ------------------------------------------------------------------------
 
-    def _ended(self, rank, batch):
+    def _ended(self, rank):
         if rank is not None and 0 <= rank < self.n and rank not in self.seen:
             self.seen[rank] = time.monotonic()
-            self.ended.append((batch, rank))
+            self.ended.append(rank)
 
     def listen(self, timeout):
-        """Wait up to ``timeout`` seconds for the workers' channels; note the ends (those
-        seen at one wake-up make one batch)."""
-        self.batch += 1
+        """Wait up to ``timeout`` seconds for the workers' channels; note the ends."""
         if self.selector is None:
             time.sleep(timeout)
             return
@@ -462,7 +467,7 @@ class _Job(object):
                 except (socket.error, OSError):
                     continue
                 conn.setblocking(False)
-                self.channels[conn] = [None, b'', False]   # rank, bytes, a parent's
+                self.channels[conn] = [None, b'', b'']   # rank, bytes, role
                 self.selector.register(conn, selectors.EVENT_READ)
                 continue
             state = self.channels.get(sock)
@@ -487,46 +492,46 @@ class _Job(object):
                 self.selector.unregister(sock)
                 sock.close()
                 del self.channels[sock]
-                if state[2]:
+                if state[2] == b'parent':
                     self.parents.discard(state[0])
-                else:
-                    self._ended(state[0], self.batch)
+                elif not state[2]:
+                    self._ended(state[0])
 
     def _said(self, state, line):
         """A line on a channel: first the rank (a worker's own channel, whose end is the
-        worker's) or the rank and ``parent`` (an MPI rank's parent), then on a parent's
-        ``status N``. False for anything else."""
+        worker's), or the rank and its role: ``watch`` (the one a worker's thread waits
+        on; its end means nothing here) or ``parent`` (an MPI rank's parent), then on a
+        parent's ``status N``. False for anything else."""
         words = line.split()
         try:
             if state[0] is None and len(words) in (1, 2):
                 if len(words) == 2:
-                    if words[1] != b'parent':
+                    if words[1] not in (b'parent', b'watch'):
                         return False
-                    state[2] = True
-                    self.parents.add(int(words[0]))
+                    state[2] = words[1]
+                    if words[1] == b'parent':
+                        self.parents.add(int(words[0]))
                 state[0] = int(words[0])
                 return True
-            if state[2] and len(words) == 2 and words[0] == b'status':
+            if state[2] == b'parent' and len(words) == 2 and words[0] == b'status':
                 self.reported[state[0]] = int(words[1])
-                self._ended(state[0], self.batch)
+                self._ended(state[0])
                 return True
         except ValueError:
             pass
         return False
 
     def _look(self):
-        """Note the ends the processes show (the workers that have no channel), as one
-        batch."""
-        self.batch += 1
+        """Note the ends the processes show (the workers that have no channel)."""
         if self.mpi:
             for rank, pid in sorted(self.worker_pids().items()):
                 if rank not in self.seen and (self.exit_status(rank) is not None or
                                               not _alive(pid)):
-                    self._ended(rank, self.batch)
+                    self._ended(rank)
             return
         for rank, p in enumerate(self.procs):
             if rank not in self.seen and p.poll() is not None:
-                self._ended(rank, self.batch)
+                self._ended(rank)
                 try:
                     os.unlink(os.path.join(self.piddir, 'proc%d.group' % rank))
                 except OSError:
@@ -551,28 +556,33 @@ class _Job(object):
         """(rank or None, status) of the first worker that failed, or None; ('done', 0)
         when every worker finished well.
 
-        The first batch of ends (:meth:`listen`, :meth:`_look`) that holds a failure
-        decides, once each of its ends has its status; within it, a worker killed by a
-        signal comes before one that exited with a status (which takes time to notice a
-        loss), then the lower rank."""
+        The first end seen with a non-zero status decides, once every earlier end has its
+        status, with those seen up to :data:`_TIE` after it: among them a worker killed
+        by a signal other than a supervisor's stop (:data:`_STOP_SIGNALS`) comes first
+        (a peer that exits by itself after its loss took time to notice it; and a
+        process's connections close in some order at its end), then the order seen."""
         self._look()
         now = time.monotonic()
-        batch, failed = None, []
-        for b, rank in list(self.ended):
-            if batch is not None and b != batch:
+        first, failed = None, []
+        for order, rank in enumerate(list(self.ended)):
+            if first is not None and self.seen[rank] - first > _TIE:
                 break
             status = self._status(rank)
             if status is None:
                 if now - self.seen[rank] < _SETTLE:
                     return None            # an earlier end decides first
-                self.ended.remove((b, rank))   # it closed its channel, but runs on
+                self.ended.remove(rank)    # it closed its channel, but runs on
                 del self.seen[rank]
                 continue
             if status != 0:
-                batch = b
-                failed.append((status >= 0, rank, status))
+                if first is None:
+                    first = self.seen[rank]
+                crashed = status < 0 and status != KILLED and -status not in _STOP_SIGNALS
+                failed.append((not crashed, order, rank, status))
         if failed:
-            _, rank, status = min(failed)
+            if now - first < _TIE and len(self.ended) < self.n:
+                return None                # what ends in the next moments may weigh more
+            _, _, rank, status = min(failed)
             return rank, status
         if self.mpi:
             rc = self.procs[0].poll()
