@@ -551,12 +551,13 @@ def test_stall_monitor_reports_each_stall_once(capfd):
         return flat
     try:
         assert stall.start(0, 3, 0.6, place, broadcast)
-        host, port = stall._decode(sent[0])
-        assert host == '127.0.0.1' and port > 0
+        host, port, secret = stall._decode(sent[0])
+        assert host == '127.0.0.1' and port > 0 and len(secret) == 64
+        assert stall._S.address == ('127.0.0.1', port)      # the loopback only
         others = []
         for r in (1, 2):
             s = socket.create_connection(('127.0.0.1', port), timeout=10)
-            s.sendall(stall._HELLO.pack(r))
+            s.sendall(stall.hello(r, secret))
             others.append(s)
 
         def report(s, k, kind=0):
@@ -588,11 +589,132 @@ def test_stall_monitor_reports_each_stall_once(capfd):
         '0.6 s (ranks [0] are waiting)'], lines
 
 
+def test_stall_monitor_admits_only_the_job(capfd, monkeypatch):
+    """Connections from outside the job (no secret, a wrong one, a rank outside the job,
+    the issue's 13-byte packet claiming rank 1 at collective #1000, a flood of 400
+    connections, 300 of them left open) are dropped without a word: no false stall line,
+    the real one (worker 2 late at #2, connecting after the flood) is still written, and
+    the monitor is alive at the end. The secret is the launcher's when it gives one."""
+    import socket
+    from keras_backend.distribute import rendezvous, stall
+    given = 'ab' * 32
+    monkeypatch.setenv(rendezvous.ENV_SECRET, given)
+    place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 3, 0, 3)
+    sent = []
+
+    def broadcast(flat):
+        sent.append(flat.copy())
+        return flat
+    strangers = []
+    try:
+        assert stall.start(0, 3, 0.6, place, broadcast)
+        host, port, secret = stall._decode(sent[0])
+        assert (host, secret) == ('127.0.0.1', given)
+        address = ('127.0.0.1', port)
+
+        def stranger(data=b''):
+            s = socket.create_connection(address, timeout=10)
+            if data:
+                s.sendall(data)
+            strangers.append(s)
+            return s
+        one = socket.create_connection(address, timeout=10)
+        one.sendall(stall.hello(1, secret))
+        stall.entered('allreduce')                 # #1: workers 0 and 1
+        one.sendall(stall._MESSAGE.pack(1, 0))
+        # from outside the job: the old protocol's hello and a message far ahead ...
+        stranger(stall._HELLO.pack(1) + stall._MESSAGE.pack(1000, 0))
+        stranger(stall._HELLO.pack(2) + stall._MESSAGE.pack(1000, 1) * 3)
+        # ... a wrong secret of the right length, a rank outside the job, half a secret
+        stranger(stall.hello(1, 'cd' * 32) + stall._MESSAGE.pack(1000, 0))
+        stranger(stall.hello(7, secret) + stall._MESSAGE.pack(1000, 0))
+        stranger(secret[:20].encode('ascii'))
+        for _ in range(300):                       # a flood left open ...
+            stranger()
+        for _ in range(100):                       # ... and one that comes and goes
+            socket.create_connection(address, timeout=10).close()
+        two = socket.create_connection(address, timeout=10)   # the job's, after it
+        two.sendall(stall.hello(2, secret) + stall._MESSAGE.pack(1, 0))
+        time.sleep(1.5)
+        stall.entered('barrier')                   # #2: worker 2 stays behind
+        one.sendall(stall._MESSAGE.pack(2, 1))
+        time.sleep(2.5)
+        two.sendall(stall._MESSAGE.pack(2, 1))
+        time.sleep(1.0)
+        assert stall._S.monitor.poll() is None, 'the monitor died'
+        one.close()
+        two.close()
+    finally:
+        for s in strangers:
+            s.close()
+        stall.stop()
+    time.sleep(0.3)
+    lines = [line for line in capfd.readouterr().err.splitlines()
+             if 'distribute: stall' in line]
+    assert lines == [
+        'keras_backend.distribute: stall: ranks [2] have not reached barrier #2 after '
+        '0.6 s (ranks [0, 1] are waiting)'], lines
+
+
+def test_the_monitor_binds_the_address_it_is_reached_at(monkeypatch):
+    """The address the monitor listens on: worker 0's as the rendezvous gives it (an IP
+    address: only there), 127.0.0.1 for localhost; a secret drawn when none is given."""
+    from keras_backend.distribute import rendezvous, stall
+    monkeypatch.delenv(rendezvous.ENV_SECRET, raising=False)
+    assert rendezvous.listen_address('127.0.0.1') == '127.0.0.1'
+    assert rendezvous.listen_address('localhost') == '127.0.0.1'
+    assert rendezvous.listen_address('[fd00::2]') == 'fd00::2'
+    assert rendezvous.listen_address('no-such-host.invalid') == ''
+    one, two = stall.job_secret(), stall.job_secret()
+    assert one != two and len(one) == 64 and int(one, 16) >= 0
+    assert stall.job_secret({rendezvous.ENV_SECRET: 'F' * 32}) == 'f' * 32
+    assert stall.job_secret({rendezvous.ENV_SECRET: 'x y'}) != 'x y'
+    mpi = rendezvous.Placement(rendezvous.MPI, 0, 2, 0, 2)
+    monkeypatch.setenv(rendezvous.ENV_ADDRESS, '127.0.0.1')    # the one-host launcher's
+    sent = []
+    try:
+        assert stall.start(0, 2, 5.0, mpi, lambda flat: sent.append(flat) or flat)
+        bound, port = stall._S.address
+        assert bound == '127.0.0.1'
+        assert _listening(port) == ['127.0.0.1'], _listening(port)
+    finally:
+        stall.stop()
+
+
+def _listening(port):
+    """The local addresses of the TCP sockets in LISTEN state on ``port`` (this host's
+    /proc/net/tcp and tcp6; an IPv4-mapped IPv6 address as the IPv4 address: gRPC binds
+    127.0.0.1 so)."""
+    import socket
+    import struct
+    found = []
+    for name, family in (('tcp', socket.AF_INET), ('tcp6', socket.AF_INET6)):
+        try:
+            with open('/proc/net/%s' % name) as f:
+                rows = f.read().splitlines()[1:]
+        except IOError:
+            continue
+        for row in rows:
+            fields = row.split()
+            local, state = fields[1], fields[3]
+            address, hexport = local.split(':')
+            if state != '0A' or int(hexport, 16) != port:
+                continue
+            raw = bytes.fromhex(address)
+            # the kernel writes each 32-bit word in host order
+            raw = b''.join(struct.pack('=I', struct.unpack('>I', raw[i:i + 4])[0])
+                           for i in range(0, len(raw), 4))
+            text = socket.inet_ntop(family, raw)
+            found.append(text[7:] if text.startswith('::ffff:') and '.' in text else text)
+    return sorted(found)
+
+
 def test_stall_check_off_on_worker_0_turns_it_off():
     from keras_backend.distribute import rendezvous, stall
     place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 2, 0, 2)
     sent = []
     assert not stall.start(0, 2, 0.0, place, lambda flat: sent.append(flat) or flat)
     assert stall._decode(sent[0])[1] == 0 and stall._S.sock is None
+    assert stall._S.address is None
     stall.entered('allreduce')          # nothing to tell: no error
     assert stall._S.count == 0

@@ -14,7 +14,9 @@ and starts 2 workers:
   node's address (not 127.0.0.1 when the host has another); PyTensor's communicator was
   grown through ``ompi-server`` (no mpiexec);
 * a function that raises on worker 1: ``WorkerError`` naming rank 1 and the ValueError;
-* a worker whose process exits: ``WorkerLost`` naming it.
+* a worker whose process exits: ``WorkerLost`` naming it;
+* worker 1 SIGKILLed while both allreduce: ``WorkerLost`` naming worker 1, the first to
+  fail (worker 0's WorkerLost follows it; Ray does not say which signal ended an actor).
 
 On CPython 3.6 (CNTK 2.7, Theano 1.0.5), where Ray does not install, importing the module
 raises ImportError saying so. Skipped with the reason where Ray is not importable.
@@ -217,6 +219,10 @@ def test_two_actors_train_as_one_process(engine, cluster):
     assert 'worker 1 of 2 raised ValueError: worker one fails on purpose' in message
     kind, message = report['die']
     assert kind == 'WorkerLost' and 'worker 1 of 2 was lost' in message
+    # worker 1 SIGKILLed mid-collectives: named, not worker 0 whose collectives lost it
+    kind, message = report['sigkill']
+    assert kind == 'WorkerLost' and 'run: worker 1 of 2 was lost (its Ray actor died' in \
+        message, message
     # run(restarts=1): worker 1's actor died mid-training; the restart trained to the end
     again = report['restart']
     assert [(r['restart'], r['size']) for r in again] == [(1, 2), (1, 2)]

@@ -9,17 +9,42 @@ to find the others:
   ``OMPI_COMM_WORLD_*`` variables;
 
 and, for every engine, ``KERAS_BACKEND_DISTRIBUTE_RANK/SIZE/LOCAL_RANK`` (the MPI
-engines read mpiexec's), ``KERAS_BACKEND_DISTRIBUTE_TIMEOUT`` (``--timeout``) and, unless
-set, ``OMP_NUM_THREADS`` = the machine's cores divided among the workers. Each
-worker runs in a process group of its own. When a worker exits with a non-zero status
-(or is killed), or ``--deadline`` passes, the launcher kills every other worker's process
-group with SIGKILL (JAX's collectives ignore SIGTERM), reports ``WorkerLost`` naming the
-worker, and exits non-zero: the failing worker's status, or 124 at the deadline. When
+engines read mpiexec's), ``KERAS_BACKEND_DISTRIBUTE_TIMEOUT`` (``--timeout``),
+``KERAS_BACKEND_DISTRIBUTE_SECRET`` (the job's secret, drawn for each launch: the stall
+check's side channel admits only its holders; never on a command line), on one host
+``KERAS_BACKEND_DISTRIBUTE_ADDRESS=127.0.0.1`` unless set (the side channels listen on
+the loopback only) and, unless set, ``OMP_NUM_THREADS`` = the machine's cores divided
+among the workers.
+
+Supervision (:mod:`keras_backend.distribute._supervision`). Each worker runs in a process
+group (and session) of its own. Workers die with the launcher however it dies: every
+process it starts gets ``PR_SET_PDEATHSIG`` = SIGKILL (Linux); every worker on this
+machine holds a connection to the launcher's Unix socket and kills its own process group
+when the launcher's end closes; and a reaper process, in a session of its own, kills
+every registered process group when the launcher vanishes without saying it is done.
+SIGINT, SIGTERM and SIGHUP make the launcher kill every worker and exit with 128 + the
+signal, also between two attempts of ``--restarts`` (no further attempt starts). When a
+worker exits with a non-zero status (or is killed), or ``--deadline`` passes, the
+launcher kills every other worker's process group with SIGKILL (JAX's collectives ignore
+SIGTERM), reports ``WorkerLost`` naming the worker, and exits non-zero: the failing
+worker's status (128 + its signal when a signal ended it), or 124 at the deadline. The
+worker named is the first to end badly: the workers' connections close the moment their
+processes end (each worker's sits on a high descriptor, which the kernel releases before
+the worker's other connections), so the launcher sees the ends in the order they
+happened (not the lowest rank dead at its next look); among the ends seen within 20 ms
+of the first failure, a worker killed by a signal other than SIGTERM, SIGINT or SIGHUP
+(which supervisors send to stop one) comes first (a peer that exits by itself after the
+loss took time to notice it), then the order seen. An MPI rank runs as the child of a small parent process that mpiexec starts,
+which tells the launcher the rank's status and signal (mpiexec reaps its ranks). When
 every worker exits with 0, so does the launcher.
 
 Several hosts (``-H host1:N1,host2:N2``, as ``horovodrun``; ``-n`` may then be left out):
 ranks are given host by host in that order (host1 gets ranks 0 .. N1-1), local ranks and
 sizes per host.
+
+Each host of ``-H`` is a host name (letters, digits, ``-``, ``_``, ``.``; not starting
+with ``-``), an IPv4 address or an IPv6 address in brackets: a name such as
+``-oProxyCommand=...`` is refused before anything starts.
 
 * MPI engines: ``mpiexec -H`` with the same list (OpenMPI starts the remote ranks;
   ``--network-interface IFACE`` adds ``--mca btl_tcp_if_include IFACE --mca
@@ -27,10 +52,11 @@ sizes per host.
 * TensorFlow and JAX: the launcher starts each host's workers itself: on this machine
   (a host named ``localhost``, ``127.x``, this machine's host name or one of its
   addresses) as without ``-H``; on another host through ``--ssh`` (default ``ssh``) as
-  ``ssh -tt HOST 'cd CWD && exec env VAR=VALUE ... PYTHON -m
+  ``ssh -tt -- HOST 'cd CWD && exec env VAR=VALUE ... PYTHON -m
   keras_backend.distribute._worker script args'``, with the forwarded variables
-  (:data:`FORWARDED`: ``KERAS_BACKEND*``, ``PYTHONPATH``, ``OMP_NUM_THREADS`` ...) and
-  ``TF_CONFIG`` / the coordinator. The addresses in them: a remote host's name as
+  (:data:`FORWARDED`: ``KERAS_BACKEND*``, ``PYTHONPATH``, ``OMP_NUM_THREADS`` ...; not the
+  job's secret, which would show on the command line) and ``TF_CONFIG`` / the
+  coordinator. The addresses in them: a remote host's name as
   written in ``-H``; this machine's: the IPv4 address of ``--network-interface`` when
   given, else its first non-loopback address when there are several hosts (127.0.0.1
   with one). Ports are chosen free on this machine (they must be free on the other
@@ -51,8 +77,11 @@ on the same number of workers (``--restart-size same``) or one fewer per failure
 (:class:`keras_backend.distribute.State`; README, "When a worker is lost").
 """
 import argparse
+import binascii
 import json
 import os
+import re
+import selectors
 import shutil
 import signal
 import socket
@@ -64,10 +93,12 @@ import time
 
 from . import (ENGINES, ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, ENV_TIMEOUT,
                _configured_engine)
+from . import _supervision
 from . import rendezvous as _rendezvous
 from .. import engines as _engines
 
-ENV_PIDDIR = 'KERAS_BACKEND_DISTRIBUTE_PIDDIR'
+ENV_PIDDIR = _supervision.ENV_PIDDIR
+ENV_SECRET = _rendezvous.ENV_SECRET
 ENV_LOCAL_SIZE = 'KERAS_BACKEND_DISTRIBUTE_LOCAL_SIZE'
 ENV_INTERFACE = _rendezvous.ENV_INTERFACE
 #: the variables (names, or prefixes ending in ``*``) a worker on another host gets from
@@ -102,38 +133,66 @@ def parse_hosts(text):
 
     Args:
         text: ``'host1:N1,host2:N2'`` (a host without ``:N`` has 1 slot; an IPv6 address
-            in brackets, ``[fd00::2]:2``).
+            in brackets, ``[fd00::2]:2``). A host is a host name (letters, digits, ``-``,
+            ``_`` and ``.``, not starting with ``-`` or ``.``), an IPv4 address or an IPv6
+            address in brackets: nothing else reaches ssh's or mpiexec's command line.
 
     Returns:
         list of ``(str, int)``, in the order given.
 
     Raises:
-        ValueError: an empty host, a count that is not an integer >= 1, or a host named
-            twice.
+        ValueError: an empty host, a host that is not one of the above (``-oProxyCommand=x``),
+            a count that is not an integer >= 1, or a host named twice.
 
     Example:
         >>> parse_hosts('node1:2,node2')
         [('node1', 2), ('node2', 1)]
+        >>> parse_hosts('-oProxyCommand=x')
+        Traceback (most recent call last):
+        ...
+        ValueError: -H '-oProxyCommand=x': '-oProxyCommand=x' is not a host name, an IPv4 address or an IPv6 address in brackets (a host name holds letters, digits, "-", "_" and "." only and does not start with "-" or ".")
     """
     if not isinstance(text, str):
         raise TypeError('-H must be a str like host1:2,host2:2, got %r' % (text,))
     out = []
     for item in text.split(','):
         item = item.strip()
-        host, slots = item, '1'
+        host, slots, bracketed = item, '1', False
         if item.startswith('['):
             end = item.find(']')
-            host, rest = item[1:end], item[end + 1:]
+            if end < 0:
+                raise ValueError('-H %r: %r opens "[" without its "]"' % (text, item))
+            host, rest, bracketed = item[1:end], item[end + 1:], True
             if rest:
                 slots = rest[1:] if rest.startswith(':') else ''
         elif ':' in item:
             host, slots = item.rsplit(':', 1)
         if not host or _bad_slots(slots):
             raise ValueError('-H %r: %r is not HOST or HOST:N with N >= 1' % (text, item))
+        if not (_is_ipv6(host) if bracketed else _HOST_NAME.match(host)):
+            raise ValueError('-H %r: %r is not a host name, an IPv4 address or an IPv6 '
+                             'address in brackets (a host name holds letters, digits, "-", '
+                             '"_" and "." only and does not start with "-" or ".")'
+                             % (text, host))
         if host in [h for h, _ in out]:
             raise ValueError('-H %r: host %r is named twice' % (text, host))
         out.append((host, int(slots)))
     return out
+
+
+#: a host name or an IPv4 address as -H takes it (RFC 952/1123 labels, "_" tolerated)
+_HOST_NAME = re.compile(r'^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?$')
+
+
+def _is_ipv6(host):
+    address, _, zone = host.partition('%')
+    if zone and not re.match(r'^[A-Za-z0-9_.-]+$', zone):
+        return False
+    try:
+        socket.inet_pton(socket.AF_INET6, address)
+    except (socket.error, OSError, ValueError):
+        return False
+    return True
 
 
 def _bad_slots(slots):
@@ -176,11 +235,14 @@ def _forwarded(env):
 def remote_command(env, script, args, cwd=None):
     """The shell command an ssh-started worker runs on its host: ``cd CWD && exec env
     VAR=VALUE ... PYTHON -m keras_backend.distribute._worker script args``, with the
-    variables of ``env`` that :data:`FORWARDED` names (a str, quoted for a POSIX shell)."""
+    variables of ``env`` that :data:`FORWARDED` names but the job's secret (a str, quoted
+    for a POSIX shell)."""
     cwd = os.getcwd() if cwd is None else cwd
-    variables = sorted(_forwarded(env).items())
+    # the job's secret stays off command lines (every user of a host may read them); the
+    # stall check's side channel takes worker 0's from its broadcast
+    variables = sorted((k, v) for k, v in _forwarded(env).items() if k != ENV_SECRET)
     words = ['exec', 'env'] + ['%s=%s' % kv for kv in variables] + \
-        _worker_command(script, args)
+        _worker_command(script, args, remote=True)
     return 'cd %s && %s' % (shlex.quote(cwd), ' '.join(shlex.quote(w) for w in words))
 
 
@@ -201,7 +263,7 @@ def _parser():
                         'address for TensorFlow / JAX; btl/oob_tcp_if_include for MPI)')
     p.add_argument('--ssh', default='ssh', metavar='COMMAND',
                    help='the command that starts workers on another host (TensorFlow, '
-                        'JAX): COMMAND -tt HOST REMOTE_COMMAND (default: ssh)')
+                        'JAX): COMMAND -tt -- HOST REMOTE_COMMAND (default: ssh)')
     p.add_argument('--backend', default=None,
                    help='engine: %s (default: KERAS_BACKEND or keras.json)'
                         % ', '.join(_engines.names()))
@@ -219,8 +281,11 @@ def _parser():
 
 
 def _say(msg):
-    sys.stderr.write('keras_backend.distribute: %s\n' % msg)
-    sys.stderr.flush()
+    try:       # after SIGHUP the terminal may be gone: the workers are stopped all the same
+        sys.stderr.write('keras_backend.distribute: %s\n' % msg)
+        sys.stderr.flush()
+    except (IOError, OSError, ValueError):
+        pass
 
 
 def _kill_group(pid):
@@ -244,14 +309,97 @@ def _alive(pid):
         return True
 
 
+def signal_name(signum):
+    """``'SIGKILL'`` for 9 (``'signal 42'`` where Python has no name for it)."""
+    try:
+        return signal.Signals(signum).name
+    except (ValueError, AttributeError):
+        return 'signal %d' % signum
+
+
+#: a worker killed by a signal whose number is not known (an MPI rank: mpiexec reaps it)
+KILLED = -1000
+#: how long an end that its channel announced may take to show in the process's status
+_SETTLE = 5.0
+#: the ends seen this soon after the first failure are weighed with it (who crashed first)
+_TIE = 0.02
+#: the signals a supervisor sends to stop a process (mpiexec when a rank failed, the
+#: launcher, a user): a worker they ended did not fail first
+_STOP_SIGNALS = frozenset(getattr(signal, name) for name in ('SIGTERM', 'SIGINT', 'SIGHUP')
+                          if hasattr(signal, name))
+
+
+def describe(status):
+    """What ended a worker, for the launcher's lines: ``'exited with status 3'``, ``'was
+    killed by SIGKILL'`` (a negative status: minus the signal), or ``'was killed by a
+    signal'`` (:data:`KILLED`)."""
+    if status == KILLED:
+        return 'was killed by a signal'
+    if status < 0:
+        return 'was killed by %s' % signal_name(-status)
+    return 'exited with status %d' % status
+
+
+def exit_status(status):
+    """The launcher's exit status for a worker's: its status, 128 + its signal (as a shell
+    gives), 137 for :data:`KILLED`."""
+    if status == KILLED:
+        return 128 + signal.SIGKILL
+    if status < 0:
+        return 128 + (-status)
+    return status
+
+
 class _Job(object):
-    """The workers of one launch and how to watch and stop them."""
+    """The workers of one launch, how to watch them and how to stop them.
+
+    Every worker on this machine connects to the launcher's Unix socket
+    (:mod:`keras_backend.distribute._supervision`; an MPI rank's parent connects too, to
+    report the rank's status); a worker's connection closes when its process ends, so the
+    order of the ends is the order they happened in (the first to fail is named, not the
+    lowest rank dead at the next look). The processes are also looked at every 0.1 s, for
+    the workers that never connected (other hosts, no socket)."""
 
     def __init__(self, engine, n, piddir):
         self.engine = engine
+        self.mpi = engine in MPI_ENGINES
         self.n = n
         self.piddir = piddir
         self.procs = []        # Popen: N workers, or one mpiexec
+        self.ended = []        # ranks, in the order their ends were seen
+        self.seen = {}         # rank -> time.monotonic() its end was seen
+        self.reported = {}     # rank -> status its parent reported (MPI ranks)
+        self.parents = set()   # ranks whose parent's channel is open (MPI ranks)
+        self.selector = None
+        self.server = None
+        self.channels = {}     # socket -> [rank or None, bytes read, role]
+        path = _supervision.socket_path(piddir)
+        if path is not None:
+            try:
+                server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                server.bind(path)
+                server.listen(max(16, n))
+                server.setblocking(False)
+            except (socket.error, OSError):
+                server = None
+            if server is not None:
+                self.server = server
+                self.selector = selectors.DefaultSelector()
+                self.selector.register(server, selectors.EVENT_READ)
+
+    def start(self, cmd, env):
+        """Start one process (a worker, mpiexec or ssh) in a session of its own, dying
+        with the launcher where the kernel allows (:func:`_supervision.die_with_parent`),
+        and register it for the reaper."""
+        proc = subprocess.Popen(cmd, env=env, start_new_session=True,
+                                preexec_fn=_supervision.die_with_parent())
+        self.procs.append(proc)
+        try:
+            _supervision.register_group(self.piddir, 'proc%d' % (len(self.procs) - 1),
+                                        proc.pid)
+        except (IOError, OSError):
+            pass
+        return proc
 
     def worker_pids(self):
         """{rank: pid} of the workers that registered (each its own process group)."""
@@ -273,6 +421,17 @@ class _Job(object):
         except (ValueError, IOError, OSError):
             return None
 
+    def close(self):
+        if self.selector is not None:
+            for sock in list(self.channels):
+                sock.close()
+            self.channels = {}
+            self.selector.close()
+            self.selector = None
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+
     def kill_all(self):
         for pid in self.worker_pids().values():
             _kill_group(pid)
@@ -286,39 +445,171 @@ class _Job(object):
         # a worker whose registration raced with the kill
         for pid in self.worker_pids().values():
             _kill_group(pid)
+        self.close()
+
+    # -- watching ------------------------------------------------------------------------
+
+    def _ended(self, rank):
+        if rank is not None and 0 <= rank < self.n and rank not in self.seen:
+            self.seen[rank] = time.monotonic()
+            self.ended.append(rank)
+
+    def listen(self, timeout):
+        """Wait up to ``timeout`` seconds for the workers' channels; note the ends."""
+        if self.selector is None:
+            time.sleep(timeout)
+            return
+        for key, _ in self.selector.select(timeout):
+            sock = key.fileobj
+            if sock is self.server:
+                try:
+                    conn = self.server.accept()[0]
+                except (socket.error, OSError):
+                    continue
+                conn.setblocking(False)
+                self.channels[conn] = [None, b'', b'']   # rank, bytes, role
+                self.selector.register(conn, selectors.EVENT_READ)
+                continue
+            state = self.channels.get(sock)
+            if state is None:
+                continue
+            try:
+                data = sock.recv(4096)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except (socket.error, OSError):
+                data = b''
+            if data:
+                state[1] += data
+                while b'\n' in state[1]:
+                    line, state[1] = state[1].split(b'\n', 1)
+                    if not self._said(state, line):
+                        data = b''          # not a worker of this launch
+                        break
+                if len(state[1]) > 64:
+                    data = b''
+            if not data:                    # the worker's process (its parent) ended
+                self.selector.unregister(sock)
+                sock.close()
+                del self.channels[sock]
+                if state[2] == b'parent':
+                    self.parents.discard(state[0])
+                elif not state[2]:
+                    self._ended(state[0])
+
+    def _said(self, state, line):
+        """A line on a channel: first the rank (a worker's own channel, whose end is the
+        worker's), or the rank and its role: ``watch`` (the one a worker's thread waits
+        on; its end means nothing here) or ``parent`` (an MPI rank's parent), then on a
+        parent's ``status N``. False for anything else."""
+        words = line.split()
+        try:
+            if state[0] is None and len(words) in (1, 2):
+                if len(words) == 2:
+                    if words[1] not in (b'parent', b'watch'):
+                        return False
+                    state[2] = words[1]
+                    if words[1] == b'parent':
+                        self.parents.add(int(words[0]))
+                state[0] = int(words[0])
+                return True
+            if state[2] == b'parent' and len(words) == 2 and words[0] == b'status':
+                self.reported[state[0]] = int(words[1])
+                self._ended(state[0])
+                return True
+        except ValueError:
+            pass
+        return False
+
+    def _look(self):
+        """Note the ends the processes show (the workers that have no channel)."""
+        if self.mpi:
+            for rank, pid in sorted(self.worker_pids().items()):
+                if rank not in self.seen and (self.exit_status(rank) is not None or
+                                              not _alive(pid)):
+                    self._ended(rank)
+            return
+        for rank, p in enumerate(self.procs):
+            if rank not in self.seen and p.poll() is not None:
+                self._ended(rank)
+                try:
+                    os.unlink(os.path.join(self.piddir, 'proc%d.group' % rank))
+                except OSError:
+                    pass
+
+    def _status(self, rank):
+        """The status of an ended worker (negative: minus its signal; :data:`KILLED`), or
+        None while its process has not finished ending."""
+        if self.mpi:
+            if rank in self.reported:
+                return self.reported[rank]
+            if rank in self.parents:
+                return None        # its parent reports the status
+            status = self.exit_status(rank)
+            if status is not None:
+                return status
+            pid = self.worker_pids().get(rank)
+            return None if pid is not None and _alive(pid) else KILLED
+        return self.procs[rank].poll()
 
     def failure(self):
-        """(rank or None, status) of the first failure seen, or None; ('done', 0) when
-        every worker finished well."""
-        if self.engine in MPI_ENGINES:
-            pids = self.worker_pids()
-            for rank, pid in sorted(pids.items()):
-                status = self.exit_status(rank)
-                if status is not None and status != 0:
-                    return rank, status
-                if status is None and not _alive(pid):
-                    return rank, -9       # killed: it never wrote its status
-            rc = self.procs[0].poll()
-            if rc is not None:
-                if rc != 0:
-                    return None, rc
-                return 'done', 0
-            return None
-        finished = 0
-        for rank, p in enumerate(self.procs):
-            rc = p.poll()
-            if rc is None:
+        """(rank or None, status) of the first worker that failed, or None; ('done', 0)
+        when every worker finished well.
+
+        The first end seen with a non-zero status decides, once every earlier end has its
+        status, with those seen up to :data:`_TIE` after it: among them a worker killed
+        by a signal other than a supervisor's stop (:data:`_STOP_SIGNALS`) comes first
+        (a peer that exits by itself after its loss took time to notice it; and a
+        process's connections close in some order at its end), then the order seen."""
+        self._look()
+        now = time.monotonic()
+        first, failed = None, []
+        for order, rank in enumerate(list(self.ended)):
+            if first is not None and self.seen[rank] - first > _TIE:
+                break
+            status = self._status(rank)
+            if status is None:
+                if now - self.seen[rank] < _SETTLE:
+                    return None            # an earlier end decides first
+                self.ended.remove(rank)    # it closed its channel, but runs on
+                del self.seen[rank]
                 continue
-            if rc != 0:
-                return rank, rc
-            finished += 1
-        if finished == len(self.procs):
+            if status != 0:
+                if first is None:
+                    first = self.seen[rank]
+                crashed = status < 0 and status != KILLED and -status not in _STOP_SIGNALS
+                failed.append((not crashed, order, rank, status))
+        if failed:
+            if now - first < _TIE and len(self.ended) < self.n:
+                return None                # what ends in the next moments may weigh more
+            _, _, rank, status = min(failed)
+            return rank, status
+        if self.mpi:
+            rc = self.procs[0].poll()
+            if rc is None:
+                return None
+            return ('done', 0) if rc == 0 else (None, rc)
+        if len(self.ended) == len(self.procs) and \
+                all(p.poll() is not None for p in self.procs):
             return 'done', 0
         return None
 
+    def mpiexec_signal(self, wait):
+        """The signal of the rank mpiexec saw killed first, from mpiexec's own status (128
+        + that signal), when a rank's parent could not say it; None when mpiexec did not
+        end with such a status within ``wait`` seconds."""
+        try:
+            rc = self.procs[0].wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+        return rc - 128 if 128 < rc < 128 + 65 else None
 
-def _worker_command(script, args):
-    return [sys.executable, '-m', 'keras_backend.distribute._worker', script] + list(args)
+
+def _worker_command(script, args, remote=False):
+    """The command of one worker: on this machine through ``_supervision`` (its channel
+    to the launcher), on another host ``_worker`` itself."""
+    module = '_worker' if remote else '_supervision'
+    return [sys.executable, '-m', 'keras_backend.distribute.' + module, script] + list(args)
 
 
 def _host_addresses(hosts, network_interface):
@@ -384,108 +675,164 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
     if network_interface:
         base[ENV_INTERFACE] = network_interface
     several = len(hosts) > 1 or not is_local_host(hosts[0][0])
-    piddir = tempfile.mkdtemp(prefix='keras_backend_distribute_')
-    base[ENV_PIDDIR] = piddir
-    job = _Job(engine, n, piddir)
-    started = time.time()
-    try:
-        start = _engines.worker_start(engine)
-        if start == _engines.WORKERS_MPIEXEC:
-            exe = mpiexec or shutil.which('mpiexec')
-            if not exe:
-                raise RuntimeError('the %s engine runs its workers under mpiexec, which is not '
-                                   'on PATH: install OpenMPI (Debian: apt-get install '
-                                   'openmpi-bin libopenmpi-dev)' % engine)
-            e = dict(base)
-            if hasattr(os, 'geteuid') and os.geteuid() == 0:
-                e.setdefault('OMPI_ALLOW_RUN_AS_ROOT', '1')
-                e.setdefault('OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1')
-            # containers often forbid the cross-memory attach of OpenMPI's shared memory
-            e.setdefault('OMPI_MCA_btl_vader_single_copy_mechanism', 'none')
-            cmd = [exe, '-n', str(n), '--oversubscribe', '--bind-to', 'none',
-                   '-x', ENV_PIDDIR] + (['-x', ENV_TIMEOUT] if ENV_TIMEOUT in e else [])
-            if several:
-                cmd += ['-H', ','.join('%s:%d' % hk for hk in hosts)]
-                for key in sorted(_forwarded(e)):
-                    if key not in cmd:
-                        cmd += ['-x', key]
-            if network_interface:
-                cmd += ['--mca', 'btl_tcp_if_include', network_interface,
-                        '--mca', 'oob_tcp_if_include', network_interface]
-                if not several:
-                    cmd += ['-x', ENV_INTERFACE]
-            cmd += _worker_command(script, args)
-            job.procs.append(subprocess.Popen(cmd, env=e, start_new_session=True))
-        else:
-            # TF_CONFIG: a port per worker; a coordinator (JAX): one port for all
-            ports = free_ports(n if start == _engines.WORKERS_TF_CONFIG else 1)
-            addresses = _host_addresses(hosts, network_interface)
-            where = [(h, a, local, k) for (h, k), a in zip(hosts, addresses)
-                     for local in range(k)]          # rank -> (host, address, local, size)
-            ssh_argv = shlex.split(ssh or 'ssh')
-            for rank in range(n):
-                host, address, local, local_size = where[rank]
-                e = dict(base)
-                e[ENV_RANK], e[ENV_SIZE], e[ENV_LOCAL_RANK] = str(rank), str(n), str(local)
-                e[ENV_LOCAL_SIZE] = str(local_size)
-                if start == _engines.WORKERS_TF_CONFIG:
-                    e['TF_CONFIG'] = json.dumps({
-                        'cluster': {'worker': [_rendezvous._host_port(where[r][1], p)
-                                               for r, p in enumerate(ports)]},
-                        'task': {'type': 'worker', 'index': rank}})
-                else:
-                    e[ENV_COORDINATOR] = _rendezvous._host_port(where[0][1], ports[0])
-                if is_local_host(host):
-                    cmd = _worker_command(script, args)
-                else:
-                    cmd = ssh_argv + ['-tt', host, remote_command(e, script, args)]
-                job.procs.append(subprocess.Popen(cmd, env=e, start_new_session=True))
-        status = _watch(job, started, deadline)
-    except BaseException:
-        job.kill_all()
-        raise
-    finally:
-        shutil.rmtree(piddir, ignore_errors=True)
+    if not several:
+        # one host: every side channel a worker opens (the stall check's monitor) listens
+        # on the loopback only; the MPI engines' ranks read their host's address here
+        base.setdefault(_rendezvous.ENV_ADDRESS, '127.0.0.1')
+    base[ENV_SECRET] = binascii.hexlify(os.urandom(32)).decode('ascii')
+    with _SIGNALS:
+        if _SIGNALS.got is not None:      # between two attempts of supervise()
+            _say('stopped by %s before the workers started' % signal_name(_SIGNALS.got))
+            return 128 + _SIGNALS.got
+        piddir = tempfile.mkdtemp(prefix='keras_backend_distribute_')
+        base[ENV_PIDDIR] = piddir
+        reaper = _supervision.Reaper(piddir)
+        job = _Job(engine, n, piddir)
+        started = time.time()
+        try:
+            _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
+                           network_interface, ssh)
+            status = _watch(job, started, deadline)
+        except BaseException:
+            job.kill_all()
+            raise
+        finally:
+            job.close()
+            reaper.done()
+            shutil.rmtree(piddir, ignore_errors=True)
     return status
 
 
-def _watch(job, started, deadline):
-    stop = {'signal': None}
+def _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
+                   network_interface, ssh):
+    start = _engines.worker_start(engine)
+    if start == _engines.WORKERS_MPIEXEC:
+        exe = mpiexec or shutil.which('mpiexec')
+        if not exe:
+            raise RuntimeError('the %s engine runs its workers under mpiexec, which is not '
+                               'on PATH: install OpenMPI (Debian: apt-get install '
+                               'openmpi-bin libopenmpi-dev)' % engine)
+        e = dict(base)
+        if hasattr(os, 'geteuid') and os.geteuid() == 0:
+            e.setdefault('OMPI_ALLOW_RUN_AS_ROOT', '1')
+            e.setdefault('OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1')
+        # containers often forbid the cross-memory attach of OpenMPI's shared memory
+        e.setdefault('OMPI_MCA_btl_vader_single_copy_mechanism', 'none')
+        cmd = [exe, '-n', str(n), '--oversubscribe', '--bind-to', 'none',
+               '-x', ENV_PIDDIR] + (['-x', ENV_TIMEOUT] if ENV_TIMEOUT in e else [])
+        if several:
+            cmd += ['-H', ','.join('%s:%d' % hk for hk in hosts)]
+            for key in sorted(_forwarded(e)):
+                if key not in cmd:
+                    cmd += ['-x', key]      # a name: mpiexec sends the value itself
+        if network_interface:
+            cmd += ['--mca', 'btl_tcp_if_include', network_interface,
+                    '--mca', 'oob_tcp_if_include', network_interface]
+            if not several:
+                cmd += ['-x', ENV_INTERFACE]
+        cmd += _supervision.parent_command(script, args)
+        job.start(cmd, e)
+        return
+    # TF_CONFIG: a port per worker; a coordinator (JAX): one port for all
+    ports = free_ports(n if start == _engines.WORKERS_TF_CONFIG else 1)
+    addresses = _host_addresses(hosts, network_interface)
+    where = [(h, a, local, k) for (h, k), a in zip(hosts, addresses)
+             for local in range(k)]          # rank -> (host, address, local, size)
+    ssh_argv = shlex.split(ssh or 'ssh')
+    for rank in range(n):
+        if _SIGNALS.got is not None:
+            return                           # _watch stops the ones started
+        host, address, local, local_size = where[rank]
+        e = dict(base)
+        e[ENV_RANK], e[ENV_SIZE], e[ENV_LOCAL_RANK] = str(rank), str(n), str(local)
+        e[ENV_LOCAL_SIZE] = str(local_size)
+        if start == _engines.WORKERS_TF_CONFIG:
+            e['TF_CONFIG'] = json.dumps({
+                'cluster': {'worker': [_rendezvous._host_port(where[r][1], p)
+                                       for r, p in enumerate(ports)]},
+                'task': {'type': 'worker', 'index': rank}})
+        else:
+            e[ENV_COORDINATOR] = _rendezvous._host_port(where[0][1], ports[0])
+        if is_local_host(host):
+            cmd = _worker_command(script, args)
+        else:
+            # '--': the host (checked by parse_hosts) can never be read as an option
+            cmd = ssh_argv + ['-tt', '--', host, remote_command(e, script, args)]
+        job.start(cmd, e)
 
-    def on_signal(signum, frame):
-        stop['signal'] = signum
-    old = {}
-    for s in (signal.SIGINT, signal.SIGTERM):
-        try:
-            old[s] = signal.signal(s, on_signal)
-        except ValueError:      # not the main thread
-            pass
-    try:
-        while True:
-            if stop['signal'] is not None:
-                _say('stopped by signal %d; killing every worker' % stop['signal'])
-                job.kill_all()
-                return 128 + stop['signal']
-            got = job.failure()
-            if got is not None:
-                rank, status = got
-                if rank == 'done':
-                    return 0
-                who = 'a worker' if rank is None else 'worker %d' % rank
-                how = 'was killed' if status < 0 else 'exited with status %d' % status
-                _LAST_FAILURE.update(what='%s %s' % (who, how), restartable=True)
-                _say('WorkerLost: %s of %d %s; killing the others (SIGKILL)' % (who, job.n, how))
-                job.kill_all()
-                return status if status > 0 else 1
-            if deadline is not None and time.time() - started > deadline:
-                _say('WorkerLost: the deadline of %g s passed; killing every worker (SIGKILL)'
-                     % deadline)
-                job.kill_all()
-                return 124
-            time.sleep(0.1)
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+
+class _Signals(object):
+    """SIGINT, SIGTERM and SIGHUP caught while a launch (or the whole of ``supervise``,
+    between its attempts too) runs: ``got`` is the first one received; the launcher then
+    kills every worker and exits with 128 + its number. Only the main thread can catch
+    signals; elsewhere they keep their handlers."""
+
+    NAMES = ('SIGINT', 'SIGTERM', 'SIGHUP')
+
+    def __init__(self):
+        self.got = None
+        self.depth = 0
+        self.old = {}
+
+    def _on(self, signum, frame):
+        if self.got is None:
+            self.got = signum
+
+    def __enter__(self):
+        if self.depth == 0:
+            self.got = None
+            for name in self.NAMES:
+                signum = getattr(signal, name, None)
+                if signum is None:
+                    continue
+                try:
+                    self.old[signum] = signal.signal(signum, self._on)
+                except (ValueError, OSError):     # not the main thread
+                    pass
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        if self.depth == 0:
+            for signum, handler in self.old.items():
+                signal.signal(signum, handler)
+            self.old = {}
+        return False
+
+
+_SIGNALS = _Signals()
+
+
+def _watch(job, started, deadline):
+    while True:
+        if _SIGNALS.got is not None:
+            _say('stopped by %s; killing every worker' % signal_name(_SIGNALS.got))
+            job.kill_all()
+            return 128 + _SIGNALS.got
+        got = job.failure()
+        if got is not None:
+            rank, status = got
+            if rank == 'done':
+                return 0
+            if rank is None and job.mpi and 128 < status < 128 + 65:
+                status = -(status - 128)         # mpiexec's: a rank killed by a signal
+            elif status == KILLED and job.mpi:
+                signum = job.mpiexec_signal(wait=_SETTLE)
+                if signum:
+                    status = -signum
+            who = 'a worker' if rank is None else 'worker %d' % rank
+            how = describe(status)
+            _LAST_FAILURE.update(what='%s %s' % (who, how), restartable=True)
+            _say('WorkerLost: %s of %d %s; killing the others (SIGKILL)' % (who, job.n, how))
+            job.kill_all()
+            return exit_status(status)
+        if deadline is not None and time.time() - started > deadline:
+            _say('WorkerLost: the deadline of %g s passed; killing every worker (SIGKILL)'
+                 % deadline)
+            job.kill_all()
+            return 124
+        job.listen(0.1)
 
 
 # -- supervised restarts (README, "When a worker is lost") -----------------------------
@@ -567,30 +914,35 @@ def supervise(n, script, args=(), restarts=0, min_workers=1, restart_size='same'
     base = dict(os.environ if env is None else env)
     started = time.time()
     workers, attempt = n, 0
-    while True:
-        base[ENV_RESTART] = str(attempt)
-        _LAST_FAILURE.clear()
-        left = None if deadline is None else max(0.0, deadline - (time.time() - started))
-        status = launch(workers, script, args, deadline=left, env=base, **kwargs)
-        if status == 0 or restarts == 0:
-            return status
-        if not _LAST_FAILURE.get('restartable'):
-            return status
-        what = _LAST_FAILURE.get('what', 'a worker was lost')
-        if attempt >= restarts:
-            _say('WorkerLost: %s; no restart left (%d of %d used); the job fails'
-                 % (what, attempt, restarts))
-            return status
-        after = workers - 1 if restart_size == 'shrink' else workers
-        if after < min_workers:
-            _say('WorkerLost: %s; %d worker(s) would remain, fewer than --min-workers %d; '
-                 'the job fails' % (what, after, min_workers))
-            return status
-        attempt += 1
-        _say('restart %d of %d at %s (%.1f s into the job): %s; starting %d worker(s) from '
-             'the last commit' % (attempt, restarts, time.strftime('%H:%M:%S'),
-                                  time.time() - started, what, after))
-        workers = after
+    with _SIGNALS:       # a signal between two attempts stops the job too
+        while True:
+            base[ENV_RESTART] = str(attempt)
+            _LAST_FAILURE.clear()
+            left = None if deadline is None else max(0.0, deadline - (time.time() - started))
+            status = launch(workers, script, args, deadline=left, env=base, **kwargs)
+            if status == 0 or restarts == 0:
+                return status
+            if _SIGNALS.got is not None:
+                if status != 128 + _SIGNALS.got:     # it came after the attempt failed
+                    _say('stopped by %s; no restart' % signal_name(_SIGNALS.got))
+                return 128 + _SIGNALS.got
+            if not _LAST_FAILURE.get('restartable'):
+                return status
+            what = _LAST_FAILURE.get('what', 'a worker was lost')
+            if attempt >= restarts:
+                _say('WorkerLost: %s; no restart left (%d of %d used); the job fails'
+                     % (what, attempt, restarts))
+                return status
+            after = workers - 1 if restart_size == 'shrink' else workers
+            if after < min_workers:
+                _say('WorkerLost: %s; %d worker(s) would remain, fewer than --min-workers '
+                     '%d; the job fails' % (what, after, min_workers))
+                return status
+            attempt += 1
+            _say('restart %d of %d at %s (%.1f s into the job): %s; starting %d worker(s) '
+                 'from the last commit' % (attempt, restarts, time.strftime('%H:%M:%S'),
+                                           time.time() - started, what, after))
+            workers = after
 
 
 def main(argv=None):

@@ -86,6 +86,9 @@ FORWARDED = ('KERAS_BACKEND*', 'PYTHONPATH', 'OMP_NUM_THREADS', 'TF_CPP_MIN_LOG_
              'XLA_FLAGS', 'PYTENSOR_FLAGS', 'THEANO_FLAGS')
 #: the Python versions Ray installs on (the engines of the table that run there can use it)
 RAY_PYTHON = (3, 9)
+#: after a worker's failure, how long ``run`` waits for the others' results before it
+#: names the first to fail (a dead actor is told after the peers' errors it causes)
+FAILURE_GRACE_S = 5.0
 
 
 class WorkerError(RuntimeError):
@@ -452,35 +455,63 @@ class RayExecutor(object):
     # -- run ----------------------------------------------------------------------------
 
     def _collect(self, refs, what):
-        """Results in rank order; the first failure stops every worker and raises."""
+        """Results in rank order; a failure stops every worker and raises, naming the
+        first worker to fail (:meth:`_first_failure`)."""
         if not self.workers:
             raise RuntimeError('RayExecutor.%s: not started; call start() first' % what)
         pending = dict((ref, rank) for rank, ref in enumerate(refs))
         results = [None] * len(refs)
-        n = len(refs)
+        failures = []              # (rank, exception), in the order they came back
+        grace_ends = None
         while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
+            timeout = None if grace_ends is None else max(0.0, grace_ends - time.time())
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=timeout)
+            if not done:
+                break              # the grace is over: the others run on (or hang)
             for ref in done:
                 rank = pending.pop(ref)
                 try:
                     results[rank] = ray.get(ref)
-                except ray.exceptions.RayActorError as e:
-                    self._stop()
-                    raise WorkerLost('RayExecutor.%s: worker %d of %d was lost (its Ray actor '
-                                     'died: %s); the other workers were stopped'
-                                     % (what, rank, n, str(e).strip().split('\n')[0]))
-                except ray.exceptions.RayTaskError as e:
-                    self._stop()
-                    cause = getattr(e, 'cause', None) or e
-                    text = '%s: %s' % (type(cause).__name__, str(cause).strip()[:2000])
-                    if isinstance(cause, WorkerLost):
-                        raise WorkerLost('RayExecutor.%s: worker %d of %d: %s; the other '
-                                         'workers were stopped' % (what, rank, n, text)) \
-                            from cause
-                    raise WorkerError('RayExecutor.%s: worker %d of %d raised %s; the other '
-                                      'workers were stopped' % (what, rank, n, text),
-                                      rank=rank, error=cause) from cause
+                except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
+                    failures.append((rank, e))
+                    if grace_ends is None:
+                        grace_ends = time.time() + FAILURE_GRACE_S
+        if failures:
+            self._stop()
+            self._raise(what, len(refs), failures)
         return results
+
+    @staticmethod
+    def _first_failure(failures):
+        """The failure to name, of ``[(rank, exception)]`` in the order Ray returned them:
+        a worker whose actor died (Ray tells it later than the peers' errors that follow
+        it), else one whose function raised something else than :class:`WorkerLost`,
+        else one whose collectives lost a peer; among those, the first returned."""
+        def kind(e):
+            if isinstance(e, ray.exceptions.RayActorError):
+                return 0
+            cause = getattr(e, 'cause', None) or e
+            return 2 if isinstance(cause, WorkerLost) else 1
+        order = sorted(range(len(failures)), key=lambda i: (kind(failures[i][1]), i))
+        return failures[order[0]]
+
+    def _raise(self, what, n, failures):
+        rank, e = self._first_failure(failures)
+        others = sorted(r for r, _ in failures if r != rank)
+        then = ('; worker(s) %s failed after it' % ', '.join(str(r) for r in others)
+                if others else '')
+        if isinstance(e, ray.exceptions.RayActorError):
+            raise WorkerLost('RayExecutor.%s: worker %d of %d was lost (its Ray actor died: '
+                             '%s)%s; the other workers were stopped'
+                             % (what, rank, n, str(e).strip().split('\n')[0], then))
+        cause = getattr(e, 'cause', None) or e
+        text = '%s: %s' % (type(cause).__name__, str(cause).strip()[:2000])
+        if isinstance(cause, WorkerLost):
+            raise WorkerLost('RayExecutor.%s: worker %d of %d: %s%s; the other workers were '
+                             'stopped' % (what, rank, n, text, then)) from cause
+        raise WorkerError('RayExecutor.%s: worker %d of %d raised %s%s; the other workers '
+                          'were stopped' % (what, rank, n, text, then),
+                          rank=rank, error=cause) from cause
 
     def run(self, fn, args=None, kwargs=None, restarts=0, min_workers=None):
         """Call ``fn(*args, **kwargs)`` in every worker (after ``init``).
@@ -515,6 +546,13 @@ class RayExecutor(object):
                 workers are stopped and the executor must be started again).
             WorkerLost: a worker's actor died (or its collectives lost a peer) with no
                 restart left, or fewer than ``min_workers`` workers could start again.
+
+        The worker named (in the error and the restart line) is the first to fail: after
+        a failure the others get :data:`FAILURE_GRACE_S` seconds to return, then a worker
+        whose actor died comes first (Ray tells an actor's death after the errors it
+        causes in its peers), then one whose ``fn`` raised, then one whose collectives
+        lost a peer; among equals the first returned. Ray does not say which signal
+        ended an actor.
 
         Example:
             >>> executor.run(lambda a, b: a + b, args=[1], kwargs={'b': 2})

@@ -35,6 +35,9 @@ ENV_INTERFACE = 'KERAS_BACKEND_DISTRIBUTE_INTERFACE'
 #: Slurm without ``--resv-ports``: the first port of this step's block (default: derived
 #: from ``SLURM_JOB_ID`` and ``SLURM_STEP_ID``)
 ENV_PORT = 'KERAS_BACKEND_DISTRIBUTE_PORT'
+#: the job's secret (hex), made by our launcher for each launch; the stall check's side
+#: channel admits only connections that present worker 0's (its own, else one it draws)
+ENV_SECRET = 'KERAS_BACKEND_DISTRIBUTE_SECRET'
 
 LAUNCHER, MPI, SLURM = 'launcher', 'mpi', 'slurm'
 
@@ -491,6 +494,68 @@ def host_address(env=None, warn=True):
                          'address; using 127.0.0.1, so only workers on this host can join '
                          '(set %s or %s)\n' % (ENV_ADDRESS, ENV_INTERFACE))
     return ip
+
+
+def _is_ip(text, family):
+    try:
+        socket.inet_pton(family, text.split('%', 1)[0])
+    except (socket.error, OSError, ValueError):
+        return False
+    return True
+
+
+def _bindable(address, family):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s.bind((address, 0))
+        return True
+    except (socket.error, OSError):
+        return False
+    finally:
+        s.close()
+
+
+def listen_address(host):
+    """The address a service binds (the stall check's monitor, JAX's coordinator) that
+    the other workers reach at ``host``: listen there only, not on every interface.
+
+    Args:
+        host: worker 0's host as the rendezvous gives it (an address or a host name,
+            IPv6 with or without brackets).
+
+    Returns:
+        ``host`` itself when it is an IPv4 or IPv6 address (127.0.0.1 under our launcher on
+        one host, the ``--network-interface`` address on several); ``'127.0.0.1'`` for
+        ``localhost``; for another name, the first address it resolves to here that is
+        not a loopback address and that a socket here can bind; else ``''`` (every
+        interface: a name that resolves only to a loopback address here, as
+        ``/etc/hosts`` often maps the host's own name, may still be how the other hosts
+        reach it).
+
+    Example:
+        >>> listen_address('127.0.0.1'), listen_address('[fd00::2]'), listen_address('localhost')
+        ('127.0.0.1', 'fd00::2', '127.0.0.1')
+    """
+    host = host.strip()
+    if host.startswith('[') and host.endswith(']'):
+        host = host[1:-1]
+    if _is_ip(host, socket.AF_INET) or _is_ip(host, socket.AF_INET6):
+        return host
+    if host == 'localhost':
+        return '127.0.0.1'
+    if not host:
+        return ''
+    try:
+        infos = socket.getaddrinfo(host, None, 0, socket.SOCK_STREAM)
+    except (socket.error, OSError, UnicodeError):
+        return ''
+    for family, _, _, _, sockaddr in infos:
+        address = sockaddr[0]
+        if family not in (socket.AF_INET, socket.AF_INET6) or is_loopback(address):
+            continue
+        if _bindable(address, family):
+            return address
+    return ''
 
 
 def _free_port(address):

@@ -17,15 +17,27 @@ gets its own line. The check only reports: the collective's ``timeout`` still ra
 How worker 0 knows who is missing: a side channel beside the engine's collectives.
 Worker 0 starts a monitor process (the standard library only, so that it runs whatever
 the engine holds: CNTK's communicator keeps the GIL while it waits) listening on a TCP
-port of every interface; ``init`` sends its address to every worker with one broadcast
-(rank 0's host as the rendezvous gives it: ``TF_CONFIG``'s worker 0, JAX's coordinator,
-the loopback under the launcher, else :func:`~keras_backend.distribute.rendezvous.host_address`).
-Every worker, worker 0 too, connects and then, at each collective it enters, sends 9
-bytes (the collective's number and kind) on a non-blocking socket: :func:`entered`,
-which each engine's collectives module calls where the collective is entered. The
-monitor looks every second (or every half stall time, if shorter). A side channel that
-fails (no port, no connection) turns the check off with one warning on stderr; it never
-changes a result or stops a run.
+port of worker 0's address only, as the rendezvous gives it (``TF_CONFIG``'s worker 0,
+JAX's coordinator, the loopback under the launcher on one host, else
+:func:`~keras_backend.distribute.rendezvous.host_address`; a host name that does not
+resolve here to an address of this host: every interface,
+:func:`~keras_backend.distribute.rendezvous.listen_address`). ``init`` sends its address
+and the job's secret to every worker with one broadcast over the engine's collectives
+(the secret: ``$KERAS_BACKEND_DISTRIBUTE_SECRET``, which our launcher draws for each
+launch, else 32 random bytes worker 0 draws). Every worker, worker 0 too, connects and
+presents the secret and its rank; the monitor compares the secret in constant time
+(``hmac.compare_digest``) and drops, without a word, a connection that presents another
+one, none within 10 s, or a rank outside the job; at most 256 connections wait to
+present it (a flood closes the oldest of them first; at most 16 are taken per look, after
+what the others sent has been read), and the monitor waits on them with ``selectors``
+(epoll: no limit on descriptor numbers). Nothing that does not hold the
+secret is counted: a packet from outside the job neither writes a stall line nor hides
+one. Then, at each collective it enters, each worker sends 9 bytes (the collective's
+number and kind) on its non-blocking connection: :func:`entered`, which each engine's
+collectives module calls where the collective is entered. The monitor looks every second
+(or every half stall time, if shorter). A side channel that fails (no port, no
+connection) turns the check off with one warning on stderr; it never changes a result or
+stops a run.
 """
 import os
 import socket
@@ -42,74 +54,146 @@ DEFAULT_STALL_CHECK = 60.0
 #: the collectives' kinds, as the stall line names them (a message carries the index)
 KINDS = ('allreduce', 'barrier')
 
-_HELLO = struct.Struct('!I')        # the worker's rank
+_HELLO = struct.Struct('!I')        # the worker's rank, after the job's secret
 _MESSAGE = struct.Struct('!QB')     # (the collective's number, its kind)
-#: the broadcast of the monitor's address at init: the port, then the host's bytes
+#: the broadcast of the monitor's address at init: the port, the host's bytes, the secret's
 _ADDRESS_LENGTH = 256
+_SECRET_LENGTH = 64
 _PREFIX = 'keras_backend.distribute: '
+#: connections that have not presented the secret yet: at most this many (the oldest
+#: goes first), each for at most this many seconds; at most _ACCEPTS taken per look, after
+#: reading what the others sent (a worker's hello is read before 16 looks have passed)
+_STRANGERS, _ADMIT_SECONDS, _ACCEPTS = 256, 10.0, 16
 
-#: the monitor process: argv = size, stall seconds. It listens on a free TCP port of
-#: every interface, writes the port on stdout, then reads every worker's hello and
-#: messages; it exits when its stdin (worker 0) closes.
-_MONITOR = r'''
-import select, socket, struct, sys, time
-size, seconds = int(sys.argv[1]), float(sys.argv[2])
-KINDS = %(kinds)r
+#: the monitor process: argv = size, stall seconds, the address to bind ('' every
+#: interface), the kinds (comma-separated); the secret in $KERAS_BACKEND_DISTRIBUTE_SECRET.
+#: It writes its port on stdout (or '0 why'), admits the workers that present the secret,
+#: reads their messages; it exits when its stdin (worker 0) closes.
+_MONITOR = r"""
+import collections, hmac, os, selectors, socket, struct, sys, time
+size, seconds, bind = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+KINDS = sys.argv[4].split(',')
+STRANGERS, ADMIT, ACCEPTS = int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7])
+secret = os.environ.get('KERAS_BACKEND_DISTRIBUTE_SECRET', '').encode('ascii')
 HELLO, MESSAGE = struct.Struct('!I'), struct.Struct('!QB')
-server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-server.bind(('', 0))
-server.listen(max(size, 8))
-sys.stdout.write('%%d\n' %% server.getsockname()[1])
+try:
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = size + STRANGERS + 64
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY
+                                                    else min(want, hard), hard))
+except (ImportError, ValueError, OSError):
+    pass
+try:
+    if len(secret) < 16:
+        raise ValueError('no secret')
+    server = socket.socket(socket.AF_INET6 if ':' in bind else socket.AF_INET,
+                           socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind((bind, 0))
+    server.listen(max(size, 64))
+    server.setblocking(False)
+except (OSError, ValueError) as e:
+    sys.stdout.write('0 %s\n' % e)
+    sys.stdout.flush()
+    sys.exit(1)
+sys.stdout.write('%d\n' % server.getsockname()[1])
 sys.stdout.flush()
-buffers, rank_of, count, since, kind_of, reported = {}, {}, {}, {}, {}, set()
+sel = selectors.DefaultSelector()
+sel.register(server, selectors.EVENT_READ, 'server')
+sel.register(0, selectors.EVENT_READ, 'stdin')
+strangers = collections.OrderedDict()     # connection -> [bytes, admit-by time]
+rank_of, buffers = {}, {}
+count, since, kind_of, reported = {}, {}, {}, set()
 tick = min(1.0, seconds / 2.0)
 next_check = time.monotonic() + tick
+
+
+def drop(conn):
+    try:
+        sel.unregister(conn)
+    except (KeyError, ValueError):
+        pass
+    conn.close()
+    strangers.pop(conn, None)
+    rank_of.pop(conn, None)
+    buffers.pop(conn, None)
+
+
+def read(conn, now):
+    try:
+        data = conn.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return
+    except OSError:
+        data = b''
+    if not data:
+        drop(conn)
+        return
+    if conn in strangers:
+        buf = strangers[conn][0] + data
+        if len(buf) < len(secret) + HELLO.size:
+            strangers[conn][0] = buf
+            return
+        r = HELLO.unpack_from(buf, len(secret))[0]
+        if not hmac.compare_digest(buf[:len(secret)], secret) or r >= size:
+            drop(conn)                     # not a worker of this job: not a word
+            return
+        del strangers[conn]
+        for other, rr in list(rank_of.items()):
+            if rr == r:
+                drop(other)                # that rank connects again
+        rank_of[conn] = r
+        count.setdefault(r, 0)
+        since.setdefault(r, now)
+        buf = buf[len(secret) + HELLO.size:]
+    elif conn in rank_of:
+        buf = buffers.get(conn, b'') + data
+    else:
+        return
+    r = rank_of[conn]
+    n = len(buf) // MESSAGE.size
+    for i in range(n):
+        k, kind = MESSAGE.unpack_from(buf, i * MESSAGE.size)
+        if k > count[r]:
+            count[r], since[r] = k, now
+            kind_of.setdefault(k, kind)
+    buffers[conn] = buf[n * MESSAGE.size:]
+
+
 while True:
     wait = max(0.0, next_check - time.monotonic())
-    ready = select.select([0, server] + list(buffers), [], [], wait)[0]
+    events = sel.select(wait)
     now = time.monotonic()
-    for s in ready:
-        if s == 0:
+    accept = False
+    for key, _ in events:              # the admitted and waiting connections first
+        if key.data == 'stdin':
             try:
-                import os
                 if not os.read(0, 4096):
                     sys.exit(0)
             except OSError:
                 sys.exit(0)
-        elif s is server:
-            try:
-                conn = server.accept()[0]
-                buffers[conn] = b''
-            except OSError:
-                pass
+        elif key.data == 'server':
+            accept = True
         else:
-            try:
-                data = s.recv(65536)
-            except OSError:
-                data = b''
-            if not data:
-                del buffers[s]
-                s.close()
-                continue
-            buf = buffers[s] + data
-            if s not in rank_of:
-                if len(buf) < HELLO.size:
-                    buffers[s] = buf
-                    continue
-                r = HELLO.unpack(buf[:HELLO.size])[0]
-                rank_of[s] = r
-                count.setdefault(r, 0)
-                since.setdefault(r, now)
-                buf = buf[HELLO.size:]
-            r = rank_of[s]
-            n = len(buf) // MESSAGE.size
-            for i in range(n):
-                k, kind = MESSAGE.unpack_from(buf, i * MESSAGE.size)
-                if k > count[r]:
-                    count[r], since[r] = k, now
-                    kind_of.setdefault(k, kind)
-            buffers[s] = buf[n * MESSAGE.size:]
+            read(key.fileobj, now)
+    for _ in range(ACCEPTS if accept else 0):
+        try:
+            conn = server.accept()[0]
+        except (BlockingIOError, InterruptedError):
+            break
+        except OSError:                    # out of descriptors: free the oldest stranger
+            if strangers:
+                drop(next(iter(strangers)))
+            break
+        conn.setblocking(False)
+        while len(strangers) >= STRANGERS:
+            drop(next(iter(strangers)))
+        strangers[conn] = [b'', now + ADMIT]
+        sel.register(conn, selectors.EVENT_READ, 'conn')
+    for conn in [c for c, (_, by) in strangers.items() if by < now]:
+        drop(conn)
     if now < next_check:
         continue
     next_check = now + tick
@@ -124,15 +208,16 @@ while True:
         continue
     reported.add(top)
     kind = kind_of.get(top, 0)
-    sys.stderr.write('keras_backend.distribute: stall: ranks %%s have not reached %%s #%%d '
-                     'after %%g s (ranks %%s are waiting)\n'
-                     %% (behind, KINDS[kind] if kind < len(KINDS) else 'collective', top,
-                         seconds, waiting))
+    sys.stderr.write('keras_backend.distribute: stall: ranks %s have not reached %s #%d '
+                     'after %g s (ranks %s are waiting)\n'
+                     % (behind, KINDS[kind] if kind < len(KINDS) else 'collective', top,
+                        seconds, waiting))
     sys.stderr.flush()
-'''
+"""
 
 
 class _S(object):
+    address = None       # worker 0: (the address its monitor bound, '' for all; the port)
     sock = None          # this worker's connection to the monitor (non-blocking)
     pending = b''        # bytes the socket did not take yet
     count = 0            # the collectives entered since init
@@ -218,13 +303,36 @@ def rank0_host(place, env=None):
     return rendezvous.host_address(env, warn=False)
 
 
-def _start_monitor(size, seconds):
-    """Worker 0: start the monitor; its port, or 0 (with a warning) when it failed."""
+def job_secret(env=None):
+    """The job's secret for the side channel: ``$KERAS_BACKEND_DISTRIBUTE_SECRET`` (our
+    launcher's, 16 to 64 hexadecimal digits), else 32 random bytes in hexadecimal (a job
+    started by mpirun or srun). Worker 0's goes to the others in ``init``'s broadcast."""
+    import binascii
+    from .rendezvous import ENV_SECRET
+    env = os.environ if env is None else env
+    given = env.get(ENV_SECRET, '').strip().lower()
+    if 16 <= len(given) <= _SECRET_LENGTH and all(c in '0123456789abcdef' for c in given):
+        return given
+    return binascii.hexlify(os.urandom(32)).decode('ascii')
+
+
+def hello(rank, secret):
+    """What a worker sends first on its connection: the job's secret, then its rank."""
+    return secret.encode('ascii') + _HELLO.pack(rank)
+
+
+def _start_monitor(size, seconds, bind, secret):
+    """Worker 0: start the monitor on ``bind`` ('' every interface); its port, or 0 (with a
+    warning) when it failed."""
     import select
+    from .rendezvous import ENV_SECRET
+    env = dict(os.environ)
+    env[ENV_SECRET] = secret
     try:
         proc = subprocess.Popen(
-            [sys.executable, '-S', '-E', '-c', _MONITOR % {'kinds': KINDS}, str(size),
-             repr(float(seconds))], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            [sys.executable, '-S', '-E', '-c', _MONITOR, str(size), repr(float(seconds)),
+             bind, ','.join(KINDS), str(_STRANGERS), repr(_ADMIT_SECONDS), str(_ACCEPTS)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     except (OSError, ValueError) as e:
         _warn('stall check off: its monitor did not start (%s)' % e)
         return 0
@@ -232,18 +340,21 @@ def _start_monitor(size, seconds):
     deadline = time.time() + 30.0
     while not line.endswith(b'\n') and time.time() < deadline:
         if select.select([proc.stdout], [], [], 1.0)[0]:
-            got = os.read(proc.stdout.fileno(), 64)
+            got = os.read(proc.stdout.fileno(), 256)
             if not got:
                 break
             line += got
+    text = line.decode('utf-8', 'replace').strip()
     try:
-        port = int(line.strip())
+        port = int(text.split(' ', 1)[0])
     except ValueError:
         port = 0
     if not port:
-        _warn('stall check off: its monitor did not report a port')
+        _warn('stall check off: its monitor did not listen on %s (%s)'
+              % (bind or 'every interface', text[2:] or 'no port reported'))
         try:
             proc.kill()
+            proc.wait()
         except OSError:
             pass
         return 0
@@ -251,27 +362,33 @@ def _start_monitor(size, seconds):
     return port
 
 
-def _encode(host, port):
+def _encode(host, port, secret=''):
     import numpy as np
-    data = np.zeros(_ADDRESS_LENGTH + 1, np.float32)
+    data = np.zeros(1 + _ADDRESS_LENGTH + _SECRET_LENGTH, np.float32)
     raw = host.encode('utf-8')[:_ADDRESS_LENGTH]
+    key = secret.encode('ascii')[:_SECRET_LENGTH]
     data[0] = port
     data[1:1 + len(raw)] = np.frombuffer(raw, np.uint8)
+    data[1 + _ADDRESS_LENGTH:1 + _ADDRESS_LENGTH + len(key)] = np.frombuffer(key, np.uint8)
     return data
 
 
 def _decode(data):
+    """(host, port, secret) from :func:`_encode`'s array (summed over the workers)."""
+    def text(values):
+        raw = bytes(bytearray(int(round(float(b))) for b in values if 0 < b < 256))
+        return raw.decode('utf-8', 'replace')
     port = int(round(float(data[0])))
-    raw = bytes(bytearray(int(round(float(b))) for b in data[1:] if 0 < b < 256))
-    return raw.decode('utf-8', 'replace'), port
+    return (text(data[1:1 + _ADDRESS_LENGTH]), port,
+            text(data[1 + _ADDRESS_LENGTH:1 + _ADDRESS_LENGTH + _SECRET_LENGTH]))
 
 
 def start(rank, size, seconds, place, allreduce_array):
     """Set up the side channel, on every worker, right after the engine's runtime started.
 
-    Every worker calls it (it holds one broadcast: worker 0's monitor address, or port 0
-    when worker 0's check is off, which turns it off everywhere: worker 0's setting
-    decides).
+    Every worker calls it (it holds one broadcast: worker 0's monitor address and the
+    job's secret, or port 0 when worker 0's check is off, which turns it off everywhere:
+    worker 0's setting decides).
 
     Args:
         rank, size: this worker's place (ints; ``size`` > 1).
@@ -285,28 +402,34 @@ def start(rank, size, seconds, place, allreduce_array):
         failed channel (a warning says the check is off); the broadcast's own errors
         (a lost peer) propagate.
     """
+    from . import rendezvous
     stop()
-    port, host = 0, ''
+    port, host, secret, bind = 0, '', '', ''
     if rank == 0 and seconds > 0:
-        port = _start_monitor(size, seconds)
-        if port:
-            try:
-                host = rank0_host(place)
-            except (ValueError, OSError) as e:
-                _warn('stall check off: no address for worker 0 (%s)' % e)
-                port = 0
-    mine = _encode(host, port) if rank == 0 else _encode('', 0)
-    host, port = _decode(allreduce_array(mine))
+        try:
+            host = rank0_host(place)
+        except (ValueError, OSError) as e:
+            _warn('stall check off: no address for worker 0 (%s)' % e)
+            host = None
+        if host is not None:
+            secret = job_secret()
+            bind = rendezvous.listen_address(host)
+            port = _start_monitor(size, seconds, bind, secret)
+            if port:
+                _S.address = (bind, port)
+        host = host or ''
+    mine = _encode(host, port, secret) if rank == 0 else _encode('', 0)
+    host, port, secret = _decode(allreduce_array(mine))
     if not port:
         stop()
         return False
-    target = '127.0.0.1' if rank == 0 else host
+    target = (bind or '127.0.0.1') if rank == 0 else host
     try:
         sock = socket.create_connection((target, port), timeout=30.0)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.sendall(_HELLO.pack(rank))
+        sock.sendall(hello(rank, secret))
         sock.setblocking(False)
-    except (socket.error, OSError) as e:
+    except (socket.error, OSError, UnicodeError) as e:
         _warn('stall check off on rank %d: cannot reach the monitor at %s:%d (%s)'
               % (rank, target, port, e))
         return False
@@ -356,6 +479,7 @@ def stop():
     with _S.lock:
         sock, _S.sock, _S.pending, _S.count = _S.sock, None, b'', 0
         proc, _S.monitor = _S.monitor, None
+        _S.address = None
     if sock is not None:
         try:
             sock.close()

@@ -1,7 +1,8 @@
 """JAX's collectives for keras_backend.distribute (its ``collectives`` module for JAX).
 
 The runtime: ``jax.distributed.initialize`` (the coordinator address: the launcher's, or
-rank 0's found under mpirun / srun by ``keras_backend.distribute.rendezvous``) with
+rank 0's found under mpirun / srun by ``keras_backend.distribute.rendezvous``; rank 0's
+coordinator service binds that address only, :func:`coordinator_bind_address`) with
 gloo CPU collectives, one CPU device per process. The op: ``lax.psum`` over the mesh
 axis ``'workers'`` of every process's device. A ``K.function`` whose graph holds one runs
 its whole program under ``jax.shard_map`` (``check_vma=False``: each worker's values are
@@ -48,7 +49,8 @@ def start(rank, size, timeout):
         jax.distributed.initialize(coordinator_address=address, num_processes=size,
                                    process_id=rank, initialization_timeout=beat,
                                    heartbeat_timeout_seconds=beat,
-                                   local_device_ids=[0])
+                                   local_device_ids=[0],
+                                   **_bind_argument(jax.distributed.initialize, address))
     except Exception as e:    # the coordination service's own errors
         from ..distribute import WorkerLost
         raise WorkerLost('the other workers did not join (%s: %s)'
@@ -61,6 +63,31 @@ def start(rank, size, timeout):
     _S.device = jax.local_devices()[0]
     _S.timeout = float(timeout)
     return jax.process_index(), jax.process_count()
+
+
+def coordinator_bind_address(address):
+    """Where rank 0's coordinator service listens: the coordinator address's host when it
+    is an address (127.0.0.1 under our launcher on one host, the chosen interface's on
+    several), not JAX's default of every interface (``[::]``); None for a host name that
+    does not resolve here to one of this host's addresses
+    (:func:`keras_backend.distribute.rendezvous.listen_address`)."""
+    from ..distribute import rendezvous
+    host, _, port = address.rpartition(':')
+    bind = rendezvous.listen_address(host)
+    if not bind or not port.isdigit():
+        return None
+    return rendezvous._host_port(bind, int(port))
+
+
+def _bind_argument(initialize, address):
+    """``{'coordinator_bind_address': ...}`` where this JAX takes it (0.4.21 and later)."""
+    import inspect
+    try:
+        takes = 'coordinator_bind_address' in inspect.signature(initialize).parameters
+    except (TypeError, ValueError):
+        takes = False
+    bind = coordinator_bind_address(address) if takes else None
+    return {'coordinator_bind_address': bind} if bind else {}
 
 
 def stop():

@@ -4,8 +4,10 @@
 
 Connects to the cluster at ADDRESS, starts 2 workers of ENGINE, runs k_sgd's training in
 both (``run``) and writes what they return (weights, placement, rendezvous) to OUT.json;
-then checks the errors: a function that raises on worker 1 (WorkerError naming rank 1)
-and a worker whose process exits (WorkerLost), writing what was raised to OUT.json too;
+then checks the errors: a function that raises on worker 1 (WorkerError naming rank 1),
+a worker whose process exits (WorkerLost) and worker 1 SIGKILLed while both allreduce
+(WorkerLost naming worker 1, the first to fail, not worker 0 whose collectives then
+lose it), writing what was raised to OUT.json too;
 last, a run with ``restarts=1`` whose worker 1 exits mid-training in the first attempt.
 ``tests/distributed`` must be on PYTHONPATH (the workers import k_sgd from it).
 """
@@ -51,6 +53,20 @@ def die_on_1(executable):
     return kd.rank()
 
 
+def kill_1_mid_collectives():
+    """Both workers allreduce in a loop; worker 1 kills itself with SIGKILL after its
+    third allreduce, worker 0's next collectives raise WorkerLost (it never returns)."""
+    import signal
+    import time
+    import keras_backend.distribute as kd
+    for step in range(1000):
+        kd.allreduce_values(float(kd.rank()))
+        if step == 2 and kd.rank() == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.05)
+    return kd.rank()
+
+
 def main(address, engine, out):
     import ray
     from keras_backend.distribute.ray import RayExecutor, WorkerError, WorkerLost
@@ -73,6 +89,13 @@ def main(address, engine, out):
         report['die'] = None
     except WorkerLost as e:
         report['die'] = [type(e).__name__, str(e)]
+    ex.shutdown()
+    ex.start()
+    try:
+        ex.run(kill_1_mid_collectives)
+        report['sigkill'] = None
+    except (WorkerLost, WorkerError) as e:
+        report['sigkill'] = [type(e).__name__, str(e)]
     ex.shutdown()
     ex.start()
     report['restart'] = ex.run(train_restarting, args=[out + '.restart'], restarts=1)
