@@ -112,20 +112,8 @@ MPI_ENGINES = tuple(name for name in _engines.names()
                     if _engines.worker_start(name) == _engines.WORKERS_MPIEXEC)
 
 
-def free_ports(n):
-    """``n`` distinct free TCP ports on 127.0.0.1 (bound once, then released)."""
-    socks, ports = [], []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(('127.0.0.1', 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
-    return ports
+#: ``n`` distinct free TCP ports on 127.0.0.1 (:func:`rendezvous.free_ports`)
+free_ports = _rendezvous.free_ports
 
 
 def parse_hosts(text):

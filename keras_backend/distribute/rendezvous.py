@@ -558,17 +558,29 @@ def listen_address(host):
     return ''
 
 
-def _free_port(address):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def free_ports(n, address='127.0.0.1'):
+    """``n`` distinct free TCP ports on ``address`` (each bound at once, then all released;
+    where ``address`` cannot be bound, a host name or an address of another family, on
+    every address). The launcher's ports and each worker's own come from here."""
+    socks, ports = [], []
     try:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((address, 0))
-        except (socket.error, OSError):
-            s.bind(('', 0))          # a host name or an address of another family
-        return s.getsockname()[1]
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((address, 0))
+            except (socket.error, OSError):
+                s.bind(('', 0))
+            ports.append(s.getsockname()[1])
     finally:
-        s.close()
+        for s in socks:
+            s.close()
+    return ports
+
+
+def _free_port(address):
+    return free_ports(1, address)[0]
 
 
 def _host_port(host, port):
