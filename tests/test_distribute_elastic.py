@@ -572,11 +572,17 @@ def test_pending_gradient_sums_of_two_workers_survive_a_restart_onto_one(engine,
                                       ['--restart-size', 'shrink'], script_extra=['schedules'])
     assert proc.returncode == 0, proc.stderr[-8000:]
     lines = _log(out)
-    assert [(l['attempt'], l['workers'], l['from_step']) for l in lines] == [
-        (0, 2, 0), (1, 1, 5)], proc.stderr[-8000:]
+    # the commit of step 5 (a pass pending); on CNTK, whose collective holds Python's GIL
+    # and so stalls the writer thread, the one of step 4 when that write was in flight
+    # (README, "When a worker is lost")
+    resumed = [(l['attempt'], l['workers'], l['from_step']) for l in lines]
+    assert resumed in ([(0, 2, 0), (1, 1, 5)], [(0, 2, 0), (1, 1, 4)]), proc.stderr[-8000:]
+    if engine != 'cntk':
+        assert resumed[1][2] == 5, proc.stderr[-8000:]
     with np.load(out + '.0.npz') as d:
         got = dict((k, np.array(d[k])) for k in d.files)
     assert int(got['iterations']) == 8
     np.testing.assert_allclose(got['weights'], ref['weights'], rtol=1e-5, atol=1e-6)
-    print('[%s] 2 -> 1 workers with a pass pending: final weights max abs difference %.3g'
-          % (engine, np.abs(got['weights'] - ref['weights']).max()))
+    print('[%s] 2 -> 1 workers, resumed from step %d%s: final weights max abs difference %.3g'
+          % (engine, resumed[1][2], ' (a pass pending)' if resumed[1][2] % 2 else '',
+             np.abs(got['weights'] - ref['weights']).max()))
