@@ -27,6 +27,7 @@ line. (The monitor's admission of the job's connections only: tests/test_distrib
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,6 +105,8 @@ import os, subprocess, sys, time
 rank = int(os.environ.get('KERAS_BACKEND_DISTRIBUTE_RANK') or
            os.environ.get('OMPI_COMM_WORLD_RANK') or 0)
 child = subprocess.Popen(['sleep', '300'])
+with open(os.path.join(sys.argv[1], 'piddir'), 'w') as f:
+    f.write(os.environ['KERAS_BACKEND_DISTRIBUTE_PIDDIR'])
 with open(os.path.join(sys.argv[1], 'pids.%d.tmp' % rank), 'w') as f:
     f.write('%d %d' % (os.getpid(), child.pid))
 os.rename(os.path.join(sys.argv[1], 'pids.%d.tmp' % rank),
@@ -187,6 +190,9 @@ def test_the_workers_die_with_the_launcher(engine, how, layer, workdir):
                 in err, err[-3000:]
     finally:
         _kill_left(workers + children)
+        # the launcher's folder: without the reaper (its layer taken away) nobody removes it
+        with open(os.path.join(workdir, 'piddir')) as f:
+            shutil.rmtree(f.read(), ignore_errors=True)
 
 
 # the script of the restart tests: worker 1 fails in attempt 0 (once worker 0 ran)
