@@ -153,7 +153,9 @@ def _package_modules():
 def imports_of(source, module, is_package, known):
     """The modules of ``known`` that ``source`` (module ``module``) imports: every
     ``import`` and ``from ... import`` statement, at the top or inside a function, relative
-    or absolute. ``from P import n`` imports ``P.n`` when that is a module, else ``P``."""
+    or absolute. ``from P import n`` imports ``P.n`` when that is a module, else ``P``. The
+    packages above an imported module, which Python imports first, are not counted (every
+    package would otherwise import itself back through its own modules)."""
     package = module if is_package else module.rpartition('.')[0]
     out = set()
     for node in ast.walk(ast.parse(source)):
