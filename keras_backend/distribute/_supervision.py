@@ -274,18 +274,25 @@ def connect(env=None, role=''):
     return s
 
 
+def _closed_by_launcher(channel):
+    """Block until ``channel`` ends: True when the launcher's side closed it (the launcher
+    died, or ended without stopping this process), False when it was closed here."""
+    while True:
+        try:
+            if not channel.recv(64):
+                return True
+        except InterruptedError:
+            continue
+        except (socket.error, OSError):
+            return False
+
+
 def _watch(channel):
     """Block on the launcher's side of ``channel``: when it closes (the launcher died, or
     ended without stopping this worker), kill this worker's process group (this process
     and what it started) with SIGKILL."""
-    while True:
-        try:
-            if not channel.recv(64):
-                break
-        except InterruptedError:
-            continue
-        except (socket.error, OSError):
-            return            # not the launcher's end (the descriptor was closed here)
+    if not _closed_by_launcher(channel):
+        return            # not the launcher's end (the descriptor was closed here)
     try:
         if os.getpgrp() == os.getpid():
             os.killpg(os.getpid(), signal.SIGKILL)
@@ -362,14 +369,8 @@ def parent(argv):
         import threading
 
         def watch():
-            while True:
-                try:
-                    if not channel.recv(64):
-                        break
-                except InterruptedError:
-                    continue
-                except (socket.error, OSError):
-                    return
+            if not _closed_by_launcher(channel):
+                return
             forward(signal.SIGKILL, None)
             os.kill(os.getpid(), signal.SIGKILL)
         channel.settimeout(None)
