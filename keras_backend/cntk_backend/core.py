@@ -692,9 +692,8 @@ def _numpy_op_errors():
         if _PENDING_ERRORS:
             err = _PENDING_ERRORS[0]
             del _PENDING_ERRORS[:]
-            checked = checks.engine_error('function', err)
-            if checked.args and checks.RUNTIME_CHECK in str(err):
-                raise checked from err     # one of our checks: its own message
+            if checks.RUNTIME_CHECK in str(err):   # one of our checks: its own message
+                raise checks.engine_error('function', err) from err
             raise err
         raise
 
