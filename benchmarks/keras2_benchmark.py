@@ -71,7 +71,9 @@ Commands, one per engine::
 Options: ``--rounds N`` (2), ``--epochs N`` (4), ``--models mlp,cnn,...``,
 ``--quick`` (1 round, 2 epochs), ``--json PATH`` (save every run and the
 medians), ``--repo PATH`` (the keras_backend checkout to benchmark; default:
-the one this script lives in). On Python 3.8+ Keras 2.3.1 is taken from
+the one this script lives in), ``--base-repo PATH`` (a second checkout, the code
+before a change, run as side ``ours_base`` in the same alternating rounds: a
+before/after table in one run). On Python 3.8+ Keras 2.3.1 is taken from
 ``$KERAS_BACKEND_KERAS2_PATH``, default ``.venv/keras2`` (see README), put
 first on the worker's path, since TensorFlow's Keras 3 holds the name
 ``keras`` there. Python 3.6 compatible (the CNTK and Theano runs).
@@ -492,10 +494,11 @@ def run_one(args, side, name):
     cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
            '--worker', side, '--model', name, '--epochs', str(args.epochs),
            '--batch', str(args.batch)]
+    repo = args.base_repo if side == 'ours_base' else args.repo
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, timeout=args.timeout,
-                              env=worker_env(args.engine, side, args.repo, cold_dir))
+                              env=worker_env(args.engine, side, repo, cold_dir))
     except subprocess.TimeoutExpired:
         return {'error': 'timed out after %d s' % args.timeout}
     finally:
@@ -636,6 +639,9 @@ def parse_args():
     parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
     parser.add_argument('--repo', default=ROOT,
                         help='the keras_backend checkout to benchmark (default: %(default)s)')
+    parser.add_argument('--base-repo', metavar='PATH',
+                        help='a second keras_backend checkout (the code before a change), run '
+                             'as side ours_base beside ours in the same alternating rounds')
     parser.add_argument('--cold', action='store_true',
                         help='an empty Theano/PyTensor compile cache for every process')
     parser.add_argument('--sides', help='comma-separated sides to run (default: all of the '
@@ -669,6 +675,9 @@ def main():
             sys.exit('keras2_benchmark: --sides must name ours and sides of %s (%s); got %s'
                      % (args.engine, ', '.join(side for side, _ in sides), args.sides))
         sides = [sd for sd in sides if sd[0] in wanted]
+    if args.base_repo:
+        args.base_repo = os.path.abspath(args.base_repo)
+        sides.insert(1, ('ours_base', 'keras_backend at %s' % args.base_repo))
     for note in notes:
         print(note)
     sys.stdout.flush()

@@ -374,9 +374,8 @@ def test_rnn_gated_convolutions_against_the_unrolled_loop(K, data_format):
 def test_rnn_lstm_step_against_the_unrolled_loop(K, go_backwards, masked):
     """Keras 2.3.1's LSTMCell in small: the gates in one product of the input (times a
     dropout-like mask made outside the loop) with the kernel and one of the state with the
-    recurrent kernel. TensorFlow and JAX compute the input's product for every step before
-    the loop; values against the reference, gradients (kernels, input, mask) against the
-    unrolled loop's, which has no loop body."""
+    recurrent kernel. Values against the reference, gradients (kernels, input, mask) against
+    the unrolled loop's, which has no loop body."""
     kx, kh = randn(3, 8, seed=50) * 0.5, randn(2, 8, seed=51) * 0.5
     keep = (rng(52).rand(4, 3) > 0.3).astype('float32') / 0.7
     kxv, khv, keepv = K.variable(kx), K.variable(kh), K.variable(keep)

@@ -140,44 +140,6 @@ def _loop_bodies(graph):
     return found
 
 
-def test_rnn_input_products_are_computed_before_the_loop(K):
-    # Keras' K.dot(inputs * dropout_mask, kernel) reads the step's input alone: one
-    # tensordot over every step before the loop, so the loop body (forward and gradient)
-    # keeps one MatMul, the recurrent one; values as in the loop written out in numpy.
-    rng = np.random.RandomState(1)
-    w_np, u_np = rng.randn(3, 4).astype('float32'), rng.randn(4, 4).astype('float32')
-    m_np = (rng.rand(2, 3) > 0.4).astype('float32')
-    w, u, m = K.variable(w_np), K.variable(u_np), K.constant(m_np) * 1.
-    x = K.placeholder(shape=(2, 5, 3))
-
-    def step(x_t, states):
-        h = K.tanh(K.dot(x_t * m, w) + K.dot(states[0], u))
-        return h, [h]
-    before = set(name for name, _ in _loop_bodies(K.get_session().graph))
-    last, _, _ = K.rnn(step, x, [K.zeros((2, 4))])
-    loss = K.sum(last)
-    f = K.function([x], [loss] + K.gradients(loss, [w, u]))
-    bodies = [(name, ops) for name, ops in _loop_bodies(K.get_session().graph)
-              if name not in before and '_body_' in name]
-    assert len(bodies) == 2, bodies   # the loop and its gradient's loop
-    for name, ops in bodies:
-        assert ops.count('MatMul') == (1 if '_grad_' not in name else 2), (name, ops)
-    xv = rng.randn(2, 5, 3).astype('float32')
-    hs = [np.zeros((2, 4), 'float32')]
-    for t in range(5):
-        hs.append(np.tanh((xv[:, t] * m_np) @ w_np + hs[-1] @ u_np))
-    gw, gu, gh = np.zeros_like(w_np), np.zeros_like(u_np), np.ones((2, 4), 'float32')
-    for t in range(5, 0, -1):
-        gz = gh * (1 - hs[t] ** 2)
-        gw += (xv[:, t - 1] * m_np).T @ gz
-        gu += hs[t - 1].T @ gz
-        gh = gz @ u_np.T
-    loss_v, gw_v, gu_v = f([xv])
-    np.testing.assert_allclose(loss_v, hs[-1].sum(), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(gw_v, gw, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(gu_v, gu, rtol=1e-5, atol=1e-5)
-
-
 def test_rnn_reads_the_step_variables_once_before_the_loop(K):
     # A step function reading kernels inside the tf.while_loop body would read them on every
     # step, forward and in the gradient's loop; they are read once, before the loop, and the

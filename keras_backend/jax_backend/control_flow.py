@@ -84,8 +84,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     n_states = len(initial_states)
     out_avals = _avals_of(out)
     state_avals = [_avals_of(s) for s in initial_states]
-    hoisted, input_only = _hoisted([out] + new_states, local, x_in, s_in)
-    conv_groups = _conv_groups([out] + new_states, local - input_only)
+    conv_groups = _conv_groups([out] + new_states, local)
 
     @_context_op
     def op(ctx, x, m, states0, body_refs):
@@ -101,18 +100,11 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
             seq = seq[::-1]
             mseq = None if mseq is None else mseq[::-1]
 
-        def input_part(x_t):
-            child = ctx.child(local, {x_in.id: x_t})
-            return [child.value(h) for h in hoisted]
-        # the step's contractions of its input alone, for every step at once
-        pre = jax.vmap(input_part)(seq) if hoisted else []
-
         def body(carry, xs):
             prev_out, states = carry
-            x_t, m_t, pre_t = xs
+            x_t, m_t = xs
             child = ctx.child(local, dict([(x_in.id, x_t)] +
-                                          [(s.id, v) for s, v in zip(s_in, states)] +
-                                          [(h.id, v) for h, v in zip(hoisted, pre_t)]))
+                                          [(s.id, v) for s, v in zip(s_in, states)]))
             with _tracing_loop_body():
                 for nodes, kernel in zip(conv_groups, merged):
                     axis = nodes[0]._conv_key[-1]
@@ -132,7 +124,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         batch = seq.shape[1]
         init_out = jnp.zeros((batch,) + tuple(out_avals[0].shape[1:]), out_avals[0].dtype)
         (last, states), outs = lax.scan(body, (init_out, [jnp.asarray(s) for s in states0]),
-                                        (seq, mseq, pre), unroll=_scan_unroll(n))
+                                        (seq, mseq), unroll=_scan_unroll(n))
         return last, jnp.swapaxes(outs, 0, 1), tuple(states)
 
     # the body's outer tensors are leaves too, so that functions see their variables
@@ -157,43 +149,6 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     for v in [last, outputs] + states:
         v._uses_learning_phase = uses_lp
     return last, outputs, states
-
-
-def _hoisted(roots, local, x_in, s_in):
-    """The values of a loop body that ``rnn`` computes before the loop, for every step at
-    once (``jax.vmap`` of the step's graph over the time axis), and the ids of the body's
-    nodes that read the step's input alone.
-
-    A hoisted value reads the step's input and no state, is read by a node that reads a
-    state (or is a result), and comes from a contraction (``dot``, ``batch_dot``, a
-    convolution): Keras' cells' ``K.dot(inputs, kernel)``. One matrix product over all
-    ``time x batch`` rows replaces one per step, forward and in the gradient, as cuDNN's and
-    Keras 3's fused layers do; the values are the same up to float rounding. Shape-valued
-    nodes and nodes that need the evaluation context stay in the loop."""
-    from_input = _dependents(roots, [x_in])
-    from_states = _dependents(roots, s_in)
-    input_only = set(i for i in from_input if i not in from_states and i != x_in.id)
-    readers = [n for n in _walk(roots) if n.id in from_states]
-    candidates = []
-    for n in readers:
-        for v in n.leaves:
-            if isinstance(v, Tensor) and v.id in input_only:
-                candidates.append(v)
-    candidates.extend(r for r in roots if r.id in input_only)
-    hoisted, seen = [], set()
-    for c in candidates:
-        if c.id in seen or c.pvals is not None:
-            continue
-        seen.add(c.id)
-        part = [n for n in _walk([c]) if n.id in input_only]
-        if _builtin_any(getattr(n.op, 'needs_context', False) or
-                        getattr(n.op, 'lazy_leaves', ()) or
-                        getattr(n.op, 'shape_only', False) for n in part):
-            continue
-        if _builtin_any(getattr(n.op, 'contracts', False) or
-                        getattr(n, '_conv_key', None) is not None for n in part):
-            hoisted.append(c)
-    return hoisted, input_only
 
 
 def _conv_groups(roots, local):

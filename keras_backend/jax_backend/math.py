@@ -21,10 +21,6 @@ def _dot(a, b):
     return jnp.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
 
 
-#: a contraction: ``rnn`` computes one of a step's input alone for every step at once
-_dot.contracts = True
-
-
 @records_keras_shape
 def dot(x, y):
     """``jnp.tensordot`` over x's last axis and y's second-to-last (its only, 1-D)."""
@@ -42,7 +38,6 @@ def batch_dot(x, y, axes=None):
         if out.ndim == 1:
             out = out.reshape((-1, 1))
         return out
-    op.contracts = True
     return _apply(op, x, y)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import common
 from .core import (graph_always, graph_aware, tf, _EagerTensor, _graph, _in_our_graph,
-                   _is_symbolic, _LoopStep, _LOOP_READS, _set_shape, _State, _to_tensor)
+                   _is_symbolic, _LOOP_READS, _set_shape, _State, _to_tensor)
 from .helpers import py_all, py_any, _shape_arg
 from .session import learning_phase
 
@@ -142,8 +142,6 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
 
     def body(t, out_ta, *loop_vars):
         x_t = input_ta.read(t)
-        # the step's products of its input alone are read from ones made before the loop
-        _LOOP_READS[-1][2] = _LoopStep(x_t, inputs_tm, t)
         if carry_output:
             m_t, prev_output, loop_states = mask_ta.read(t), loop_vars[0], loop_vars[1:]
         else:
@@ -167,7 +165,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         zeros0 = tf.zeros_like(out0)
     # No maximum_iterations: ``cond`` bounds the loop already (a second counter and a
     # LogicalAnd per step otherwise); the loop reads its step's variables once, before it.
-    _LOOP_READS.append([tf.compat.v1.get_default_graph(), {}, None])
+    _LOOP_READS.append([tf.compat.v1.get_default_graph(), {}])
     try:
         loop = tf.while_loop(cond, body,
                              (tf.constant(0, 'int32'), output_ta)

@@ -435,21 +435,8 @@ def _in_our_graph():
 # ---------------------------------------------------------------------------
 
 #: While ``rnn`` builds a loop body: ``[graph enclosing the loop, {id(variable): (variable,
-#: read)}, the step being built (a ``_LoopStep``, or None)]``, innermost last (see
-#: ``_loop_read`` and ``_hoisted_dot``).
+#: read)}]``, innermost last (see ``_loop_read``).
 _LOOP_READS = []
-
-
-class _LoopStep(object):
-    """The step ``rnn``'s loop body is being built for: ``x`` its input inside the body,
-    ``inputs`` the whole (time-major) sequence outside the loop, ``t`` the body's step
-    counter, ``done`` the products already moved out, by operands."""
-
-    def __init__(self, x, inputs, t):
-        self.x = x
-        self.inputs = inputs
-        self.t = t
-        self.done = {}
 
 
 def _loop_read(var):
@@ -464,7 +451,7 @@ def _loop_read(var):
     """
     if not _LOOP_READS:
         return None
-    outer, reads = _LOOP_READS[-1][:2]
+    outer, reads = _LOOP_READS[-1]
     if tf.compat.v1.get_default_graph() is outer:
         return None
     hit = reads.get(id(var))
@@ -472,66 +459,6 @@ def _loop_read(var):
         with outer.as_default(), tf.control_dependencies(None):
             hit = reads[id(var)] = (var, tf.convert_to_tensor(var))
     return hit[1]
-
-
-def _outer_value(t, outer):
-    """``t`` as a tensor of the graph ``outer`` that encloses the loop body being built: ``t``
-    itself, or what the body captured; None when ``t`` is computed in the body."""
-    graph = tf.compat.v1.get_default_graph()
-    if getattr(t, 'graph', None) is outer:
-        return t
-    if getattr(t, 'graph', None) is not graph:
-        return None
-    if t.op.type == 'Const':   # a constant the body captured by value
-        with outer.as_default(), tf.control_dependencies(None):
-            return tf.constant(tf.get_static_value(t), t.dtype)
-    for external, internal in getattr(graph, 'captures', ()):
-        if internal is t:
-            return external if getattr(external, 'graph', None) is outer else None
-    return None
-
-
-def _hoisted_dot(x, y):
-    """The product ``x @ y`` of a loop body that ``rnn`` is building, read from one product
-    computed before the loop for every step at once, or None when it is not one.
-
-    ``x`` must be the step's input, or that input times a tensor computed outside the loop
-    (Keras' input dropout), and ``y`` a 2-D tensor computed outside the loop (the cell's
-    kernel): Keras' ``K.dot(inputs, self.kernel)``. One ``tensordot`` of the whole
-    ``(time, batch, features)`` sequence then replaces one ``matmul`` per step, forward and
-    in the gradient (whose loop no longer accumulates the kernel's gradient step by step);
-    the body reads its step's rows from a ``TensorArray``. The same values up to float
-    rounding."""
-    entry = _LOOP_READS[-1] if _LOOP_READS else None
-    step = entry[2] if entry is not None and len(entry) > 2 else None
-    if step is None or x.shape.rank != 2 or y.shape.rank != 2:
-        return None
-    outer = entry[0]
-    if tf.compat.v1.get_default_graph() is outer:
-        return None
-    scale = None
-    if x is not step.x:
-        if x.op.type != 'Mul' or not any(i is step.x for i in x.op.inputs):
-            return None
-        others = [i for i in x.op.inputs if i is not step.x]
-        if len(others) != 1:
-            return None
-        scale = _outer_value(others[0], outer)
-        if scale is None:
-            return None
-    kernel = _outer_value(y, outer)
-    if kernel is None:
-        return None
-    key = (id(scale), id(kernel))
-    hit = step.done.get(key)
-    if hit is None:
-        with outer.as_default(), tf.control_dependencies(None):
-            seq = step.inputs if scale is None else step.inputs * scale
-            product = tf.tensordot(seq, kernel, axes=[[2], [0]])
-            array = tf.TensorArray(product.dtype, size=tf.shape(product)[0],
-                                   element_shape=product.shape[1:]).unstack(product)
-        hit = step.done[key] = (scale, kernel, array)
-    return hit[2].read(step.t)
 
 
 def _to_tensor(x, dtype=None):

@@ -6,8 +6,7 @@ directly (the package puts each behind its checks).
 """
 from .. import shape_rules
 from ..common import floatx
-from .core import (graph_aware, tf, _constant_like, _hoisted_dot, _keras_meta, _LOOP_READS,
-                   _set_shape, _to_tensor)
+from .core import graph_aware, tf, _constant_like, _keras_meta, _set_shape, _to_tensor
 from .helpers import _axis_arg, _dyn_dims, _shape_arg
 
 
@@ -28,10 +27,6 @@ def dot(x, y):
     if yn == 1:
         return tf.tensordot(x, y, axes=[[xn - 1], [0]])
     if xn == 2 and yn == 2:
-        if _LOOP_READS:
-            hoisted = _hoisted_dot(x, y)
-            if hoisted is not None:
-                return hoisted
         return tf.matmul(x, y)
     return tf.tensordot(x, y, axes=[[xn - 1], [yn - 2]])
 
