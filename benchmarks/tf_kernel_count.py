@@ -13,6 +13,10 @@ than tf_keras" (a count, not a time: it does not depend on the machine's load).
 Usage::
 
     python benchmarks/tf_kernel_count.py [--models lstm,gru,bilstm] [--top 12]
+
+``--models`` also takes ``keras2_benchmark.py``'s realistic models (``resnet``,
+``lstm256``, ...), trained on one batch of their own size. Besides the counts it
+prints the op types that kept the executor busiest (summed event durations).
 """
 from __future__ import print_function
 
@@ -38,13 +42,21 @@ def count(side, name):
     _, layers, sequential, _, to_categorical, _ = kb._import_framework(side)
     import tensorflow as tf
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
-    x, y = kb.load_data()
-    model = kb.build(name, layers, sequential, side.startswith('tf_keras'))
+    if name in kb.REALISTIC:
+        import tf_keras
+        keras = tf_keras if side.startswith('tf_keras') else __import__('keras')
+        x, y, loss = kb.realistic_data(name, kb.REALISTIC[name][1])
+        model = kb.build_realistic(name, keras, False)
+        xb, yb = x, y
+    else:
+        x, y = kb.load_data()
+        model = kb.build(name, layers, sequential, side.startswith('tf_keras'))
+        xb = kb.prepare(name, x)[:kb.BATCH]
+        yb = to_categorical(y, 10).astype('float32')[:kb.BATCH]
+        loss = 'categorical_crossentropy'
     for layer, values in kb.initial_weights(model):
         layer.set_weights(values)
-    xb = kb.prepare(name, x)[:kb.BATCH]
-    yb = to_categorical(y, 10).astype('float32')[:kb.BATCH]
-    model.compile(optimizer='adam', loss='categorical_crossentropy')
+    model.compile(optimizer='adam', loss=loss)
     for _ in range(3):
         model.train_on_batch(xb, yb)
     logdir = tempfile.mkdtemp(prefix='tf_kernel_count_')
@@ -59,7 +71,7 @@ def count(side, name):
             space.ParseFromString(f.read())
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
-    ops = collections.Counter()
+    ops, busy = collections.Counter(), collections.Counter()
     for plane in space.planes:
         for line in plane.lines:
             if line.name == 'python':
@@ -69,7 +81,9 @@ def count(side, name):
                 if '::' in label or ':' not in label:
                     continue   # the executor's own events (ExecutorState::Process, ...)
                 ops[label.rsplit(':', 1)[1]] += 1
-    return dict((k, v / float(STEPS)) for k, v in ops.items())
+                busy[label.rsplit(':', 1)[1]] += event.duration_ps
+    return {'count': dict((k, v / float(STEPS)) for k, v in ops.items()),
+            'ms': dict((k, v / 1e9 / STEPS) for k, v in busy.items())}
 
 
 def run_side(side, name):
@@ -104,9 +118,17 @@ def main():
         return
     print('| model | ' + ' | '.join(SIDES) + ' | ours / tf_keras default |')
     print('|---|' + '---|' * (len(SIDES) + 1))
-    details = []
+    details, timed = [], []
     for name in args.models.split(','):
-        counts = dict((side, run_side(side, name)) for side in SIDES)
+        found = dict((side, run_side(side, name)) for side in SIDES)
+        counts = dict((side, found[side]['count']) for side in SIDES)
+        ms = dict((side, found[side]['ms']) for side in SIDES)
+        top = sorted(set(ms['ours']) | set(ms['tf_keras_default']),
+                     key=lambda t: -max(ms['ours'].get(t, 0), ms['tf_keras_default'].get(t, 0)))
+        timed.append('%s: ops busy %.1f / %.1f ms per step; ' % (
+            name, sum(ms['ours'].values()), sum(ms['tf_keras_default'].values())) + ', '.join(
+            '%s %.1f/%.1f' % (t, ms['ours'].get(t, 0), ms['tf_keras_default'].get(t, 0))
+            for t in top[:args.top]))
         totals = dict((side, sum(c.values())) for side, c in counts.items())
         print('| %s | %s | %.2fx |' % (name, ' | '.join('%.0f' % totals[s] for s in SIDES),
                                         totals['ours'] / totals['tf_keras_default']))
@@ -118,6 +140,10 @@ def main():
             for t in diff[:args.top]))
     print('\nlargest differences per op type (ours / tf_keras default, per step):')
     for line in details:
+        print('  ' + line)
+    print('\nbusiest op types, summed op time in ms per step (ours / tf_keras default; ops on '
+          'parallel threads overlap, so this is work, not wall time):')
+    for line in timed:
         print('  ' + line)
 
 

@@ -4,6 +4,8 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
+import numpy as np
+
 from .. import shape_rules
 from ..common import floatx
 from .core import graph_aware, tf, _constant_like, _keras_meta, _set_shape, _to_tensor
@@ -398,13 +400,28 @@ def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
                 d_normed = tf.zeros_like(normed)
             dx, dscale, doffset = tf.gradients(normed, [x, scale, offset],
                                                grad_ys=d_normed)
-            if d_mean is not None:
+            # TensorFlow hands unused statistics a ZerosLike: nothing to add then (Keras'
+            # BatchNormalization only reads them into its moving averages); otherwise
+            # the two terms cost four passes over the activations
+            if not _known_zero(d_mean):
                 dx = dx + d_mean / count
-            if d_var is not None:
+            if not _known_zero(d_var):
                 dx = dx + d_var * 2. * (x - mean) / count
             return dx, dscale, doffset
         return (normed, mean, var), grad
     return fused(x, scale, offset)
+
+
+def _known_zero(t):
+    """Whether the gradient ``t`` is None or zeros by construction (``tf.gradients`` gives
+    an op's unused outputs a ``ZerosLike``)."""
+    if t is None:
+        return True
+    op = getattr(t, 'op', None)
+    if op is not None and op.type in ('ZerosLike', 'Zeros'):
+        return True
+    value = tf.get_static_value(t)
+    return value is not None and not np.any(value)
 
 
 def _broadcast_param(p, x, axis):
