@@ -140,6 +140,39 @@ def _loop_bodies(graph):
     return found
 
 
+def test_rnn_step_slices_have_padded_gradients(K, monkeypatch):
+    # Keras' cells slice their gates (z[:, :units]); in a loop body a plain slice's gradient
+    # is the incoming one padded (Pad, not StridedSliceGrad); other slices (a step of 2)
+    # keep TensorFlow's. Gradients equal those of TensorFlow's own slice gradient.
+    import keras_backend.tensorflow_backend.control_flow as cf
+    rng = np.random.RandomState(2)
+    w = K.variable(rng.randn(6, 8).astype('float32'))
+    x = K.placeholder((3, 4, 6))
+
+    def step(x_t, states):
+        z = K.dot(x_t, w) + states[0][:, :1]
+        h = (K.tanh(z[:, :2]) * K.sum(z[:, 2:5], 1, keepdims=True) + K.sum(z[1:, -3:]) +
+             K.sum(z[::2, 1:7]))
+        h = K.concatenate([h, h, h, h], 1)
+        return h, [h]
+
+    def grads():
+        before = set(name for name, _ in _loop_bodies(K.get_session().graph))
+        _, outs, _ = K.rnn(step, x, [K.zeros((3, 8))])
+        f = K.function([x], K.gradients(K.sum(outs * outs), [w, x]))
+        ops = [o for name, ops in _loop_bodies(K.get_session().graph) if name not in before
+               for o in ops]
+        return f([xv]), ops
+    xv = rng.randn(3, 4, 6).astype('float32')
+    ours, ops = grads()
+    assert ops.count('Pad') == 4 and ops.count('StridedSliceGrad') == 1, ops
+    monkeypatch.setattr(cf, '_SLICE_GRADIENT', 'StridedSlice')   # TensorFlow's own
+    theirs, ops = grads()
+    assert 'Pad' not in ops and ops.count('StridedSliceGrad') == 5, ops
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
 def test_rnn_reads_the_step_variables_once_before_the_loop(K):
     # A step function reading kernels inside the tf.while_loop body would read them on every
     # step, forward and in the gradient's loop; they are read once, before the loop, and the
