@@ -238,6 +238,20 @@ def test_same_padding_with_a_kernel_longer_than_the_image(K):
     np.testing.assert_allclose(out, R.conv2d(x, k, padding='same'), atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize('kernel_size', [(3, 3, 3), (2, 3, 4)], ids=['odd', 'even'])
+def test_same_padding_over_an_unknown_axis(K, kernel_size):
+    """conv3d 'same' at stride 1 over an unknown number of frames (Keras' Conv3D after a
+    ConvLSTM2D on movies of any length): the padding does not depend on the size, so every
+    engine takes it (CNTK refused it before)."""
+    x = randn(2, 4, 5, 6, 2, seed=42)
+    k = randn(*(kernel_size + (2, 3)), seed=43)
+    ph = K.placeholder((None, None, 5, 6, 2))
+    y = K.conv3d(ph, K.variable(kernel_for(K, k)), padding='same')
+    assert K.int_shape(y)[1] is None
+    out = K.function([ph], [y])([x])[0]
+    np.testing.assert_allclose(out, R.conv3d(x, k, padding='same'), atol=1e-5, rtol=1e-5)
+
+
 def test_transposed_conv_is_adjoint_of_conv(K):
     """<conv(z), x> == <conv_transpose(x), z> evaluated entirely by the backend."""
     z = randn(2, 6, 8, 2, seed=30)

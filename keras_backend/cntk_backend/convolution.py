@@ -32,7 +32,13 @@ def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
     pads = []
     for n, k, s, d in zip(sizes, kernel, strides, dilation):
         if padding != 'valid' and n is None:
-            raise ValueError('%s: %r padding needs static spatial sizes on CNTK' % (name, padding))
+            if s != 1:
+                raise ValueError('%s: %r padding with strides %r needs static spatial sizes on '
+                                 'CNTK (the padding depends on the size)'
+                                 % (name, padding, tuple(strides)))
+            # at stride 1 the padding does not depend on the size (Conv3D over an unknown
+            # number of frames): any size gives it
+            n = (k - 1) * d + 1
         pads.append(shape_rules.padding_amounts(n, k, s, d, padding))
     return pads
 
