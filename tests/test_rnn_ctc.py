@@ -369,9 +369,7 @@ def test_rnn_gated_convolutions_against_the_unrolled_loop(K, data_format):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize('go_backwards,masked', [(False, False), (True, True)],
-                         ids=['forward', 'backwards-masked'])
-def test_rnn_lstm_step_against_the_unrolled_loop(K, go_backwards, masked):
+def test_rnn_lstm_step_against_the_unrolled_loop(K, go_backwards=True, masked=True):
     """Keras 2.3.1's LSTMCell in small: the gates in one product of the input (times a
     dropout-like mask made outside the loop) with the kernel and one of the state with the
     recurrent kernel. Values against the reference, gradients (kernels, input, mask) against
