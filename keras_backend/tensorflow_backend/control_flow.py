@@ -62,9 +62,10 @@ _SLICE_GRADIENT = 'KerasBackendSliceByPad'
 def _slice_gradient(op, grad):
     """The gradient of a ``StridedSlice`` made in an ``rnn`` loop body: for a plain slice
     (strides 1, no new or dropped axes, constant bounds inside known sizes: Keras' cells'
-    ``z[:, :units]``) the incoming gradient padded with zeros (``tf.pad``), about a third
-    faster than TensorFlow's ``StridedSliceGrad`` per step; anything else by
-    ``StridedSliceGrad`` as TensorFlow does. The same values."""
+    ``z[:, :units]``) the incoming gradient padded with zeros (``tf.pad``), a quarter of
+    the time TensorFlow's ``StridedSliceGrad`` took in an LSTM(256)'s profile
+    (benchmarks/README.md); anything else by ``StridedSliceGrad`` as TensorFlow does. The same
+    values."""
     x, begin, end, strides = op.inputs
     b, e, st = [tf.get_static_value(t) for t in (begin, end, strides)]
     attrs = dict((k, op.get_attr(k)) for k in ('begin_mask', 'end_mask', 'ellipsis_mask',
