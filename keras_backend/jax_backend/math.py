@@ -293,7 +293,9 @@ def cos(x):
 
 
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
-    """Mean and variance over ``reduction_axes``, then ``batch_normalization``."""
+    """Mean and variance over ``reduction_axes``; the output is ``(x - mean) * (gamma /
+    sqrt(var + epsilon)) + beta`` with the factor computed once per kept position
+    (``lax.rsqrt``), one multiply per element (as Keras 3 does on JAX)."""
     x = _to_tensor(x)
     axes = shape_rules.batch_norm_axes(reduction_axes, _ndim(x))
 
@@ -301,9 +303,11 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
         m = jnp.mean(v, axis=axes, keepdims=True)
         var_ = jnp.mean(jnp.square(v - m), axis=axes, keepdims=True)
         bshape = [1 if i in axes else d for i, d in enumerate(v.shape)]
-        out = (v - m) / jnp.sqrt(var_ + epsilon)
+        # one factor per kept position (the statistics' shape), then one multiply per element
+        scale = lax.rsqrt(var_ + epsilon)
         if g is not None:
-            out = out * jnp.reshape(g, bshape)
+            scale = scale * jnp.reshape(g, bshape)
+        out = (v - m) * scale
         if b is not None:
             out = out + jnp.reshape(b, bshape)
         kept = [d for i, d in enumerate(v.shape) if i not in axes]
@@ -323,15 +327,17 @@ def _lay_along(p, ndim, axis):
 
 
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
-    """``(x - mean) / sqrt(var + epsilon) * gamma + beta``, 1-D parameters laid along
-    ``axis``."""
+    """``(x - mean) * (gamma / sqrt(var + epsilon)) + beta`` (``lax.rsqrt``: one multiply per
+    element), 1-D parameters laid along ``axis``."""
     x = _to_tensor(x)
     axis = shape_rules.normalize_axis(axis, _ndim(x))
 
     def op(v, m, s, b, g):
-        out = (v - _lay_along(m, v.ndim, axis)) / jnp.sqrt(_lay_along(s, v.ndim, axis) + epsilon)
+        # the factor over the parameters' shape, then one multiply per element
+        scale = lax.rsqrt(_lay_along(s, v.ndim, axis) + epsilon)
         if g is not None:
-            out = out * _lay_along(g, v.ndim, axis)
+            scale = scale * _lay_along(g, v.ndim, axis)
+        out = (v - _lay_along(m, v.ndim, axis)) * scale
         if b is not None:
             out = out + _lay_along(b, v.ndim, axis)
         return out
