@@ -318,11 +318,14 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     m = T.mean(x, axis=axes, keepdims=True)
     v = T.mean(T.sqr(x - m), axis=axes, keepdims=True)
     kept = [i for i in range(x.ndim) if i not in axes]
-    normed = (x - m) / T.sqrt(v + _constant_like(v, epsilon))
+    # one factor per kept position, then one multiply per element (Theano's own
+    # batch_normalization_train expands to the same form on the CPU)
+    scale = _constant_like(v, 1.) / T.sqrt(v + _constant_like(v, epsilon))
     if gamma is not None:
         g = _to_tensor(gamma)
-        normed = normed * (_broadcast_param(g, x.ndim, kept[0]) if (g.ndim == 1 and len(kept) == 1)
-                           else _reshape_to_kept(g, x, axes))
+        scale = scale * (_broadcast_param(g, x.ndim, kept[0]) if (g.ndim == 1 and len(kept) == 1)
+                         else _reshape_to_kept(g, x, axes))
+    normed = (x - m) * scale
     if beta is not None:
         b = _to_tensor(beta)
         normed = normed + (_broadcast_param(b, x.ndim, kept[0]) if (b.ndim == 1 and len(kept) == 1)
