@@ -43,8 +43,7 @@ def count(side, name):
     import tensorflow as tf
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
     if name in kb.REALISTIC:
-        import tf_keras
-        keras = tf_keras if side.startswith('tf_keras') else __import__('keras')
+        keras = __import__('tf_keras' if side.startswith('tf_keras') else 'keras')
         x, y, loss = kb.realistic_data(name, kb.REALISTIC[name][1])
         model = kb.build_realistic(name, keras, False)
         xb, yb = x, y

@@ -369,11 +369,11 @@ def test_rnn_gated_convolutions_against_the_unrolled_loop(K, data_format):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4)
 
 
-def test_rnn_lstm_step_against_the_unrolled_loop(K, go_backwards=True, masked=True):
+def test_rnn_lstm_step_against_the_unrolled_loop(K):
     """Keras 2.3.1's LSTMCell in small: the gates in one product of the input (times a
     dropout-like mask made outside the loop) with the kernel and one of the state with the
-    recurrent kernel. Values against the reference, gradients (kernels, input, mask) against
-    the unrolled loop's, which has no loop body."""
+    recurrent kernel, backwards over masked steps. Values against the reference, gradients
+    (kernels, input, mask) against the unrolled loop's, which has no loop body."""
     kx, kh = randn(3, 8, seed=50) * 0.5, randn(2, 8, seed=51) * 0.5
     keep = (rng(52).rand(4, 3) > 0.3).astype('float32') / 0.7
     kxv, khv, keepv = K.variable(kx), K.variable(kh), K.variable(keep)
@@ -394,14 +394,12 @@ def test_rnn_lstm_step_against_the_unrolled_loop(K, go_backwards=True, masked=Tr
                              lambda v: 1. / (1. + np.exp(-v)))
         return h_new, [h_new, c_new]
 
-    mask = np.array([[1, 1, 0, 1, 1], [0, 1, 1, 1, 0], [1, 1, 1, 1, 1], [1, 0, 1, 1, 1]],
-                    bool) if masked else None
+    mask = np.array([[1, 1, 0, 1, 1], [0, 1, 1, 1, 0], [1, 1, 1, 1, 1], [1, 0, 1, 1, 1]], bool)
 
     def build(unroll):
         x = K.placeholder((4, 5, 3))
         h0, c0 = K.placeholder((4, 2)), K.placeholder((4, 2))
-        m = K.constant(mask) if masked else None
-        last, outs, states = K.rnn(step, x, [h0, c0], go_backwards=go_backwards, mask=m,
+        last, outs, states = K.rnn(step, x, [h0, c0], go_backwards=True, mask=K.constant(mask),
                                    constants=[keepv * 1.], unroll=unroll)
         loss = K.sum(outs * outs) + K.sum(states[1])
         return K.function([x, h0, c0], [last, outs, states[1]] +
@@ -410,7 +408,7 @@ def test_rnn_lstm_step_against_the_unrolled_loop(K, go_backwards=True, masked=Tr
     xs = randn(4, 5, 3, seed=53)
     h0, c0 = randn(4, 2, seed=54) * 0.5, randn(4, 2, seed=55) * 0.5
     got, ref = loop([xs, h0, c0]), unrolled([xs, h0, c0])
-    want = R.rnn(np_step, xs, [h0, c0], go_backwards=go_backwards, mask=mask,
+    want = R.rnn(np_step, xs, [h0, c0], go_backwards=True, mask=mask,
                  constants=[keep])
     for g, w in zip(got[:3], [want[0], want[1], want[2][1]]):
         np.testing.assert_allclose(g, w, atol=1e-5)

@@ -85,10 +85,8 @@ def _slice_gradient(op, grad):
                     break
                 pads.append([0, 0])
                 continue
-            # Python's rules: negative bounds count from the end, both clipped to the size
-            lo = min(max(lo + size if lo < 0 else lo, 0), size)
-            hi = size if hi is None else min(max(hi + size if hi < 0 else hi, 0), size)
-            pads.append([lo, size - max(hi, lo)])
+            start, stop, _ = slice(lo, hi).indices(size)   # Python's slice rules
+            pads.append([start, size - max(stop, start)])
     if pads is not None:
         dx = tf.pad(grad, pads)
     else:

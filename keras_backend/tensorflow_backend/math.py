@@ -417,8 +417,7 @@ def _known_zero(t):
     an op's unused outputs a ``ZerosLike``)."""
     if t is None:
         return True
-    op = getattr(t, 'op', None)
-    if op is not None and op.type in ('ZerosLike', 'Zeros'):
+    if getattr(getattr(t, 'op', None), 'type', None) == 'ZerosLike':
         return True
     value = tf.get_static_value(t)
     return value is not None and not np.any(value)
