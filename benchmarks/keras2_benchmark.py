@@ -69,7 +69,8 @@ Commands, one per engine::
     .venv36/bin/python benchmarks/keras2_benchmark.py --engine theano
 
 Options: ``--rounds N`` (2), ``--epochs N`` (4), ``--models mlp,cnn,...``,
-``--quick`` (1 round, 2 epochs), ``--json PATH`` (save every run and the
+``--quick`` (1 round, 2 epochs), ``--scale N`` (the realistic models on N times their
+samples: 16 on a GPU), ``--json PATH`` (save every run and the
 medians), ``--repo PATH`` (the keras_backend checkout to benchmark; default:
 the one this script lives in), ``--base-repo PATH`` (a second checkout, the code
 before a change, run as side ``ours_base`` in the same alternating rounds: a
@@ -366,8 +367,9 @@ def _import_framework(side):
     return keras, layers, Sequential, Callback, to_categorical, None
 
 
-def worker(engine, side, name, epochs, batch):
-    """Train model ``name`` on ``side``; return the measurements as a dict."""
+def worker(engine, side, name, epochs, batch, scale=1):
+    """Train model ``name`` on ``side`` (a realistic model on ``scale`` times its samples);
+    return the measurements as a dict."""
     x, y = load_data()
     keras, layers, sequential, callback_cls, to_categorical, set_seed = _import_framework(side)
     if side.startswith('ours') and keras.__version__ != '2.3.1':
@@ -396,7 +398,7 @@ def worker(engine, side, name, epochs, batch):
 
     if name in REALISTIC:
         model = build_realistic(name, keras, side == 'keras3_jax')
-        inputs, targets, loss = realistic_data(name, REALISTIC[name][0])
+        inputs, targets, loss = realistic_data(name, REALISTIC[name][0] * scale)
         batch = REALISTIC[name][1]
     else:
         model = build(name, layers, sequential, side.startswith('tf_keras'),
@@ -443,7 +445,8 @@ def worker(engine, side, name, epochs, batch):
 def worker_main(args):
     os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
     try:
-        result = worker(args.engine, args.worker, args.model, args.epochs, args.batch)
+        result = worker(args.engine, args.worker, args.model, args.epochs, args.batch,
+                        args.scale)
     except Exception:
         lines = traceback.format_exc().strip().splitlines()
         result = {'error': lines[-1], 'traceback': '\n'.join(lines[-30:])}
@@ -493,7 +496,7 @@ def run_one(args, side, name):
     cold_dir = tempfile.mkdtemp(prefix='k2bench-') if args.cold else None
     cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
            '--worker', side, '--model', name, '--epochs', str(args.epochs),
-           '--batch', str(args.batch)]
+           '--batch', str(args.batch), '--scale', str(args.scale)]
     repo = args.base_repo if side == 'ours_base' else args.repo
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -635,6 +638,9 @@ def parse_args():
     parser.add_argument('--models', default=','.join(MODELS),
                         help='comma-separated, from %s; realistic: all of %s'
                         % (','.join(ALL_MODELS), ','.join(sorted(REALISTIC))))
+    parser.add_argument('--scale', type=int, default=1,
+                        help='the realistic models train on this many times their samples '
+                        '(e.g. 16 on a GPU: 16,384 for the 1,024 of the CNN)')
     parser.add_argument('--quick', action='store_true', help='smoke run: 1 round, 2 epochs')
     parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
     parser.add_argument('--repo', default=ROOT,
@@ -702,7 +708,8 @@ def main():
              args.rounds, args.epochs, time.time() - started))
     for name in models:
         if name in REALISTIC:
-            print('%s: %d seeded random samples, batch %d' % ((name,) + REALISTIC[name]))
+            print('%s: %d seeded random samples, batch %d'
+                  % (name, REALISTIC[name][0] * args.scale, REALISTIC[name][1]))
         else:
             print('%s: 1438 training digits, batch %d, categorical_crossentropy'
                   % (name, args.batch))
@@ -747,6 +754,7 @@ def main():
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'engine': args.engine, 'rounds': args.rounds, 'epochs': args.epochs,
+                       'scale': args.scale,
                        'batch': args.batch, 'models': models, 'repo': args.repo,
                        'python': platform.python_version(), 'cold': args.cold,
                        'sides': dict(sides), 'runs': runs, 'medians': med}, f, indent=1)
