@@ -1,11 +1,15 @@
 """keras_backend.distribute: scaling of Keras 2.3.1 training over 1, 2, 4 ... workers.
 
 For one engine (``--engine``), for each worker count (``--workers``, default 1,2,4)
-started by the launcher (``python -m keras_backend.distribute -n N``) on this machine's
-loopback, and for each Keras 2.3.1 model of ``keras2_benchmark.py`` (``--models``,
-default cnn,lstm; Adam wrapped in ``DistributedOptimizer``): weak scaling as Horovod
-measured it, every worker trains on its own batch of ``--per-worker-batch`` samples
-(default 32), so the global batch is N times that.
+started by the launcher (``python -m keras_backend.distribute -n N --collectives C``,
+``--collectives``: auto, engine or mpi, the path of TensorFlow and JAX) on this machine's
+loopback, and for each Keras 2.3.1 model (``--models``, default cnn,lstm; Adam wrapped in
+``DistributedOptimizer``): weak scaling as Horovod measured it, every worker trains on its
+own batch of ``--per-worker-batch`` samples (default 32), so the global batch is N times
+that. Models: the digit models of ``keras2_benchmark.py`` (mlp, cnn, lstm, gru, bilstm),
+its compute-bound ones (``resnet``: 0.7M weights; ``lstm256``: 2.2M) and ``wide25m``
+(Dense 1024-4096-4096-1024-10, 25.2M weights: bytes matter there). The table names the
+collective path that ran (``kd.collective_path()``).
 
 * ``step ms``: the median time of ``model.train_on_batch`` (forward, backward, the
   gradients' allreduce, the update: one compiled function), after 3 warm-up steps, the
@@ -48,6 +52,10 @@ from engine_table import engines
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MODELS = ('mlp', 'cnn', 'lstm', 'gru', 'bilstm')
+#: compute-bound models (keras2_benchmark.py's realistic ones) and one where bytes matter
+REALISTIC = ('resnet', 'lstm256')
+WIDE = 'wide25m'
+ALL_MODELS = MODELS + REALISTIC + (WIDE,)
 #: engine configuration (the table's ``engine``) -> its backend name
 ADAPTERS = dict((row.engine, row.name) for row in engines.TABLE)
 
@@ -72,6 +80,31 @@ def _timed(fn, steps):
     return times
 
 
+def _model_and_data(name, kb, keras, batch, size):
+    """(model, x, y, loss) of ``name``: a digit model, a realistic one (``batch * size *
+    4`` seeded samples) or ``wide25m``: Dense 1024-4096-4096-1024-10 (25.2M weights) on
+    seeded random vectors."""
+    if name in MODELS:
+        x_all, y_all = kb.load_data()[:2]
+        model = kb.build(name, keras.layers, keras.models.Sequential, tf_keras=False)
+        return (model, kb.prepare(name, x_all), np.eye(10, dtype='float32')[y_all],
+                'categorical_crossentropy')
+    samples = batch * size * 4
+    if name == WIDE:
+        rng = np.random.RandomState(kb.SEED)
+        inp = keras.layers.Input(shape=(1024,))
+        h = inp
+        for units in (4096, 4096, 1024):
+            h = keras.layers.Dense(units, activation='relu')(h)
+        model = keras.models.Model(inp, keras.layers.Dense(10, activation='softmax')(h))
+        return (model, rng.rand(samples, 1024).astype('float32'),
+                np.eye(10, dtype='float32')[rng.randint(0, 10, size=samples)],
+                'categorical_crossentropy')
+    model = kb.build_realistic(name, keras, False)
+    x, y, loss = kb.realistic_data(name, samples)
+    return model, x, y, loss
+
+
 def worker(models, steps, batch):
     """Run inside the launcher: time every model; worker 0 prints one JSON line."""
     import keras_backend.distribute as kd
@@ -83,19 +116,16 @@ def worker(models, steps, batch):
     from keras import backend as K
     import keras2_benchmark as kb
 
-    x_all = kb.load_data()
-    x_all, y_all = x_all[0], x_all[1]
-    y_onehot = np.eye(10, dtype='float32')[y_all]
     fp16 = getattr(getattr(kd, 'Compression', None), 'fp16', None)
     results = {}
+    path = kd.collective_path() if hasattr(kd, 'collective_path') else None
     for name in models:
-        model = kb.build(name, keras.layers, keras.models.Sequential, tf_keras=False)
+        model, x_all, y_all, loss = _model_and_data(name, kb, keras, batch, kd.size())
         for layer, values in kb.initial_weights(model):
             layer.set_weights(values)
-        model.compile(kd.DistributedOptimizer(keras.optimizers.Adam()),
-                      'categorical_crossentropy')
-        x = kd.shard(kb.prepare(name, x_all), batch * kd.size())
-        y = kd.shard(y_onehot, batch * kd.size())
+        model.compile(kd.DistributedOptimizer(keras.optimizers.Adam()), loss)
+        x = kd.shard(x_all, batch * kd.size())
+        y = kd.shard(y_all, batch * kd.size())
         batches = [(x[i:i + batch], y[i:i + batch])
                    for i in range(0, len(x) - batch + 1, batch)]
         for b in range(3):
@@ -109,7 +139,8 @@ def worker(models, steps, batch):
         times = _timed(step, steps)
         weights = model.trainable_weights
         row = {'step_ms': _median_over_workers(kd, times) * 1e3,
-               'grads': int(sum(np.prod(K.int_shape(w)) for w in weights))}
+               'grads': int(sum(np.prod(K.int_shape(w)) for w in weights)),
+               'path': path or 'none'}
         variants = [('allreduce_ms', {})]
         if fp16 is not None:
             variants.append(('fp16_allreduce_ms', {'compression': fp16}))
@@ -133,7 +164,7 @@ def thread_env(threads):
                          % ('true' if threads > 1 else 'false', t)}
 
 
-def run(engine, n, models, steps, batch, threads):
+def run(engine, n, models, steps, batch, threads, collectives='auto'):
     adapter = ADAPTERS[engine]
     env = dict(os.environ)
     path = [ROOT]
@@ -146,7 +177,8 @@ def run(engine, n, models, steps, batch, threads):
                TF_CPP_MIN_LOG_LEVEL='2', KERAS_BACKEND='keras_backend.%s_backend' % adapter)
     env.update(thread_env(threads))
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
-           adapter, '--timeout', '600', os.path.abspath(__file__), '--worker',
+           adapter, '--timeout', '600', '--collectives', collectives,
+           os.path.abspath(__file__), '--worker',
            '--models', ','.join(models), '--steps', str(steps), '--per-worker-batch',
            str(batch)]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -171,14 +203,17 @@ def main():
     p.add_argument('--steps', type=int, default=30)
     p.add_argument('--rounds', type=int, default=3)
     p.add_argument('--per-worker-batch', type=int, default=32)
+    p.add_argument('--collectives', default='auto', choices=('auto', 'engine', 'mpi'),
+                   help='the collective path of TensorFlow and JAX (the launcher\'s '
+                        '--collectives; default auto)')
     p.add_argument('--threads', type=int, default=None,
                    help='threads per worker (default: cores // workers, at least 1)')
     p.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     args = p.parse_args()
     models = [m for m in args.models.split(',') if m]
-    unknown = [m for m in models if m not in MODELS]
+    unknown = [m for m in models if m not in ALL_MODELS]
     if unknown:
-        p.error('unknown model(s) %s; choose from %s' % (unknown, ', '.join(MODELS)))
+        p.error('unknown model(s) %s; choose from %s' % (unknown, ', '.join(ALL_MODELS)))
     if args.worker:
         worker(models, args.steps, args.per_worker_batch)
         return
@@ -189,13 +224,13 @@ def main():
         for n in (counts if r % 2 == 0 else counts[::-1]):
             threads = args.threads or max(1, cores // n)
             runs[n].append(run(args.engine, n, models, args.steps, args.per_worker_batch,
-                               threads))
+                               threads, args.collectives))
     print('engine %s (Python %d.%d), %d cores, %d rounds x %d steps, %d samples per worker '
           'per step' % (args.engine, sys.version_info[0], sys.version_info[1], cores,
                         args.rounds, args.steps, args.per_worker_batch))
-    print('| model | grads | workers | threads/worker | step ms | samples/s | efficiency '
-          '| allreduce ms | allreduce / step | fp16 allreduce ms | fp16 / fp32 |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|')
+    print('| model | grads | workers | path | threads/worker | step ms | samples/s | '
+          'efficiency | allreduce ms | allreduce / step | fp16 allreduce ms | fp16 / fp32 |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
     for m in models:
         base = None
         for n in counts:
@@ -206,8 +241,9 @@ def main():
             if n == 1:
                 base = rate
             eff = '%.0f%%' % (100.0 * rate / (n * base)) if base else 'n/a'
-            print('| %s | %d | %d | %d | %.2f | %.0f | %s | %.3f | %.1f%% | %s | %s |'
-                  % (m, runs[n][0][m]['grads'], n, args.threads or max(1, cores // n),
+            print('| %s | %d | %d | %s | %d | %.2f | %.0f | %s | %.3f | %.1f%% | %s | %s |'
+                  % (m, runs[n][0][m]['grads'], n, runs[n][0][m].get('path', '?'),
+                     args.threads or max(1, cores // n),
                      step, rate, eff, red, 100.0 * red / step,
                      'n/a' if half is None else '%.3f' % half,
                      'n/a' if half is None or n == 1 else '%.2fx' % (half / red)))

@@ -101,7 +101,10 @@ def _engine_or_skip(engine):
     return module
 
 
-def _env(engine, keras2=False):
+def _env(engine, keras2=False, collectives='engine'):
+    """The launcher's environment for ``engine``; TensorFlow and JAX on the collective
+    path ``collectives`` (the tests of the MPI path ask for 'mpi'; the MPI engines take it
+    whatever this says)."""
     env = dict(os.environ)
     env.pop('TF_CONFIG', None)
     for k in list(env):   # the workers' placement is the test's, even inside mpirun or srun
@@ -112,18 +115,21 @@ def _env(engine, keras2=False):
         path.append(env['PYTHONPATH'])
     env.update(PYTHONPATH=os.pathsep.join(path), KERAS_BACKEND_QUIET='1',
                TF_CPP_MIN_LOG_LEVEL='2',
-               KERAS_BACKEND=('keras_backend.%s_backend' % engine) if keras2 else engine)
+               KERAS_BACKEND=('keras_backend.%s_backend' % engine) if keras2 else engine,
+               KERAS_BACKEND_DISTRIBUTE_COLLECTIVES=collectives)
     return env
 
 
-def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600, env=None):
-    """Run the launcher (``env``: variables added to the workers'); return
-    (CompletedProcess, seconds)."""
+def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600, env=None,
+            collectives='engine'):
+    """Run the launcher (``env``: variables added to the workers'; ``collectives``: the
+    path of TensorFlow and JAX); return (CompletedProcess, seconds)."""
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
            engine, '--timeout', str(timeout), os.path.join(SCRIPTS, script)] + list(args)
     start = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, env=dict(_env(engine, keras2), **(env or {})),
+                          universal_newlines=True,
+                          env=dict(_env(engine, keras2, collectives), **(env or {})),
                           cwd=REPO, timeout=limit)
     return proc, time.time() - start
 
@@ -396,6 +402,149 @@ def test_a_hung_worker_is_caught_within_its_timeout(engine, workdir):
     assert ended - hung_at < timeout + 30, ended - hung_at
     time.sleep(0.5)
     assert _processes_with(out) == []
+
+
+# -- TensorFlow and JAX on their MPI path (issue 41) ----------------------------------------
+
+#: the engines with collectives of their own beside MPI (TensorFlow, JAX)
+MPI_PATH_ENGINES = [e for e in ENGINES if e not in launcher.MPI_ENGINES]
+
+
+def _mpi_path_or_skip(engine):
+    _engine_or_skip(engine)
+    why = _mpi_missing()
+    if why:
+        pytest.skip('the MPI path needs MPI: %s' % why)
+
+
+@pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
+def test_mpi_path_k_training_equals_one_process(engine, workdir):
+    """The launcher with --collectives mpi: the workers start under mpiexec, say they run
+    on the MPI path, and end with the reference's weights (the allreduce and its gradient
+    through MPI); no TF_CONFIG / coordinator."""
+    _mpi_path_or_skip(engine)
+    out = os.path.join(workdir, 'k')
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out], collectives='mpi')
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    check_k_sgd_weights(out)
+    for r in (0, 1):
+        with open('%s.%d.placement' % (out, r)) as f:
+            assert json.load(f)['collective_path'] == 'mpi'
+        with open('%s.%d.rendezvous' % (out, r)) as f:
+            assert f.read() == ''
+
+
+@pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
+def test_auto_takes_the_mpi_path_where_mpi_is_installed(engine, workdir):
+    """--collectives auto (the default) on this CPU machine: MPI when mpiexec and mpi4py
+    are here; and the workers of 'engine' run on the engine's own."""
+    _mpi_path_or_skip(engine)
+    for asked, expected in (('auto', 'mpi'), ('engine', 'engine')):
+        out = os.path.join(workdir, asked)
+        proc, _ = _launch(engine, 2, 'k_sgd.py', [out], collectives=asked,
+                          env={'CUDA_VISIBLE_DEVICES': ''})
+        assert proc.returncode == 0, proc.stderr[-5000:]
+        check_k_sgd_weights(out)
+        with open(out + '.0.placement') as f:
+            assert json.load(f)['collective_path'] == expected
+
+
+@pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
+def test_mpi_path_keras_fit_equals_one_process(engine, workdir):
+    """Also Horovod's tensor fusion off (threshold 0): one collective per gradient, several
+    MPI nodes in one step (TensorFlow may run them at once: each has its communicator)."""
+    _mpi_path_or_skip(engine)
+    two, one = os.path.join(workdir, 'two'), os.path.join(workdir, 'one')
+    proc, _ = _launch(engine, 2, 'keras_fit.py', [two], keras2=True, collectives='mpi',
+                      env={'KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD': '0'})
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    ref = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_fit.py'), one],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True, env=_env(engine, keras2=True), timeout=600)
+    assert ref.returncode == 0, ref.stderr[-5000:]
+    r0, r1, r = (np.load(p) for p in (two + '.0.npz', two + '.1.npz', one + '.0.npz'))
+    for key in ('weights', 'loss', 'mae'):
+        np.testing.assert_array_equal(r0[key], r1[key])
+        np.testing.assert_allclose(r0[key], r[key], rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+@pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
+def test_mpi_path_a_worker_that_exits_stops_the_job(engine, workdir):
+    _mpi_path_or_skip(engine)
+    out = os.path.join(workdir, 'exit')
+    proc, took = _launch(engine, 2, 'k_sgd.py', [out, 'exit'], limit=300, collectives='mpi')
+    assert proc.returncode != 0
+    assert 'WorkerLost' in proc.stderr, proc.stderr[-5000:]
+    assert took < 60, took
+    time.sleep(0.5)
+    assert _processes_with(out) == []
+
+
+@pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
+def test_mpi_path_a_hung_worker_is_caught_within_its_timeout(engine, workdir):
+    """MPI has no timeout: the wait in the graph's MPI node raises WorkerLost."""
+    _mpi_path_or_skip(engine)
+    out = os.path.join(workdir, 'hang')
+    timeout = HANG_TIMEOUT_DEFAULT
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'hang'], timeout=timeout, limit=300,
+                      collectives='mpi')
+    ended = time.time()
+    assert proc.returncode != 0
+    assert 'WorkerLost' in proc.stderr, proc.stderr[-5000:]
+    with open(out + '.hang') as f:
+        hung_at = float(f.read())
+    assert ended - hung_at < timeout + 30, ended - hung_at
+    time.sleep(0.5)
+    assert _processes_with(out) == []
+
+
+def test_collectives_argument_is_checked(single):
+    with pytest.raises(ValueError, match='collectives'):
+        kd.init(collectives='nccl')
+    with pytest.raises(TypeError, match='collectives'):
+        kd.init(collectives=1)
+    os.environ['KERAS_BACKEND_DISTRIBUTE_COLLECTIVES'] = 'gloo'
+    try:
+        with pytest.raises(ValueError, match='KERAS_BACKEND_DISTRIBUTE_COLLECTIVES'):
+            kd.init()
+    finally:
+        del os.environ['KERAS_BACKEND_DISTRIBUTE_COLLECTIVES']
+    kd.init(collectives='mpi')       # one process: nothing starts, no path
+    assert kd.collective_path() is None
+
+
+def test_fusion_buffers():
+    from keras_backend.distribute import horovod
+    members = [(0, (10,)), (1, (4, 5)), (2, (30,)), (3, (2,))]      # float32: 40, 80, 120, 8 B
+    assert horovod._buckets(members, 4, 64 * 2 ** 20) == [members]
+    assert horovod._buckets(members, 4, 0) == [[m] for m in members[::-1]]
+    # filled from the last tensor backwards, each buffer in the tensors' order
+    assert horovod._buckets(members, 4, 130) == [[(2, (30,)), (3, (2,))],
+                                                 [(0, (10,)), (1, (4, 5))]]
+    # a tensor over the threshold travels alone
+    assert horovod._buckets(members, 4, 100) == [[(3, (2,))], [(2, (30,))], [(1, (4, 5))],
+                                                 [(0, (10,))]]
+    os.environ['KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD'] = '-3'
+    try:
+        with pytest.raises(ValueError, match='FUSION_THRESHOLD'):
+            horovod.fusion_threshold()
+        os.environ['KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD'] = '1024'
+        assert horovod.fusion_threshold() == 1024
+    finally:
+        del os.environ['KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD']
+    assert horovod.fusion_threshold() == 64 * 2 ** 20
+
+
+def test_choose_path():
+    from keras_backend.distribute import group
+    assert group.choose_path(('mpi',), 'auto') == 'mpi'
+    assert group.choose_path(('engine', 'mpi'), 'auto') == 'engine'    # a GPU: NCCL
+    assert group.choose_path(('engine', 'mpi'), 'mpi') == 'mpi'
+    assert group.choose_path(('mpi',), 'engine') == 'mpi'      # MPI is Theano's own
+    with pytest.raises(ValueError, match="offers engine"):
+        group.choose_path(('engine',), 'mpi')
 
 
 def test_tensorflow_refuses_a_late_init():

@@ -94,6 +94,7 @@ def test_host_list_syntax():
         launcher.launch(None, script, backend=backend)
     with pytest.raises(ValueError, match='network-interface'):
         launcher.launch(None, script, hosts='localhost:1,127.0.0.1:1', backend=backend,
+                        collectives='engine',
                         network_interface='no-such-if0')
 
 

@@ -107,7 +107,12 @@ class _Bounded(object):
 
 # -- the runtime ----------------------------------------------------------------
 
-def start(rank, size, timeout):
+def paths():
+    """MPI only: CNTK's communicator is MPI (its own ``MPICommunicator``)."""
+    return ('mpi',)
+
+
+def start(rank, size, timeout, path):
     if os.name != 'posix':
         raise RuntimeError('keras_backend.distribute: the CNTK engine runs its workers under '
                            'OpenMPI\'s mpiexec (POSIX only)')

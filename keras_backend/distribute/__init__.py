@@ -41,9 +41,10 @@ The package is laid out by what each module holds: :mod:`.group` (the process gr
 :mod:`.keras2`), :mod:`.elastic` (``State``), :mod:`.launcher`, :mod:`.rendezvous`,
 :mod:`.stall`, :mod:`.ray`.
 """
-from .group import (DEFAULT_TIMEOUT, ENGINES, ENV_COORDINATOR, ENV_LOCAL_RANK,  # noqa: F401
-                    ENV_RANK, ENV_SIZE, ENV_TIMEOUT, WorkerLost, barrier, engine, init,
-                    is_initialized, local_rank, local_size, rank, shutdown, size)
+from .group import (COLLECTIVES, DEFAULT_TIMEOUT, ENGINES, ENV_COLLECTIVES,  # noqa: F401
+                    ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, ENV_TIMEOUT,
+                    WorkerLost, barrier, collective_path, engine, init, is_initialized,
+                    local_rank, local_size, rank, shutdown, size)
 from .group import (_State, _adapter, _configured_engine, _need_init,  # noqa: F401
                     _raise_if_lost, _worker_lost)
 from .horovod import (Average, Compression, FP16Compressor, NoneCompressor,  # noqa: F401
@@ -56,7 +57,7 @@ from .horovod_keras import (BroadcastGlobalVariablesCallback,  # noqa: F401
 from .elastic import FolderInUse, State, restart_count  # noqa: F401
 
 __all__ = ['init', 'shutdown', 'is_initialized', 'rank', 'size', 'local_rank', 'local_size',
-           'engine', 'allreduce', 'allreduce_values', 'allgather', 'allgather_values',
+           'engine', 'collective_path', 'allreduce', 'allreduce_values', 'allgather', 'allgather_values',
            'broadcast', 'broadcast_values', 'broadcast_variables', 'barrier', 'join',
            'joinable', 'shard', 'shard_indices', 'WorkerLost', 'Average', 'Sum', 'ReduceOp',
            'Compression', 'DistributedOptimizer', 'BroadcastGlobalVariablesCallback',

@@ -14,10 +14,14 @@ its source (so that engines not installed here are checked too).
 
 #: (name, parameters, contract) of the functions every collectives module defines
 REQUIRED = (
-    ('start', ('rank', 'size', 'timeout'),
-     'join the group of ``size`` workers as ``rank``, starting the engine\'s collective '
-     'runtime; give up after ``timeout`` seconds. Returns None, or ``(rank, size)`` where the '
-     'runtime assigns them (MPI).'),
+    ('paths', (),
+     'the collective paths it offers (a tuple of ``\'engine\'``: the engine\'s own '
+     'collectives, and ``\'mpi\'``: MPI through :mod:`keras_backend.distribute.mpi`), the '
+     'one to take when both can run first.'),
+    ('start', ('rank', 'size', 'timeout', 'path'),
+     'join the group of ``size`` workers as ``rank`` over ``path`` (one of ``paths()``), '
+     'starting that collective runtime; give up after ``timeout`` seconds. Returns None, or '
+     '``(rank, size)`` where the runtime assigns them (MPI).'),
     ('allreduce_tensor', ('K', 'x', 'average', 'state'),
      'a node of ``K``\'s graph: the sum over the workers of the tensor ``x`` (divided by '
      'their number when ``average``), whose gradient is the same allreduce of the incoming '

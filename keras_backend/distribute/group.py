@@ -22,6 +22,9 @@ ENV_SIZE = 'KERAS_BACKEND_DISTRIBUTE_SIZE'
 ENV_LOCAL_RANK = 'KERAS_BACKEND_DISTRIBUTE_LOCAL_RANK'
 ENV_TIMEOUT = 'KERAS_BACKEND_DISTRIBUTE_TIMEOUT'
 ENV_COORDINATOR = 'KERAS_BACKEND_DISTRIBUTE_COORDINATOR'
+ENV_COLLECTIVES = 'KERAS_BACKEND_DISTRIBUTE_COLLECTIVES'
+#: the values of ``init``'s ``collectives`` (and of $KERAS_BACKEND_DISTRIBUTE_COLLECTIVES)
+COLLECTIVES = ('auto', 'engine', 'mpi')
 DEFAULT_TIMEOUT = 300.0
 
 
@@ -39,6 +42,7 @@ class _State(object):
     initialized = False
     engine = None
     impl = None          # the engine module (ENGINES), None with one process
+    path = None          # the collective path in use ('engine' or 'mpi'; None alone)
     rank = 0
     size = 1
     local_rank = 0
@@ -61,7 +65,43 @@ def _configured_engine():
     return _engines.canonical_backend(settings['backend'])
 
 
-def init(timeout=None, engine=None, stall_check=None):
+def requested_collectives(collectives=None, fname='init'):
+    """``collectives`` checked, else $KERAS_BACKEND_DISTRIBUTE_COLLECTIVES, else 'auto'
+    (one of :data:`COLLECTIVES`); ValueError / TypeError name the argument."""
+    where = 'collectives'
+    if collectives is None:
+        collectives = os.environ.get(ENV_COLLECTIVES, '').strip().lower() or 'auto'
+        where = ENV_COLLECTIVES
+    if not isinstance(collectives, str):
+        raise TypeError('%s: collectives must be one of %s, got %r'
+                        % (fname, ', '.join(COLLECTIVES), collectives))
+    if collectives not in COLLECTIVES:
+        raise ValueError('%s: %s must be one of %s, got %r'
+                         % (fname, where, ', '.join(COLLECTIVES), collectives))
+    return collectives
+
+
+def choose_path(offered, requested, fname='init'):
+    """The collective path of a job: ``requested`` ('auto', 'engine' or 'mpi') among the
+    engine's ``offered`` paths (its ``paths()``, the preferred first). 'auto' takes MPI
+    where the engine offers only MPI, or prefers it and the process runs under MPI with
+    mpi4py importable; else the engine's own. 'engine' on an engine whose only path is
+    MPI (Theano/PyTensor, CNTK: MPI is their own) is that path."""
+    if requested == 'auto':
+        if offered == ('mpi',):
+            return 'mpi'
+        if offered[0] == 'mpi' and _rendezvous.under_mpi() and _rendezvous.available() is None:
+            return 'mpi'
+        return 'engine' if 'engine' in offered else offered[0]
+    if requested == 'engine' and 'engine' not in offered:
+        return offered[0]      # an engine whose own collectives are MPI's (Theano, CNTK)
+    if requested not in offered:
+        raise ValueError('%s: collectives=%r, but this engine offers %s'
+                         % (fname, requested, ', '.join(offered)))
+    return requested
+
+
+def init(timeout=None, engine=None, stall_check=None, collectives=None):
     """Join the other workers: read this process's rank and the number of workers, and
     start the engine's collective runtime.
 
@@ -92,15 +132,26 @@ def init(timeout=None, engine=None, stall_check=None):
             0: no check). Default: ``$KERAS_BACKEND_DISTRIBUTE_STALL_CHECK_SECONDS``,
             else 60. Worker 0's value decides for all
             (:mod:`keras_backend.distribute.stall`).
+        collectives: the collective path (str): ``'engine'`` (the engine's own:
+            TensorFlow's ``CollectiveReduceV2``, JAX's ``lax.psum`` over gloo), ``'mpi'``
+            (MPI through mpi4py; the only path of Theano/PyTensor and CNTK) or ``'auto'``:
+            MPI on a CPU machine when the job runs under MPI (``mpirun``, ``srun
+            --mpi=pmix``, the launcher with ``--collectives mpi``, which ``auto`` picks
+            where ``mpiexec`` and mpi4py are installed), the engine's own elsewhere (a
+            GPU: NCCL). Default: ``$KERAS_BACKEND_DISTRIBUTE_COLLECTIVES``, else
+            ``'auto'``. :func:`collective_path` says which one runs.
 
     Returns:
         None. Calling it again with the same arguments does nothing.
 
     Raises:
         ValueError: ``timeout`` is not a positive number, ``stall_check`` (or its
-            variable) is negative, ``engine`` is unknown, or the placement variables are
-            not integers, out of range or inconsistent.
-        TypeError: ``timeout`` or ``stall_check`` is not a number.
+            variable) is negative, ``engine`` is unknown, ``collectives`` (or its
+            variable) is not one of 'auto', 'engine', 'mpi' or not a path the engine
+            offers, or the placement variables are not integers, out of range or
+            inconsistent.
+        TypeError: ``timeout`` or ``stall_check`` is not a number, ``collectives`` not a
+            string.
         RuntimeError: the engine's runtime cannot start (TensorFlow already ran ops, or
             ``mpi4py`` is missing for an MPI engine or for TensorFlow / JAX under
             mpirun); the message says what to do.
@@ -124,6 +175,7 @@ def init(timeout=None, engine=None, stall_check=None):
     if not timeout > 0:
         raise ValueError('init: timeout must be > 0 seconds, got %r' % (timeout,))
     stall_check = _stall.stall_seconds(stall_check)
+    requested = requested_collectives(collectives)
     if engine is None:
         engine = _configured_engine()
     if os.environ.get('KERAS_BACKEND', '').startswith('keras_backend.'):
@@ -142,18 +194,27 @@ def init(timeout=None, engine=None, stall_check=None):
     place = _rendezvous.placement()
     rank_, size_ = place.rank, place.size
     local_rank_, local_size_ = place.local_rank, place.local_size
-    impl = None
+    impl = path = None
     if size_ > 1:
         import importlib
         impl = importlib.import_module(ENGINES[engine])
-        # TensorFlow's TF_CONFIG, JAX's coordinator: from mpirun's ranks over MPI, or from
-        # Slurm's node list, unless our launcher set them (rendezvous.rendezvous)
-        _rendezvous.rendezvous(_engines.worker_start(engine), place, float(timeout))
-        got = impl.start(rank_, size_, float(timeout))
+        path = choose_path(tuple(impl.paths()), requested)
+        if path == 'engine':
+            # TensorFlow's TF_CONFIG, JAX's coordinator: from mpirun's ranks over MPI, or
+            # from Slurm's node list, unless our launcher set them (rendezvous.rendezvous)
+            _rendezvous.rendezvous(_engines.worker_start(engine), place, float(timeout))
+        else:
+            if not _rendezvous.under_mpi():
+                raise RuntimeError(
+                    'keras_backend.distribute: the MPI collectives need the workers started '
+                    'by MPI: mpirun -n N, srun --mpi=pmix, or python -m '
+                    'keras_backend.distribute -n N --collectives mpi')
+        got = impl.start(rank_, size_, float(timeout), path)
         if got is not None:
             rank_, size_ = got
     _State.engine = engine
     _State.impl = impl
+    _State.path = path
     _State.rank, _State.size = rank_, size_
     _State.local_rank, _State.local_size = local_rank_, local_size_
     _State.timeout = float(timeout)
@@ -172,6 +233,7 @@ def shutdown():
     _stall.stop()
     _State.initialized = False
     _State.impl = None
+    _State.path = None
     _State.active, _State.rounds, _State.last_step, _State.one_hot = None, 0, None, None
     _State.rank, _State.size, _State.local_rank, _State.local_size = 0, 1, 0, 1
     if impl is not None and hasattr(impl, 'stop'):
@@ -218,6 +280,13 @@ def engine():
     """The engine whose collectives are in use: 'tensorflow', 'theano', 'cntk' or 'jax'."""
     _need_init('engine')
     return _State.engine
+
+
+def collective_path():
+    """The collective path in use: 'engine' (the engine's own collectives), 'mpi', or None
+    with one process. Raises ``ValueError`` before :func:`init`."""
+    _need_init('collective_path')
+    return _State.path
 
 
 def _adapter():

@@ -4,9 +4,50 @@ numpy values, ``Compression``, ``join`` for workers with uneven data, and ``shar
 
 The public names are gathered in :mod:`keras_backend.distribute`.
 """
+import os
+
 import numpy as np
 
 from .group import _State, _adapter, _need_init
+
+#: Horovod's tensor fusion: tensors of one dtype travel in buffers of at most this many
+#: bytes (a tensor larger than it alone in one); 0: one collective per tensor
+ENV_FUSION_THRESHOLD = 'KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD'
+DEFAULT_FUSION_THRESHOLD = 64 * 1024 * 1024     # Horovod's HOROVOD_FUSION_THRESHOLD
+
+
+def fusion_threshold():
+    """The fusion buffer size in bytes: ``$KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD``
+    (an integer >= 0; 0: no fusion), else 64 MiB as Horovod. ValueError names the
+    variable when it is not such an integer."""
+    text = os.environ.get(ENV_FUSION_THRESHOLD, '').strip()
+    if not text:
+        return DEFAULT_FUSION_THRESHOLD
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError('%s must be a number of bytes >= 0, got %r'
+                         % (ENV_FUSION_THRESHOLD, text))
+    return value
+
+
+def _buckets(members, itemsize, threshold):
+    """``members`` ((index, shape) in the order given) in fusion buffers of at most
+    ``threshold`` bytes, made from the last member backwards (a model's last layers get
+    their gradients first); each buffer keeps the members' order."""
+    out, current, size = [], [], 0
+    for i, shape in reversed(members):
+        n = int(np.prod(shape, dtype=np.int64)) * itemsize
+        if current and (threshold == 0 or size + n > threshold):
+            out.append(current[::-1])
+            current, size = [], 0
+        current.append((i, shape))
+        size += n
+    if current:
+        out.append(current[::-1])
+    return out
 
 def _dtype_name(K, t):
     return str(K.dtype(t))
@@ -120,7 +161,10 @@ def allreduce(tensors, average=None, op=None, compression=None):
 
     Tensors of one dtype go through one fused collective: flattened, concatenated with
     this worker's ``active`` flag (1; 0 while it is joined, :func:`join`), reduced, split
-    back. So a training step that averages its gradients stays one compiled function, with
+    back; in buffers of at most ``$KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD`` bytes
+    (Horovod's tensor fusion; default 64 MiB, 0: one collective per tensor), filled from
+    the last tensor backwards, so that an engine that runs graph nodes as their inputs are
+    ready can start the last layers' buffer while the backward pass goes on. So a training step that averages its gradients stays one compiled function, with
     one collective per dtype. A joined worker contributes zeros, and a mean divides by the
     number of workers that are not joined.
 
@@ -195,18 +239,26 @@ def _sum_active(K, items, need_count):
         else:
             groups.setdefault(_dtype_name(K, t), []).append((i, tuple(shape)))
     count = None
+    threshold = fusion_threshold()
     for dt, members in sorted(groups.items()):
         flag = K.reshape(K.cast(active, dt), (1,))
-        flat = K.concatenate([K.reshape(items[i], (-1,)) for i, _ in members], axis=0)
-        red = _State.impl.allreduce_tensor(
-            K, K.concatenate([flat * flag, flag], axis=0), False, _State)
-        start = 0
-        for i, shape in members:
-            n = int(np.prod(shape, dtype=np.int64))
-            out[i] = K.reshape(red[start:start + n], shape)
-            start += n
-        if count is None:
-            count = K.cast(K.sum(red[start:start + 1]), 'float32')
+        itemsize = int(''.join(c for c in dt if c.isdigit()) or 32) // 8   # bfloat16 too
+        for b, bucket in enumerate(_buckets(members, itemsize, threshold)):
+            # the active flag travels in the first buffer of the first dtype
+            parts = [K.reshape(items[i], (-1,)) for i, _ in bucket]
+            flat = K.concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
+            send = flat * flag
+            with_flag = count is None and b == 0
+            if with_flag:
+                send = K.concatenate([send, flag], axis=0)
+            red = _State.impl.allreduce_tensor(K, send, False, _State)
+            start = 0
+            for i, shape in bucket:
+                n = int(np.prod(shape, dtype=np.int64))
+                out[i] = K.reshape(red[start:start + n], shape)
+                start += n
+            if with_flag:
+                count = K.cast(K.sum(red[start:start + 1]), 'float32')
     for i in dynamic:   # sizes known only at run time: a collective of its own
         t = items[i]
         out[i] = _State.impl.allreduce_tensor(K, t * K.cast(active, _dtype_name(K, t)),

@@ -7,6 +7,10 @@ to find the others:
 * JAX: the coordinator address (a free loopback port) for ``jax.distributed``;
 * Theano / PyTensor and CNTK: ``mpiexec -n N`` (OpenMPI), which gives each rank its
   ``OMPI_COMM_WORLD_*`` variables;
+* TensorFlow and JAX on their MPI path (``--collectives mpi``; ``auto``, the default,
+  takes it where ``mpiexec`` and mpi4py are installed and the machine has no GPU):
+  ``mpiexec -n N`` as for the MPI engines, and
+  ``KERAS_BACKEND_DISTRIBUTE_COLLECTIVES`` = the path chosen, for ``init`` to take;
 
 and, for every engine, ``KERAS_BACKEND_DISTRIBUTE_RANK/SIZE/LOCAL_RANK`` (the MPI
 engines read mpiexec's), ``KERAS_BACKEND_DISTRIBUTE_TIMEOUT`` (``--timeout``),
@@ -94,6 +98,7 @@ import time
 from . import (ENGINES, ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, ENV_TIMEOUT,
                _configured_engine)
 from . import _supervision
+from . import group as _group
 from . import rendezvous as _rendezvous
 from .. import engines as _engines
 
@@ -262,6 +267,11 @@ def _parser():
                    help='kill every worker and exit 124 after this long (default: none)')
     p.add_argument('--mpiexec', default=None,
                    help='the mpiexec of the MPI engines (default: mpiexec on PATH)')
+    p.add_argument('--collectives', default=None, choices=_group.COLLECTIVES,
+                   help='TensorFlow and JAX: their own collectives (engine), MPI (mpi, the '
+                        'workers start under mpiexec), or auto: MPI where mpiexec and mpi4py '
+                        'are installed and there is no GPU (default: '
+                        '$KERAS_BACKEND_DISTRIBUTE_COLLECTIVES, else auto)')
     _restart_arguments(p)
     p.add_argument('script', help='the Python script every worker runs')
     p.add_argument('args', nargs=argparse.REMAINDER, help='its arguments')
@@ -348,9 +358,9 @@ class _Job(object):
     lowest rank dead at the next look). The processes are also looked at every 0.1 s, for
     the workers that never connected (other hosts, no socket)."""
 
-    def __init__(self, engine, n, piddir):
+    def __init__(self, engine, n, piddir, mpi):
         self.engine = engine
-        self.mpi = engine in MPI_ENGINES
+        self.mpi = mpi
         self.n = n
         self.piddir = piddir
         self.procs = []        # Popen: N workers, or one mpiexec
@@ -622,10 +632,26 @@ def _host_addresses(hosts, network_interface):
     return out
 
 
+def collective_path(engine, requested, mpiexec=None):
+    """The collective path the workers of ``engine`` take: 'mpi' (they start under
+    ``mpiexec``) or 'engine'. ``requested``: 'auto', 'engine' or 'mpi'. The MPI engines
+    always take 'mpi'; TensorFlow and JAX take it when asked, or under 'auto' where
+    ``mpiexec`` (or the given one) and mpi4py are installed and the machine has no GPU
+    (:func:`keras_backend.distribute.rendezvous.gpu_present`)."""
+    if engine in MPI_ENGINES:
+        return 'mpi'
+    if requested == 'auto':
+        found = (mpiexec or shutil.which('mpiexec')) and _rendezvous.available() is None
+        return 'mpi' if found and not _rendezvous.gpu_present() else 'engine'
+    return requested
+
+
 def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexec=None,
-           env=None, hosts=None, network_interface=None, ssh='ssh'):
+           env=None, hosts=None, network_interface=None, ssh='ssh', collectives=None):
     """Run ``n`` workers of ``script`` and return the launcher's exit status (see the
     module docstring). ``env``: the workers' base environment (default: this one's).
+    ``collectives``: 'auto', 'engine' or 'mpi' (:func:`collective_path`; default
+    ``$KERAS_BACKEND_DISTRIBUTE_COLLECTIVES`` of ``env``, else 'auto').
     ``hosts``: ``-H``'s text or ``[(host, slots)]`` (``n`` None: their sum);
     ``network_interface``: an interface name; ``ssh``: the command (a str, split as a
     shell would) that starts workers on other hosts."""
@@ -649,6 +675,13 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
     if not os.path.exists(script):
         raise ValueError('no such script: %r' % script)
     base = dict(os.environ if env is None else env)
+    if collectives is None:
+        collectives = base.get(_group.ENV_COLLECTIVES, '').strip().lower() or 'auto'
+    if collectives not in _group.COLLECTIVES:
+        raise ValueError('collectives must be one of %s, got %r'
+                         % (', '.join(_group.COLLECTIVES), collectives))
+    path = collective_path(engine, collectives, mpiexec)
+    base[_group.ENV_COLLECTIVES] = path
     if hosts is None:
         hosts = [('localhost', n)]
     busiest = max(k for _, k in hosts)
@@ -675,7 +708,7 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
         piddir = tempfile.mkdtemp(prefix='keras_backend_distribute_')
         base[ENV_PIDDIR] = piddir
         reaper = _supervision.Reaper(piddir)
-        job = _Job(engine, n, piddir)
+        job = _Job(engine, n, piddir, path == 'mpi')
         started = time.time()
         try:
             _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
@@ -694,12 +727,13 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
 def _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
                    network_interface, ssh):
     start = _engines.worker_start(engine)
-    if start == _engines.WORKERS_MPIEXEC:
+    if job.mpi:
         exe = mpiexec or shutil.which('mpiexec')
         if not exe:
-            raise RuntimeError('the %s engine runs its workers under mpiexec, which is not '
-                               'on PATH: install OpenMPI (Debian: apt-get install '
-                               'openmpi-bin libopenmpi-dev)' % engine)
+            raise RuntimeError('the %s engine runs its workers under mpiexec (its MPI '
+                               'collectives), which is not on PATH: install OpenMPI '
+                               '(Debian: apt-get install openmpi-bin libopenmpi-dev)'
+                               % engine)
         e = dict(base)
         if hasattr(os, 'geteuid') and os.geteuid() == 0:
             e.setdefault('OMPI_ALLOW_RUN_AS_ROOT', '1')
@@ -707,7 +741,8 @@ def _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
         # containers often forbid the cross-memory attach of OpenMPI's shared memory
         e.setdefault('OMPI_MCA_btl_vader_single_copy_mechanism', 'none')
         cmd = [exe, '-n', str(n), '--oversubscribe', '--bind-to', 'none',
-               '-x', ENV_PIDDIR] + (['-x', ENV_TIMEOUT] if ENV_TIMEOUT in e else [])
+               '-x', ENV_PIDDIR, '-x', _group.ENV_COLLECTIVES] + \
+            (['-x', ENV_TIMEOUT] if ENV_TIMEOUT in e else [])
         if several:
             cmd += ['-H', ','.join('%s:%d' % hk for hk in hosts)]
             for key in sorted(_forwarded(e)):
@@ -940,7 +975,8 @@ def main(argv=None):
                          min_workers=args.min_workers, restart_size=args.restart_size,
                          backend=args.backend, timeout=args.timeout, deadline=args.deadline,
                          mpiexec=args.mpiexec, hosts=args.hosts,
-                         network_interface=args.network_interface, ssh=args.ssh)
+                         network_interface=args.network_interface, ssh=args.ssh,
+                         collectives=args.collectives)
     except (ValueError, RuntimeError) as e:
         _say('error: %s' % e)
         return 2

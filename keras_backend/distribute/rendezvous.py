@@ -718,3 +718,36 @@ def rendezvous(workers, place, timeout, env=None):
     else:
         env[key] = addresses[0]
     return addresses
+
+
+# -- which collective path a job can take (keras_backend.distribute.init, the launcher) ---
+
+#: the variables that say a process was started by an MPI launcher (OpenMPI's mpiexec, a
+#: PMI/PMIx launcher such as Slurm's srun --mpi=pmix)
+MPI_VARIABLES = ('OMPI_COMM_WORLD_SIZE', 'PMIX_RANK', 'PMI_RANK')
+
+
+def under_mpi():
+    """True when this process was started as an MPI rank (:data:`MPI_VARIABLES`) or the Ray
+    executor gave it a communicator."""
+    return any(os.environ.get(v) for v in MPI_VARIABLES) or mpi_communicator() is not None
+
+
+def available():
+    """None when mpi4py can be imported, else why not (a text); MPI itself is not started."""
+    from importlib.util import find_spec
+    if find_spec('mpi4py') is None:
+        return 'mpi4py is not installed (pip install mpi4py)'
+    return None
+
+
+def gpu_present():
+    """Whether this machine has a GPU an engine would use: an NVIDIA (``/dev/nvidiactl``)
+    or AMD (``/dev/kfd``) device, unless ``CUDA_VISIBLE_DEVICES`` is empty or
+    ``JAX_PLATFORMS`` names only the CPU. Read without starting an engine (JAX must not
+    start its backends before ``jax.distributed.initialize``)."""
+    if os.environ.get('JAX_PLATFORMS', '').strip().lower() == 'cpu':
+        return False
+    if os.environ.get('CUDA_VISIBLE_DEVICES', None) in ('', '-1'):
+        return False
+    return os.path.exists('/dev/nvidiactl') or os.path.exists('/dev/kfd')

@@ -1,6 +1,17 @@
 """JAX's collectives for keras_backend.distribute (its ``collectives`` module for JAX).
 
-The runtime: ``jax.distributed.initialize`` (the coordinator address: the launcher's, or
+Two paths (:func:`paths`; ``init``'s ``collectives`` chooses):
+
+* ``'mpi'`` (the default on a CPU machine when the job runs under MPI): the allreduce is an
+  ordered host callback (``jax.experimental.io_callback``, JAX's own extension point) in
+  the ``K.function``'s program, whose body hands the buffer to ``MPI_Iallreduce``
+  (:mod:`keras_backend.distribute.mpi`, bounded by ``init``'s timeout); its gradient
+  (``jax.custom_vjp``) is the same callback on the incoming gradient. Each process runs
+  its program on its own device as with one process: no coordinator, no global arrays,
+  no ``shard_map``. Ordered: every worker makes its collectives in program order.
+* ``'engine'``: JAX's own collectives, below.
+
+The engine path's runtime: ``jax.distributed.initialize`` (the coordinator address: the launcher's, or
 rank 0's found under mpirun / srun by ``keras_backend.distribute.rendezvous``; rank 0's
 coordinator service binds that address only, :func:`coordinator_bind_address`) with
 gloo CPU collectives, one CPU device per process. The op: ``lax.psum`` over the mesh
@@ -15,12 +26,15 @@ import os
 
 import numpy as np
 
+from ..distribute import mpi as _mpi
+from ..distribute import rendezvous as _rendezvous
 from ..distribute import stall as _stall
 
 AXIS = 'workers'
 
 
 class _S(object):
+    path = 'engine'
     size = 1
     mesh = None
     spec = None
@@ -30,7 +44,17 @@ class _S(object):
     runs = {}
 
 
-def start(rank, size, timeout):
+def paths():
+    """('mpi', 'engine') on a CPU machine: an MPI allreduce on one host costs a fraction of
+    gloo's and needs no SPMD program; ('engine', 'mpi') where there is a GPU (NCCL)."""
+    return ('engine', 'mpi') if _rendezvous.gpu_present() else ('mpi', 'engine')
+
+
+def start(rank, size, timeout, path):
+    _S.path = path
+    if path == 'mpi':
+        _S.size, _S.timeout = size, float(timeout)
+        return _mpi.start(size, timeout)
     flags = os.environ.get('XLA_FLAGS', '')
     if 'xla_cpu_collective_timeout_seconds' not in flags:
         os.environ['XLA_FLAGS'] = (flags + ' --xla_cpu_collective_timeout_seconds=%d'
@@ -91,6 +115,8 @@ def _bind_argument(initialize, address):
 
 
 def stop():
+    if _S.path == 'mpi':
+        return
     import jax
     jax.distributed.shutdown()
 
@@ -177,9 +203,44 @@ def _block_of(g, shape):
     return block if shape is None else block.reshape(shape)
 
 
+def _mpi_allreduce_function(average):
+    """``v -> the allreduce of v`` over MPI, an ordered ``io_callback`` whose gradient is
+    the same allreduce of the incoming gradient (made once per ``average``)."""
+    key = ('mpi', bool(average))
+    run = _S.runs.get(key)
+    if run is not None:
+        return run
+    import jax
+    from jax.experimental import io_callback
+
+    def host(value):
+        return _mpi.allreduce_numpy(np.asarray(value), average)
+
+    def call(v):
+        return io_callback(host, jax.ShapeDtypeStruct(v.shape, v.dtype), v, ordered=True)
+
+    @jax.custom_vjp
+    def allreduce(v):
+        return call(v)
+
+    def forward(v):
+        return call(v), None
+
+    def backward(_, g):
+        return (call(g),)
+    allreduce.defvjp(forward, backward)
+    _S.runs[key] = allreduce
+    return allreduce
+
+
 def allreduce_tensor(K, x, average, state):
     """A node of the adapter ``K``'s graph (this package's, :mod:`.core`): ``lax.psum`` over
-    the workers (divided by their number for ``average``; integers rounded toward zero)."""
+    the workers (divided by their number for ``average``; integers rounded toward zero),
+    or, on the MPI path, the ordered MPI callback."""
+    from .core import _flatten, _node
+    if _S.path == 'mpi':
+        leaves, treedef = _flatten((x,))
+        return _node(_mpi_allreduce_function(average), leaves, treedef, avals=x.avals)
     from jax import lax
     import jax.numpy as jnp
     n = state.size
@@ -192,7 +253,6 @@ def allreduce_tensor(K, x, average, state):
             return total / jnp.asarray(n, total.dtype)
         return lax.div(total, jnp.asarray(n, total.dtype))
     allreduce.program_wrapper = spmd_program
-    from .core import _flatten, _node
     leaves, treedef = _flatten((x,))
     return _node(allreduce, leaves, treedef, avals=x.avals)
 
@@ -215,6 +275,11 @@ def allreduce_array(flat, average, state):
 
 def _allreduce_array(flat, average, state, kind):
     """``allreduce_array``, told to the stall check as a collective of ``kind``."""
+    if _S.path == 'mpi':
+        if kind == 'barrier':
+            _mpi.barrier()
+            return flat
+        return _mpi.allreduce_numpy(flat, average, kind)
     _stall.entered(kind)
     try:
         block, _ = _local_block(flat.reshape((1, -1)))
@@ -238,6 +303,8 @@ def lost_reason(error):
     all-reduce failed ... Timed out", "Connection reset by peer"), and the coordination
     service's reports of a dead task. JAX raises them as ``ValueError`` or
     ``JaxRuntimeError`` with the status in the text."""
+    if _S.path == 'mpi':
+        return _mpi.lost_reason(error)
     text = str(error).strip()
     low = text.lower()
     if 'gloo' in low or 'coordination service' in low or (

@@ -1,6 +1,15 @@
 """TensorFlow's collectives for keras_backend.distribute (its ``collectives`` interface).
 
-The runtime: ``tf.distribute.MultiWorkerMirroredStrategy`` made from ``TF_CONFIG`` (the
+Two paths (:func:`paths`; ``init``'s ``collectives`` chooses):
+
+* ``'mpi'`` (the default on a CPU machine when the job runs under MPI): the allreduce is a
+  ``tf.numpy_function`` node (``MPIAllreduce``) in the graph, whose Python body hands its
+  buffer to ``MPI_Iallreduce`` (:mod:`keras_backend.distribute.mpi`, bounded by ``init``'s
+  timeout); its gradient is the same node on the incoming gradient. No gRPC server, no
+  ``TF_CONFIG``.
+* ``'engine'``: TensorFlow's own collectives, below.
+
+The engine path's runtime: ``tf.distribute.MultiWorkerMirroredStrategy`` made from ``TF_CONFIG`` (the
 launcher writes it; under mpirun / srun ``keras_backend.distribute.rendezvous`` does), which configures the eager context for collectives, starts the
 worker's gRPC server and a health check that aborts pending collectives when a peer
 stops answering. The op: ``CollectiveReduceV2`` (ring), built in the adapter's graph so
@@ -13,6 +22,8 @@ import os
 
 import numpy as np
 
+from ..distribute import mpi as _mpi
+from ..distribute import rendezvous as _rendezvous
 from ..distribute import stall as _stall
 from .core import _graph
 
@@ -20,6 +31,7 @@ GROUP_KEY = 1
 
 
 class _S(object):
+    path = 'engine'
     strategy = None
     device = None
     size = 1
@@ -33,7 +45,17 @@ def _instance_key():
     return k
 
 
-def start(rank, size, timeout):
+def paths():
+    """('mpi', 'engine') on a CPU machine: MPI's latency on one host is a tenth of the
+    gRPC ring's; ('engine', 'mpi') where there is a GPU (NCCL)."""
+    return ('engine', 'mpi') if _rendezvous.gpu_present() else ('mpi', 'engine')
+
+
+def start(rank, size, timeout, path):
+    _S.path = path
+    if path == 'mpi':
+        _S.size, _S.timeout = size, float(timeout)
+        return _mpi.start(size, timeout)
     import tensorflow as tf
     from tensorflow.python.eager import context
     config = os.environ.get('TF_CONFIG', '')
@@ -74,19 +96,41 @@ def _reduce(x, average, key):
         timeout_seconds=_S.timeout)
 
 
-def allreduce_tensor(K, x, average, state):
-    """``CollectiveReduceV2`` of the graph tensor ``x`` (its gradient: the same
-    allreduce of the incoming gradient, with an instance key of its own)."""
+def _mpi_reduce(x, average):
+    """The ``tf.numpy_function`` node that allreduces ``x`` over MPI, on a communicator of
+    its own (TensorFlow may run two such nodes at once, :func:`~keras_backend.distribute.
+    mpi.channel`)."""
     import tensorflow as tf
-    forward_key, backward_key = _instance_key(), _instance_key()
+    comm = _mpi.channel()
 
-    @tf.custom_gradient
-    def reduce_(v):
-        def grad(dy):
+    def body(value):
+        return _mpi.allreduce_numpy(value, average, comm=comm)
+    out = tf.numpy_function(body, [x], x.dtype, stateful=True, name='MPIAllreduce')
+    out.set_shape(x.shape)
+    return out
+
+
+def allreduce_tensor(K, x, average, state):
+    """The allreduce of the graph tensor ``x``: ``CollectiveReduceV2`` (engine path; an
+    instance key of its own for the gradient) or the ``MPIAllreduce`` node (MPI path).
+    Its gradient is the same allreduce of the incoming gradient."""
+    import tensorflow as tf
+    if _S.path == 'mpi':
+        @tf.custom_gradient
+        def reduce_(v):
+            def grad(dy):
+                return _mpi_reduce(dy, average)
+            return _mpi_reduce(v, average), grad
+    else:
+        forward_key, backward_key = _instance_key(), _instance_key()
+
+        @tf.custom_gradient
+        def reduce_(v):
+            def grad(dy):
+                with tf.device(_S.device):
+                    return _reduce(dy, average, backward_key)
             with tf.device(_S.device):
-                return _reduce(dy, average, backward_key)
-        with tf.device(_S.device):
-            return _reduce(v, average, forward_key), grad
+                return _reduce(v, average, forward_key), grad
 
     graph = getattr(x, 'graph', None)
     if graph is None or isinstance(x, tf.Variable):
@@ -103,6 +147,11 @@ def allreduce_array(flat, average, state):
 
 def _allreduce_array(flat, average, state, kind):
     """``allreduce_array``, told to the stall check as a collective of ``kind``."""
+    if _S.path == 'mpi':
+        if kind == 'barrier':
+            _mpi.barrier()
+            return flat
+        return _mpi.allreduce_numpy(flat, average, kind)
     import tensorflow as tf
     _stall.entered(kind)
     dtype = flat.dtype
@@ -131,6 +180,8 @@ def lost_reason(error):
     """Why ``error`` means a lost peer, or None. The collective's own timeout is a
     ``DeadlineExceededError``; a peer the health check lost, ``UnavailableError`` (or the
     ``CancelledError`` of a collective it aborted)."""
+    if _S.path == 'mpi':
+        return _mpi.lost_reason(error)
     name = type(error).__name__
     text = str(error).strip().split('\n')[0]
     if name in _LOST:

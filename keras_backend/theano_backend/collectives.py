@@ -3,83 +3,31 @@ and PyTensor).
 
 Neither engine has CPU collectives of its own. The symbolic allreduce is an engine
 ``Op`` (:func:`allreduce_op`) whose ``perform`` runs ``MPI_Iallreduce`` on the buffer
-and whose gradient is the same allreduce of the incoming gradient; the processes come
-from ``mpiexec`` (OpenMPI), or, under the Ray executor, from the communicator its
-workers built (:func:`keras_backend.distribute.rendezvous.set_mpi_communicator`). MPI's collectives have no timeout of their own: each wait
-polls its non-blocking request and raises :class:`~keras_backend.distribute.WorkerLost`
-when ``init``'s timeout passes (a hung peer); a peer that dies makes ``mpiexec`` end the
-job (and the launcher kill every worker).
+(:mod:`keras_backend.distribute.mpi`: the communicator, the wait bounded by ``init``'s
+timeout) and whose gradient is the same allreduce of the incoming gradient.
 """
-import time
-
 import numpy as np
 
-from ..distribute import stall as _stall
+from ..distribute import mpi as _mpi
 
 
 class _S(object):
-    comm = None
-    MPI = None
-    timeout = 0.0
     ops = {}
 
 
-def _mpi():
-    try:
-        from mpi4py import MPI
-    except ImportError as e:
-        raise RuntimeError('keras_backend.distribute on Theano/PyTensor needs mpi4py (%s); '
-                           'install OpenMPI (Debian: apt-get install openmpi-bin '
-                           'libopenmpi-dev) and then pip install mpi4py' % e)
-    return MPI
+def paths():
+    """MPI only: neither engine has CPU collectives of its own."""
+    return ('mpi',)
 
 
-def start(rank, size, timeout):
-    MPI = _mpi()
-    _S.MPI = MPI
-    # the Ray executor's workers: a communicator grown through ompi-server, not mpiexec's
-    from ..distribute import rendezvous as _rendezvous
-    _S.comm = _rendezvous.mpi_communicator() or MPI.COMM_WORLD
-    _S.timeout = float(timeout)
-    got = (_S.comm.Get_rank(), _S.comm.Get_size())
-    if got[1] != size:
-        raise RuntimeError('keras_backend.distribute: MPI has %d processes, the environment '
-                           'says %d; start the workers with python -m keras_backend.distribute'
-                           % (got[1], size))
-    return got
-
-
-def _wait(request, what):
-    """Poll ``request`` until it completes; WorkerLost after the timeout."""
-    start = time.time()
-    deadline = start + _S.timeout
-    spins = 0
-    while not request.Test():
-        spins += 1
-        # busy-poll the first 5 ms (MPI makes progress only inside Test), then sleep
-        if spins > 200 and time.time() - start > 0.005:
-            if time.time() > deadline:
-                from ..distribute import WorkerLost
-                raise WorkerLost('%s waited %g s (the timeout) for a peer worker (rank %d of '
-                                 '%d)' % (what, _S.timeout, _S.comm.Get_rank(),
-                                          _S.comm.Get_size()))
-            time.sleep(0.0002 if spins < 5000 else 0.002)
+def start(rank, size, timeout, path):
+    return _mpi.start(size, timeout)
 
 
 def _allreduce_numpy(x, average):
-    _stall.entered('allreduce')
-    x = np.ascontiguousarray(x)
-    if x.dtype == np.float16:   # MPI has no float16 type: summed in float32
-        return _allreduce_numpy(x.astype(np.float32), average).astype(np.float16)
-    out = np.empty_like(x)
-    _wait(_S.comm.Iallreduce(x, out, op=_S.MPI.SUM), 'MPI_Allreduce')
-    if average:
-        size = _S.comm.Get_size()
-        if out.dtype.kind == 'f':
-            out /= out.dtype.type(size)
-        else:
-            out = (np.sign(out) * (np.abs(out) // size)).astype(x.dtype)   # toward zero
-    return out
+    if x.dtype == np.float16:   # summed in float32 (float16_on_wire)
+        return _mpi.allreduce_numpy(x.astype(np.float32), average).astype(np.float16)
+    return _mpi.allreduce_numpy(x, average)
 
 
 def allreduce_op(K, average):
@@ -130,15 +78,12 @@ def allreduce_array(flat, average, state):
 
 
 def barrier(state):
-    _stall.entered('barrier')
-    _wait(_S.comm.Ibarrier(), 'MPI_Barrier')
+    _mpi.barrier()
 
 
 def lost_reason(error):
     """MPI errors (``mpi4py.MPI.Exception``) mean a broken communicator."""
-    if _S.MPI is not None and isinstance(error, _S.MPI.Exception):
-        return 'MPI error: %s' % (str(error).strip().split('\n')[0],)
-    return None
+    return _mpi.lost_reason(error)
 
 
 def float16_on_wire():

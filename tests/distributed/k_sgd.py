@@ -11,7 +11,7 @@ the time to OUT.hang after its second step, then sleeps for ever), 'stall' (work
 the rendezvous its engine used to OUT.<rank>.rendezvous (TF_CONFIG or the coordinator
 address; empty for the MPI engines) and to OUT.<rank>.placement its placement and what it
 was started with (JSON: rank, size, local_rank, local_size, the network interface variables,
-HOSTNAME, the working directory).
+HOSTNAME, the working directory, the collective path).
 :func:`numpy_reference` gives the weights one process reaches on the global batches.
 """
 import sys
@@ -57,7 +57,8 @@ def main(out, mode):
                    'interface': os.environ.get('KERAS_BACKEND_DISTRIBUTE_INTERFACE'),
                    'btl_tcp_if_include': os.environ.get('OMPI_MCA_btl_tcp_if_include'),
                    'oob_tcp_if_include': os.environ.get('OMPI_MCA_oob_tcp_if_include'),
-                   'hostname': os.environ.get('HOSTNAME'), 'cwd': os.getcwd()}, f)
+                   'hostname': os.environ.get('HOSTNAME'), 'cwd': os.getcwd(),
+                   'collective_path': kd.collective_path()}, f)
     from keras_backend import backend as K
 
     X, Y = data()
