@@ -101,10 +101,17 @@ def _engine_or_skip(engine):
     return module
 
 
-def _env(engine, keras2=False, collectives='engine'):
+#: the collective path of TensorFlow and JAX in the tests that do not name one:
+#: $KERAS_BACKEND_TEST_COLLECTIVES (e.g. mpi: every multi-process test on the MPI path),
+#: else the engines' own
+TEST_COLLECTIVES = os.environ.get('KERAS_BACKEND_TEST_COLLECTIVES') or 'engine'
+
+
+def _env(engine, keras2=False, collectives=None):
     """The launcher's environment for ``engine``; TensorFlow and JAX on the collective
-    path ``collectives`` (the tests of the MPI path ask for 'mpi'; the MPI engines take it
-    whatever this says)."""
+    path ``collectives`` (default :data:`TEST_COLLECTIVES`; the tests of the MPI path ask
+    for 'mpi'; the MPI engines take it whatever this says)."""
+    collectives = collectives or TEST_COLLECTIVES
     env = dict(os.environ)
     env.pop('TF_CONFIG', None)
     for k in list(env):   # the workers' placement is the test's, even inside mpirun or srun
@@ -121,7 +128,7 @@ def _env(engine, keras2=False, collectives='engine'):
 
 
 def _launch(engine, n, script, args, keras2=False, timeout=60, limit=600, env=None,
-            collectives='engine'):
+            collectives=None):
     """Run the launcher (``env``: variables added to the workers'; ``collectives``: the
     path of TensorFlow and JAX); return (CompletedProcess, seconds)."""
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
