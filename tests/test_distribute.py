@@ -459,11 +459,14 @@ def test_auto_takes_the_mpi_path_where_mpi_is_installed(engine, workdir):
 @pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
 def test_mpi_path_keras_fit_equals_one_process(engine, workdir):
     """Also Horovod's tensor fusion off (threshold 0): one collective per gradient, several
-    MPI nodes in one step (TensorFlow may run them at once: each has its communicator)."""
+    MPI nodes in one step, which every worker must run in the same order (TensorFlow runs
+    independent nodes in any order: the buffers are chained by data), also with one
+    inter-op thread."""
     _mpi_path_or_skip(engine)
     two, one = os.path.join(workdir, 'two'), os.path.join(workdir, 'one')
     proc, _ = _launch(engine, 2, 'keras_fit.py', [two], keras2=True, collectives='mpi',
-                      env={'KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD': '0'})
+                      env={'KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD': '0',
+                           'TF_NUM_INTEROP_THREADS': '1'})
     if _no_keras2(proc):
         pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
     assert proc.returncode == 0, proc.stderr[-5000:]

@@ -240,6 +240,7 @@ def _sum_active(K, items, need_count):
             groups.setdefault(_dtype_name(K, t), []).append((i, tuple(shape)))
     count = None
     threshold = fusion_threshold()
+    previous = None
     for dt, members in sorted(groups.items()):
         flag = K.reshape(K.cast(active, dt), (1,))
         itemsize = int(''.join(c for c in dt if c.isdigit()) or 32) // 8   # bfloat16 too
@@ -247,11 +248,19 @@ def _sum_active(K, items, need_count):
             # the active flag travels in the first buffer of the first dtype
             parts = [K.reshape(items[i], (-1,)) for i, _ in bucket]
             flat = K.concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
-            send = flat * flag
+            send = [flat * flag]
             with_flag = count is None and b == 0
             if with_flag:
-                send = K.concatenate([send, flag], axis=0)
+                send.append(flag)
+            if previous is not None:
+                # one value of the previous buffer's result rides along (and is left out):
+                # every worker then runs the buffers' collectives in this order, also an
+                # engine that runs independent nodes in any order (TensorFlow's executor;
+                # two workers waiting in different collectives would wait for ever)
+                send.append(K.cast(K.stop_gradient(previous[:1]), dt))
+            send = K.concatenate(send, axis=0) if len(send) > 1 else send[0]
             red = _State.impl.allreduce_tensor(K, send, False, _State)
+            previous = red
             start = 0
             for i, shape in bucket:
                 n = int(np.prod(shape, dtype=np.int64))

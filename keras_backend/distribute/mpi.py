@@ -97,26 +97,15 @@ def _float16_sum(inbuf, outbuf, datatype):
     np.add(a, b, out=b)
 
 
-def channel():
-    """A communicator of its own for one allreduce node of a graph (``MPI_Comm_dup`` of the
-    job's, a collective call: every worker builds its nodes in the same order).
-
-    MPI matches the collectives of one communicator by their order; an engine that runs
-    independent graph nodes concurrently (TensorFlow's executor) may start two nodes'
-    allreduces in different orders on different workers. On communicators of their own
-    they cannot be confused, and may run at the same time."""
-    return _S.comm.Dup()
-
-
-def allreduce_numpy(x, average, kind='allreduce', comm=None):
+def allreduce_numpy(x, average, kind='allreduce'):
     """The sum (``average``: mean) over the workers of the numpy array ``x``, now, in
     ``x``'s dtype; integer means are rounded toward zero. ``kind`` names the collective to
-    the stall check; ``comm``: the communicator (default: the job's; :func:`channel`)."""
+    the stall check."""
     _stall.entered(kind)
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
     MPI = _S.MPI
-    comm = _S.comm if comm is None else comm
+    comm = _S.comm
     if x.dtype == np.float16:
         if _S.half_sum is None:
             _S.half_sum = MPI.Op.Create(_float16_sum, commute=True)

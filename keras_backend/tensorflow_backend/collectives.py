@@ -97,14 +97,13 @@ def _reduce(x, average, key):
 
 
 def _mpi_reduce(x, average):
-    """The ``tf.numpy_function`` node that allreduces ``x`` over MPI, on a communicator of
-    its own (TensorFlow may run two such nodes at once, :func:`~keras_backend.distribute.
-    mpi.channel`)."""
+    """The ``tf.numpy_function`` node that allreduces ``x`` over MPI. (The buffers of one
+    ``allreduce`` are chained by data, so that every worker runs them in one order:
+    :func:`keras_backend.distribute.horovod.allreduce`.)"""
     import tensorflow as tf
-    comm = _mpi.channel()
 
     def body(value):
-        return _mpi.allreduce_numpy(value, average, comm=comm)
+        return _mpi.allreduce_numpy(value, average)
     out = tf.numpy_function(body, [x], x.dtype, stateful=True, name='MPIAllreduce')
     out.set_shape(x.shape)
     return out
