@@ -355,19 +355,7 @@ def test_the_stall_check_names_the_late_worker(engine, workdir):
 @pytest.mark.parametrize('engine', ENGINES)
 def test_keras_fit_on_two_workers_equals_one_process(engine, workdir):
     _engine_or_skip(engine)
-    two, one = os.path.join(workdir, 'two'), os.path.join(workdir, 'one')
-    proc, _ = _launch(engine, 2, 'keras_fit.py', [two], keras2=True)
-    if _no_keras2(proc):
-        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    ref = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_fit.py'), one],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         universal_newlines=True, env=_env(engine, keras2=True), timeout=600)
-    assert ref.returncode == 0, ref.stderr[-5000:]
-    r0, r1, r = (np.load(p) for p in (two + '.0.npz', two + '.1.npz', one + '.0.npz'))
-    for key in ('weights', 'loss', 'mae'):
-        np.testing.assert_array_equal(r0[key], r1[key])
-        np.testing.assert_allclose(r0[key], r[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    two, r0 = _keras_fit_equals_one_process(engine, workdir)
     # the saved model loads, with a plain Keras optimizer, where distribute is not imported
     check = ('import sys, numpy as np, keras_backend.keras2_compat as c; c.install(); '
              'import keras; m = keras.models.load_model(sys.argv[1]); '
@@ -381,6 +369,26 @@ def test_keras_fit_on_two_workers_equals_one_process(engine, workdir):
     module, name, weights = load.stdout.strip().splitlines()[-1].split(' ', 2)
     assert (module, name) == ('keras.optimizers', 'Adam')
     np.testing.assert_allclose(eval(weights), r0['weights'], rtol=1e-6)
+
+
+def _keras_fit_equals_one_process(engine, workdir, collectives=None, env=None):
+    """keras_fit.py on 2 workers: both end with the weights and losses of one process;
+    returns (the 2-worker run's output prefix, worker 0's results)."""
+    two, one = os.path.join(workdir, 'two'), os.path.join(workdir, 'one')
+    proc, _ = _launch(engine, 2, 'keras_fit.py', [two], keras2=True, collectives=collectives,
+                      env=env)
+    if _no_keras2(proc):
+        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    ref = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_fit.py'), one],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True, env=_env(engine, keras2=True), timeout=600)
+    assert ref.returncode == 0, ref.stderr[-5000:]
+    r0, r1, r = (np.load(p) for p in (two + '.0.npz', two + '.1.npz', one + '.0.npz'))
+    for key in ('weights', 'loss', 'mae'):
+        np.testing.assert_array_equal(r0[key], r1[key])
+        np.testing.assert_allclose(r0[key], r[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    return two, r0
 
 
 @pytest.mark.parametrize('engine', ENGINES)
@@ -398,9 +406,13 @@ def test_a_worker_that_exits_stops_the_job(engine, workdir):
 @pytest.mark.parametrize('engine', ENGINES)
 def test_a_hung_worker_is_caught_within_its_timeout(engine, workdir):
     _engine_or_skip(engine)
+    _hung_worker_is_caught(engine, workdir, HANG_TIMEOUT.get(engine, HANG_TIMEOUT_DEFAULT))
+
+
+def _hung_worker_is_caught(engine, workdir, timeout, collectives=None):
     out = os.path.join(workdir, 'hang')
-    timeout = HANG_TIMEOUT.get(engine, HANG_TIMEOUT_DEFAULT)
-    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'hang'], timeout=timeout, limit=300)
+    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'hang'], timeout=timeout, limit=300,
+                      collectives=collectives)
     ended = time.time()
     assert proc.returncode != 0
     assert 'WorkerLost' in proc.stderr, proc.stderr[-5000:]
@@ -463,21 +475,9 @@ def test_mpi_path_keras_fit_equals_one_process(engine, workdir):
     independent nodes in any order: the buffers are chained by data), also with one
     inter-op thread."""
     _mpi_path_or_skip(engine)
-    two, one = os.path.join(workdir, 'two'), os.path.join(workdir, 'one')
-    proc, _ = _launch(engine, 2, 'keras_fit.py', [two], keras2=True, collectives='mpi',
-                      env={'KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD': '0',
-                           'TF_NUM_INTEROP_THREADS': '1'})
-    if _no_keras2(proc):
-        pytest.skip('Keras 2.3.1 is not installed for %s (see README)' % sys.executable)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    ref = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'keras_fit.py'), one],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         universal_newlines=True, env=_env(engine, keras2=True), timeout=600)
-    assert ref.returncode == 0, ref.stderr[-5000:]
-    r0, r1, r = (np.load(p) for p in (two + '.0.npz', two + '.1.npz', one + '.0.npz'))
-    for key in ('weights', 'loss', 'mae'):
-        np.testing.assert_array_equal(r0[key], r1[key])
-        np.testing.assert_allclose(r0[key], r[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    _keras_fit_equals_one_process(engine, workdir, collectives='mpi',
+                                  env={'KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD': '0',
+                                       'TF_NUM_INTEROP_THREADS': '1'})
 
 
 @pytest.mark.parametrize('engine', MPI_PATH_ENGINES)
@@ -496,18 +496,7 @@ def test_mpi_path_a_worker_that_exits_stops_the_job(engine, workdir):
 def test_mpi_path_a_hung_worker_is_caught_within_its_timeout(engine, workdir):
     """MPI has no timeout: the wait in the graph's MPI node raises WorkerLost."""
     _mpi_path_or_skip(engine)
-    out = os.path.join(workdir, 'hang')
-    timeout = HANG_TIMEOUT_DEFAULT
-    proc, _ = _launch(engine, 2, 'k_sgd.py', [out, 'hang'], timeout=timeout, limit=300,
-                      collectives='mpi')
-    ended = time.time()
-    assert proc.returncode != 0
-    assert 'WorkerLost' in proc.stderr, proc.stderr[-5000:]
-    with open(out + '.hang') as f:
-        hung_at = float(f.read())
-    assert ended - hung_at < timeout + 30, ended - hung_at
-    time.sleep(0.5)
-    assert _processes_with(out) == []
+    _hung_worker_is_caught(engine, workdir, HANG_TIMEOUT_DEFAULT, collectives='mpi')
 
 
 def test_collectives_argument_is_checked(single):
