@@ -58,11 +58,6 @@ def start(size, timeout):
     return got
 
 
-def started():
-    """True once :func:`start` took a communicator."""
-    return _S.comm is not None
-
-
 #: how long a wait polls MPI without pause: 5 ms, plus the time these bytes take at this
 #: rate (MPI moves a message only inside a call; a sleep between the calls stalls a large
 #: one: 100 MB took 4.1 s with 2 ms pauses, 35 ms polled without pause)
