@@ -164,8 +164,9 @@ def allreduce(tensors, average=None, op=None, compression=None):
     back; in buffers of at most ``$KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD`` bytes
     (Horovod's tensor fusion; default 64 MiB, 0: one collective per tensor), filled from
     the last tensor backwards, so that an engine that runs graph nodes as their inputs are
-    ready can start the last layers' buffer while the backward pass goes on. So a training step that averages its gradients stays one compiled function, with
-    one collective per dtype. A joined worker contributes zeros, and a mean divides by the
+    ready can start the last layers' buffer while the backward pass goes on. So a
+    training step that averages its gradients stays one compiled function, with
+    one collective per dtype and buffer. A joined worker contributes zeros, and a mean divides by the
     number of workers that are not joined.
 
     Args:

@@ -45,15 +45,12 @@ class _S(object):
 
 
 def paths():
-    """('mpi', 'engine') on a CPU machine: an MPI allreduce on one host costs a fraction of
-    gloo's and needs no SPMD program; ('engine', 'mpi') where there is a GPU (NCCL)."""
-    return ('engine', 'mpi') if _rendezvous.gpu_present() else ('mpi', 'engine')
+    return _rendezvous.own_and_mpi_paths()
 
 
 def start(rank, size, timeout, path):
     _S.path = path
     if path == 'mpi':
-        _S.size, _S.timeout = size, float(timeout)
         return _mpi.start(size, timeout)
     flags = os.environ.get('XLA_FLAGS', '')
     if 'xla_cpu_collective_timeout_seconds' not in flags:

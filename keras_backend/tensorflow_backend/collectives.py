@@ -46,15 +46,12 @@ def _instance_key():
 
 
 def paths():
-    """('mpi', 'engine') on a CPU machine: MPI's latency on one host is a tenth of the
-    gRPC ring's; ('engine', 'mpi') where there is a GPU (NCCL)."""
-    return ('engine', 'mpi') if _rendezvous.gpu_present() else ('mpi', 'engine')
+    return _rendezvous.own_and_mpi_paths()
 
 
 def start(rank, size, timeout, path):
     _S.path = path
     if path == 'mpi':
-        _S.size, _S.timeout = size, float(timeout)
         return _mpi.start(size, timeout)
     import tensorflow as tf
     from tensorflow.python.eager import context
