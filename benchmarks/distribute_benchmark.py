@@ -25,9 +25,20 @@ collective path that ran (``kd.collective_path()``).
 
 Cores are split evenly: each worker gets ``--threads`` threads, default the machine's
 cores divided by N (at least 1), through ``OMP_NUM_THREADS``, TensorFlow's
-``TF_NUM_INTRAOP_THREADS`` / ``TF_NUM_INTEROP_THREADS`` and XLA's CPU flags. Where N
-exceeds the cores (4 workers on a 2-core machine) the workers share cores and the step
-time carries that contention: the table says how many cores the machine has.
+``TF_NUM_INTRAOP_THREADS`` / ``TF_NUM_INTEROP_THREADS`` (``--interop-threads``, default
+1) and XLA's CPU flags, and runs bound to that many CPUs of its own (the launcher's
+``--bind-to core`` with ``KERAS_BACKEND_DISTRIBUTE_CPUS`` = the first N x threads CPUs),
+one worker too: XLA and TensorFlow size their thread pools from the CPUs a process may
+use, so an unbound single worker given "1 thread" still computed on every core. Where N
+x threads exceeds the cores (4 workers on a 2-core machine) nothing is bound, the workers
+share cores and the step time carries that contention: the table says how many cores the
+machine has.
+
+``--fusion-threshold BYTES`` sets Horovod's fusion buffer size
+(``KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD``; default 64 MiB: one buffer for every model
+here but ``wide25m``): a small one splits the gradients into buffers that start as the
+backward pass makes them (overlap, where the engine runs two ops at once: TensorFlow with
+``--interop-threads 2``).
 
 Run it with the engine's interpreter (CPython 3.6 for ``cntk`` and ``theano``: Theano
 1.0.5; ``pytensor`` is ``theano`` on Python 3.11):
@@ -155,16 +166,23 @@ def worker(models, steps, batch):
         sys.stdout.flush()
 
 
-def thread_env(threads):
-    """The variables that give each worker ``threads`` threads, on every engine."""
+def thread_env(threads, n, interop=1):
+    """The variables that give each of ``n`` workers ``threads`` threads, on every engine,
+    and (where the machine has ``n * threads`` CPUs) the CPUs the launcher divides among
+    them."""
     t = str(threads)
-    return {'OMP_NUM_THREADS': t, 'MKL_NUM_THREADS': t, 'TF_NUM_INTRAOP_THREADS': t,
-            'TF_NUM_INTEROP_THREADS': '1',
-            'XLA_FLAGS': '--xla_cpu_multi_thread_eigen=%s intra_op_parallelism_threads=%s'
-                         % ('true' if threads > 1 else 'false', t)}
+    env = {'OMP_NUM_THREADS': t, 'MKL_NUM_THREADS': t, 'TF_NUM_INTRAOP_THREADS': t,
+           'TF_NUM_INTEROP_THREADS': str(interop),
+           'XLA_FLAGS': '--xla_cpu_multi_thread_eigen=%s'
+                        % ('true' if threads > 1 else 'false')}
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else []
+    if n * threads <= len(cpus):
+        env['KERAS_BACKEND_DISTRIBUTE_CPUS'] = ','.join(str(c) for c in cpus[:n * threads])
+    return env
 
 
-def run(engine, n, models, steps, batch, threads, collectives='auto'):
+def run(engine, n, models, steps, batch, threads, collectives='auto', fusion=None,
+        interop=1):
     adapter = ADAPTERS[engine]
     env = dict(os.environ)
     path = [ROOT]
@@ -175,7 +193,10 @@ def run(engine, n, models, steps, batch, threads, collectives='auto'):
         path.append(env['PYTHONPATH'])
     env.update(PYTHONPATH=os.pathsep.join(path), KERAS_BACKEND_QUIET='1',
                TF_CPP_MIN_LOG_LEVEL='2', KERAS_BACKEND='keras_backend.%s_backend' % adapter)
-    env.update(thread_env(threads))
+    env.pop('KERAS_BACKEND_DISTRIBUTE_CPUS', None)
+    env.update(thread_env(threads, n, interop))
+    if fusion is not None:
+        env['KERAS_BACKEND_DISTRIBUTE_FUSION_THRESHOLD'] = str(fusion)
     cmd = [sys.executable, '-m', 'keras_backend.distribute', '-n', str(n), '--backend',
            adapter, '--timeout', '600', '--collectives', collectives,
            os.path.abspath(__file__), '--worker',
@@ -208,6 +229,10 @@ def main():
                         '--collectives; default auto)')
     p.add_argument('--threads', type=int, default=None,
                    help='threads per worker (default: cores // workers, at least 1)')
+    p.add_argument('--fusion-threshold', type=int, default=None, metavar='BYTES',
+                   help='the fusion buffer size (default: the library\'s, 64 MiB)')
+    p.add_argument('--interop-threads', type=int, default=1,
+                   help='TensorFlow\'s inter-op threads per worker (default 1)')
     p.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     args = p.parse_args()
     models = [m for m in args.models.split(',') if m]
@@ -224,10 +249,14 @@ def main():
         for n in (counts if r % 2 == 0 else counts[::-1]):
             threads = args.threads or max(1, cores // n)
             runs[n].append(run(args.engine, n, models, args.steps, args.per_worker_batch,
-                               threads, args.collectives))
+                               threads, args.collectives, args.fusion_threshold,
+                               args.interop_threads))
     print('engine %s (Python %d.%d), %d cores, %d rounds x %d steps, %d samples per worker '
-          'per step' % (args.engine, sys.version_info[0], sys.version_info[1], cores,
-                        args.rounds, args.steps, args.per_worker_batch))
+          'per step, fusion threshold %s, %d inter-op thread(s)'
+          % (args.engine, sys.version_info[0], sys.version_info[1], cores, args.rounds,
+             args.steps, args.per_worker_batch,
+             'default' if args.fusion_threshold is None else args.fusion_threshold,
+             args.interop_threads))
     print('| model | grads | workers | path | threads/worker | step ms | samples/s | '
           'efficiency | allreduce ms | allreduce / step | fp16 allreduce ms | fp16 / fp32 |')
     print('|---|---|---|---|---|---|---|---|---|---|---|---|')

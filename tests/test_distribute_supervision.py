@@ -36,7 +36,7 @@ import time
 import pytest
 
 from keras_backend import engines
-from keras_backend.distribute import launcher
+from keras_backend.distribute import _supervision, launcher
 from conftest import requested_backends
 from test_distribute import (REPO, SCRIPTS, _engine_or_skip, _env, _mpi_missing,  # noqa: F401
                              _listening, workdir)
@@ -214,7 +214,7 @@ if rank == 1 and attempt == 0:
 #: after the restart line was written
 _HUP_BETWEEN = '''
 import os, signal, sys
-from keras_backend.distribute import launcher
+from keras_backend.distribute import _supervision, launcher
 when = sys.argv.pop(1)
 if when == 'after-attempt':
     real_launch = launcher.launch
@@ -458,3 +458,87 @@ def test_ssh_gets_double_dash_and_never_the_secret(workdir):
     assert len(secret) == 64 and secret not in command
     with open(os.path.join(workdir, 'env.1')) as f:
         assert launcher.ENV_SECRET not in json.load(f)
+
+
+# -- CPU binding (--bind-to) ---------------------------------------------------------------
+
+_AFFINITY = '''
+import json, os, sys
+rank = int(os.environ.get('KERAS_BACKEND_DISTRIBUTE_RANK') or
+           os.environ.get('OMPI_COMM_WORLD_RANK') or 0)
+with open(os.path.join(sys.argv[1], 'cpus.%d' % rank), 'w') as f:
+    json.dump(sorted(os.sched_getaffinity(0)), f)
+'''
+
+
+def test_cpu_lists_and_shares():
+    assert _supervision.parse_cpus('3,0-1, 1') == [0, 1, 3]
+    assert _supervision.parse_cpus('') == []
+    for bad in ('a', '1-', '2-1', '0,,x', '-1'):
+        with pytest.raises(ValueError, match=_supervision.ENV_CPUS):
+            _supervision.parse_cpus(bad)
+    cpus = list(range(8))
+    assert [_supervision.cpu_share(cpus, r, 3) for r in range(3)] == \
+        [[0, 1], [2, 3], [4, 5]]
+    assert _supervision.cpu_share([0, 1], 0, 3) is None       # fewer CPUs than workers
+    assert _supervision.cpu_share([4, 6], 1, 2) == [6]
+    env = {launcher.ENV_CPUS: '0-3'}
+    assert launcher.cpu_list(env, 'core', 1, False) == '0,1,2,3'   # given: one worker too
+    assert launcher.cpu_list(env, 'none', 2, False) is None
+    assert launcher.cpu_list({}, 'core', 1, False) is None
+    assert launcher.cpu_list({}, 'core', 2, True) is None           # several hosts
+    mine = sorted(os.sched_getaffinity(0))
+    assert launcher.cpu_list({}, 'core', 2, False) == (
+        ','.join(str(c) for c in mine) if len(mine) >= 2 else None)
+    assert launcher.cpu_list({}, 'core', len(mine) + 1, False) is None
+    with pytest.raises(ValueError, match='bind_to'):
+        launcher.cpu_list({}, 'socket', 2, False)
+    with pytest.raises(ValueError, match=_supervision.ENV_CPUS):
+        launcher.cpu_list({launcher.ENV_CPUS: 'x'}, 'core', 2, False)
+
+
+def _affinities(engine, workdir, n, extra=(), env=None):
+    script = os.path.join(workdir, 'affinity.py')
+    with open(script, 'w') as f:
+        f.write(_AFFINITY)
+    proc = subprocess.run([sys.executable, '-m', 'keras_backend.distribute', '-n', str(n),
+                           '--backend', engine] + list(extra) + [script, workdir],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=dict(_env(engine), **(env or {})),
+                          cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = []
+    for r in range(n):
+        with open(os.path.join(workdir, 'cpus.%d' % r)) as f:
+            got.append(json.load(f))
+    return got, proc
+
+
+@pytest.mark.skipif(not hasattr(os, 'sched_setaffinity'), reason='no CPU affinity here')
+@pytest.mark.parametrize('engine', sorted(set(['tensorflow'] + [
+    e for e in ENGINES if e in launcher.MPI_ENGINES][:1])))
+def test_workers_run_on_cpu_shares_of_their_own(engine, workdir):
+    """Two workers (the launcher's children for TensorFlow; mpiexec's ranks, through
+    their parent, for an MPI engine) each run on their half of the CPUs, disjoint; with
+    ``--bind-to none`` on all of them; one worker on the CPUs that
+    KERAS_BACKEND_DISTRIBUTE_CPUS names. No engine is imported."""
+    _mpi_or_skip(engine)
+    mine = sorted(os.sched_getaffinity(0))
+    got, _ = _affinities(engine, workdir, 2)
+    if len(mine) >= 2:
+        half = len(mine) // 2
+        assert got == [mine[:half], mine[half:2 * half]], got
+    else:
+        assert got == [mine, mine], got
+    got, _ = _affinities(engine, workdir, 2, ['--bind-to', 'none'])
+    assert got == [mine, mine], got
+    got, _ = _affinities(engine, workdir, 1, env={launcher.ENV_CPUS: str(mine[-1])})
+    assert got == [[mine[-1]]], got
+    script = os.path.join(workdir, 'affinity.py')
+    proc = subprocess.run([sys.executable, '-m', 'keras_backend.distribute', '-n', '2',
+                           '--backend', engine, script, workdir], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          env=dict(_env(engine), **{launcher.ENV_CPUS: '0-'}), cwd=REPO,
+                          timeout=60)
+    assert proc.returncode == 2 and 'KERAS_BACKEND_DISTRIBUTE_CPUS: expected CPU numbers' \
+        in proc.stderr, proc.stderr

@@ -36,6 +36,9 @@ import sys
 ENV_PIDDIR = 'KERAS_BACKEND_DISTRIBUTE_PIDDIR'
 #: the socket's name in that folder
 SOCKET_NAME = 'supervise.sock'
+#: the CPUs (``0,1,4-7``) the workers of one host divide among themselves (the launcher's
+#: ``--bind-to core``): each gets an equal, disjoint share (:func:`cpu_share`)
+ENV_CPUS = 'KERAS_BACKEND_DISTRIBUTE_CPUS'
 #: the longest path a Unix socket takes (sun_path: 108 bytes on Linux, 104 on the BSDs)
 _SOCKET_PATH_MAX = 100
 
@@ -81,6 +84,69 @@ def die_with_parent():
         if os.getppid() != parent:      # the parent died before the call
             os._exit(1)
     return preexec
+
+
+# -- CPU binding ---------------------------------------------------------------------------
+
+def parse_cpus(text):
+    """The CPU numbers of a list such as ``0,1,4-7`` (Linux's ``cpuset`` syntax), sorted,
+    without repeats.
+
+    Raises:
+        ValueError: a part that is not a number or a range ``a-b`` with ``a <= b``.
+
+    Example:
+        >>> parse_cpus('0,2-4')
+        [0, 2, 3, 4]
+    """
+    cpus = set()
+    for part in text.split(','):
+        part = part.strip()
+        if not part:
+            continue
+        low, dash, high = part.partition('-')
+        if not low.isdigit() or (dash and not high.isdigit()) or (
+                dash and int(high) < int(low)):
+            raise ValueError('%s: expected CPU numbers and ranges such as 0,2-5, got %r'
+                             % (ENV_CPUS, text))
+        cpus.update(range(int(low), int(high or low) + 1))
+    return sorted(cpus)
+
+
+def cpu_share(cpus, local_rank, local_size):
+    """The CPUs of worker ``local_rank`` of the ``local_size`` on one host, out of ``cpus``:
+    ``len(cpus) // local_size`` consecutive ones; None when there are fewer CPUs than
+    workers (they then share all of them).
+
+    Example:
+        >>> cpu_share([0, 1, 2, 3], 1, 2)
+        [2, 3]
+    """
+    per = len(cpus) // max(1, local_size)
+    if per < 1 or not 0 <= local_rank < local_size:
+        return None
+    return cpus[local_rank * per:(local_rank + 1) * per]
+
+
+def env_share(env, local_rank, local_size):
+    """This worker's share of ``env``'s :data:`ENV_CPUS` (:func:`cpu_share`); None when
+    the variable is unset, the share empty or the system cannot bind (not Linux)."""
+    text = env.get(ENV_CPUS, '').strip()
+    if not text or not hasattr(os, 'sched_setaffinity'):
+        return None
+    return cpu_share(parse_cpus(text), local_rank, local_size)
+
+
+def bind(share):
+    """Bind this process (and the threads and processes it starts later) to the CPUs
+    ``share`` (None: leave it as it is). Engines size their thread pools from the CPUs a
+    process may run on (XLA's and TensorFlow's, OpenBLAS'), so workers bound to shares of
+    their own do not compete for each other's cores. Also a ``preexec_fn`` step."""
+    if share:
+        try:
+            os.sched_setaffinity(0, share)
+        except OSError:        # CPUs this process may not use (a cgroup's cpuset)
+            pass
 
 
 # -- the reaper ----------------------------------------------------------------------------
@@ -321,6 +387,13 @@ def main():
                      alter_sys=True)
 
 
+def _env_int(name, default):
+    try:
+        return int(os.environ.get(name, '').strip())
+    except ValueError:
+        return default
+
+
 #: the signals an MPI rank's parent passes on to its worker (mpiexec's, the user's)
 _FORWARDED = ('SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGCONT')
 
@@ -345,7 +418,10 @@ def parent(argv):
     itself.
     Signals from mpiexec or the user reach the worker's process group; the launcher's
     death kills it (the channel's watch); this process's death too (the kernel,
-    :func:`die_with_parent`)."""
+    :func:`die_with_parent`). It first binds itself to its share of :data:`ENV_CPUS`
+    (the launcher's ``--bind-to core``), which the worker inherits."""
+    bind(env_share(os.environ, _env_int('OMPI_COMM_WORLD_LOCAL_RANK', 0),
+                   _env_int('OMPI_COMM_WORLD_LOCAL_SIZE', 1)))
     channel = connect(role='parent')
     own = connect()       # the worker's: it closes when the worker's process ends
     proc = subprocess.Popen([sys.executable, '-m', 'keras_backend.distribute._worker'] +

@@ -20,6 +20,15 @@ check's side channel admits only its holders; never on a command line), on one h
 the loopback only) and, unless set, ``OMP_NUM_THREADS`` = the machine's cores divided
 among the workers.
 
+CPU binding (``--bind-to core``, the default): on one host, two or more workers each run
+on their own share of the CPUs the launcher may use (``cpus // workers`` consecutive ones;
+``KERAS_BACKEND_DISTRIBUTE_CPUS``, a list such as ``0-7``, sets the CPUs to divide, also
+for one worker), set between fork and exec (an MPI rank's parent binds itself, and its
+worker inherits it). TensorFlow's and XLA's CPU thread pools are sized from the CPUs a
+process may use, which ``OMP_NUM_THREADS`` does not reach: unbound, two JAX workers on 2
+cores each ran a pool of 2 threads. With more workers than CPUs, or ``--bind-to none``,
+nothing is bound.
+
 Supervision (:mod:`keras_backend.distribute._supervision`). Each worker runs in a process
 group (and session) of its own. Workers die with the launcher however it dies: every
 process it starts gets ``PR_SET_PDEATHSIG`` = SIGKILL (Linux); every worker on this
@@ -105,6 +114,7 @@ from .. import engines as _engines
 ENV_PIDDIR = _supervision.ENV_PIDDIR
 ENV_SECRET = _rendezvous.ENV_SECRET
 ENV_LOCAL_SIZE = 'KERAS_BACKEND_DISTRIBUTE_LOCAL_SIZE'
+ENV_CPUS = _supervision.ENV_CPUS
 ENV_INTERFACE = _rendezvous.ENV_INTERFACE
 #: the variables (names, or prefixes ending in ``*``) a worker on another host gets from
 #: this environment (through ssh, or ``mpiexec -x``)
@@ -272,6 +282,12 @@ def _parser():
                         'workers start under mpiexec), or auto: MPI where mpiexec and mpi4py '
                         'are installed and there is no GPU (default: '
                         '$KERAS_BACKEND_DISTRIBUTE_COLLECTIVES, else auto)')
+    p.add_argument('--bind-to', default='core', choices=BIND_TO,
+                   help='core: each worker on this machine runs on its own share of the '
+                        'CPUs (the CPUs it may use divided among the workers, when there '
+                        'are at least as many; $%s sets the list), so that the engines\' '
+                        'thread pools do not compete; none: no binding (default: core)'
+                        % ENV_CPUS)
     _restart_arguments(p)
     p.add_argument('script', help='the Python script every worker runs')
     p.add_argument('args', nargs=argparse.REMAINDER, help='its arguments')
@@ -385,12 +401,18 @@ class _Job(object):
                 self.selector = selectors.DefaultSelector()
                 self.selector.register(server, selectors.EVENT_READ)
 
-    def start(self, cmd, env):
+    def start(self, cmd, env, cpus=None):
         """Start one process (a worker, mpiexec or ssh) in a session of its own, dying
         with the launcher where the kernel allows (:func:`_supervision.die_with_parent`),
-        and register it for the reaper."""
+        bound to the CPUs ``cpus`` (None: not bound), and register it for the reaper."""
+        die = _supervision.die_with_parent()
+
+        def preexec():
+            if die is not None:
+                die()
+            _supervision.bind(cpus)
         proc = subprocess.Popen(cmd, env=env, start_new_session=True,
-                                preexec_fn=_supervision.die_with_parent())
+                                preexec_fn=preexec if die is not None or cpus else None)
         self.procs.append(proc)
         try:
             _supervision.register_group(self.piddir, 'proc%d' % (len(self.procs) - 1),
@@ -647,14 +669,16 @@ def collective_path(engine, requested, mpiexec=None):
 
 
 def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexec=None,
-           env=None, hosts=None, network_interface=None, ssh='ssh', collectives=None):
+           env=None, hosts=None, network_interface=None, ssh='ssh', collectives=None,
+           bind_to='core'):
     """Run ``n`` workers of ``script`` and return the launcher's exit status (see the
     module docstring). ``env``: the workers' base environment (default: this one's).
     ``collectives``: 'auto', 'engine' or 'mpi' (:func:`collective_path`; default
     ``$KERAS_BACKEND_DISTRIBUTE_COLLECTIVES`` of ``env``, else 'auto').
     ``hosts``: ``-H``'s text or ``[(host, slots)]`` (``n`` None: their sum);
     ``network_interface``: an interface name; ``ssh``: the command (a str, split as a
-    shell would) that starts workers on other hosts."""
+    shell would) that starts workers on other hosts. ``bind_to``: 'core' (each worker on
+    this machine bound to its share of the CPUs, :func:`cpu_list`) or 'none'."""
     if isinstance(hosts, str):
         hosts = parse_hosts(hosts)
     if hosts is not None:
@@ -689,13 +713,18 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
         # the workers share this machine's cores: OpenMP / MKL thread pools of a core
         # each would oversubscribe them (CNTK, Theano's BLAS), as torchrun also avoids
         base['OMP_NUM_THREADS'] = str(max(1, (os.cpu_count() or 1) // busiest))
+    several = len(hosts) > 1 or not is_local_host(hosts[0][0])
+    cpus = cpu_list(base, bind_to, busiest, several)
+    if cpus:
+        base[ENV_CPUS] = cpus
+    else:
+        base.pop(ENV_CPUS, None)
     if backend and not base.get('KERAS_BACKEND'):
         base['KERAS_BACKEND'] = engine
     if timeout is not None:
         base[ENV_TIMEOUT] = repr(float(timeout))
     if network_interface:
         base[ENV_INTERFACE] = network_interface
-    several = len(hosts) > 1 or not is_local_host(hosts[0][0])
     if not several:
         # one host: every side channel a worker opens (the stall check's monitor) listens
         # on the loopback only; the MPI engines' ranks read their host's address here
@@ -722,6 +751,41 @@ def launch(n, script, args=(), backend=None, timeout=None, deadline=None, mpiexe
             reaper.done()
             shutil.rmtree(piddir, ignore_errors=True)
     return status
+
+
+#: the launcher's ``--bind-to`` choices
+BIND_TO = ('core', 'none')
+
+
+def cpu_list(env, bind_to, busiest, several):
+    """The CPU list (``0,1,...``) the workers of a host divide among themselves
+    (:data:`_supervision.ENV_CPUS`), or None: no binding.
+
+    With ``bind_to='core'`` on one host: ``env``'s own ``ENV_CPUS`` when set (checked;
+    with one worker too: a benchmark's "same cores"), else, for two or more workers, the
+    CPUs this process may run on, when there are at least as many as workers (each then
+    gets ``cpus // workers`` of them, as ``OMP_NUM_THREADS``; with more workers than
+    CPUs they share all of them). On several hosts only a list set in ``env`` binds
+    (it reaches every host). ``busiest``: the most workers on one host.
+
+    Raises:
+        ValueError: ``bind_to`` not 'core' or 'none'; a malformed ``ENV_CPUS``.
+
+    Example:
+        >>> cpu_list({ENV_CPUS: '0-3'}, 'core', 2, False)
+        '0,1,2,3'
+    """
+    if bind_to not in BIND_TO:
+        raise ValueError('bind_to must be one of %s, got %r' % (', '.join(BIND_TO), bind_to))
+    if bind_to == 'none':
+        return None
+    given = env.get(ENV_CPUS, '').strip()
+    if given:
+        return ','.join(str(c) for c in _supervision.parse_cpus(given)) or None
+    if several or busiest < 2 or not hasattr(os, 'sched_getaffinity'):
+        return None
+    mine = sorted(os.sched_getaffinity(0))
+    return ','.join(str(c) for c in mine) if len(mine) >= busiest else None
 
 
 def _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
@@ -776,12 +840,14 @@ def _start_workers(job, engine, n, hosts, several, base, script, args, mpiexec,
                 'task': {'type': 'worker', 'index': rank}})
         else:
             e[ENV_COORDINATOR] = _rendezvous._host_port(where[0][1], ports[0])
+        share = None
         if is_local_host(host):
             cmd = _worker_command(script, args)
+            share = _supervision.env_share(e, local, local_size)
         else:
             # '--': the host (checked by parse_hosts) can never be read as an option
             cmd = ssh_argv + ['-tt', '--', host, remote_command(e, script, args)]
-        job.start(cmd, e)
+        job.start(cmd, e, share)
 
 
 class _Signals(object):
@@ -976,7 +1042,7 @@ def main(argv=None):
                          backend=args.backend, timeout=args.timeout, deadline=args.deadline,
                          mpiexec=args.mpiexec, hosts=args.hosts,
                          network_interface=args.network_interface, ssh=args.ssh,
-                         collectives=args.collectives)
+                         collectives=args.collectives, bind_to=args.bind_to)
     except (ValueError, RuntimeError) as e:
         _say('error: %s' % e)
         return 2
