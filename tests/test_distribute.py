@@ -536,6 +536,60 @@ def test_fusion_buffers():
     assert horovod.fusion_threshold() == 64 * 2 ** 20
 
 
+def test_jax_host_collectives_run_unordered_only_where_data_orders_them():
+    """JAX's MPI path: a K.function whose host collectives its data orders (each after
+    the one before, none differentiated) runs them as plain callbacks; two independent
+    ones, or one under a gradient, make every collective ordered; a trace that meets both
+    kinds (one hidden in a loop body) is redone with all of them ordered. No MPI here:
+    the collectives are ops that double their input and note how they ran."""
+    _engine_or_skip('jax')
+    K = load_adapter('jax')[0]
+    from keras_backend.jax_backend import core
+    calls = []
+
+    def collective(name, marked=True):
+        def op(v):
+            state = core._HostCollectives
+            if op in state.unordered:
+                state.unordered_calls += 1
+                calls.append((name, 'unordered'))
+            else:
+                state.ordered_calls += 1
+                calls.append((name, 'ordered'))
+            return v * 2
+        op.host_collective = marked        # unmarked: a collective the graph walk misses
+        return op
+
+    def node(op, t):
+        leaves, treedef = core._flatten((t,))
+        return core._node(op, leaves, treedef, avals=t.avals)
+    x = K.placeholder(shape=(3,))
+    one = np.ones(3, 'float32')
+    a = node(collective('a'), x)
+    b = node(collective('b'), a + 1)
+    f = K.function([x], [b])
+    np.testing.assert_allclose(f([one])[0], (2 * one + 1) * 2)
+    assert calls == [('a', 'unordered'), ('b', 'unordered')]
+    del calls[:]
+    c, d = node(collective('c'), x), node(collective('d'), x)
+    np.testing.assert_allclose(K.function([x], [c + d])([one])[0], 4 * one)
+    assert sorted(calls) == [('c', 'ordered'), ('d', 'ordered')]
+    del calls[:]
+    w = K.variable(np.full(3, 3.0, 'float32'))
+    e = node(collective('e'), w * x)
+    grads = K.gradients(K.sum(e), [w])
+    np.testing.assert_allclose(K.function([x], grads)([one])[0], 2 * one)
+    assert set(calls) == {('e', 'ordered')}
+    del calls[:]
+    m = node(collective('m'), x)
+    hidden = node(collective('hidden', marked=False), m)
+    g = K.function([x], [hidden])
+    np.testing.assert_allclose(g([one])[0], 4 * one)
+    assert calls == [('m', 'unordered'), ('hidden', 'ordered'),
+                     ('m', 'ordered'), ('hidden', 'ordered')]
+    assert g._unordered == frozenset()
+
+
 def test_choose_path():
     from keras_backend.distribute import group
     assert group.choose_path(('mpi',), 'auto') == 'mpi'

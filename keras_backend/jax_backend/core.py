@@ -816,6 +816,48 @@ class _Update(object):
 _CONTROLS = []    # the update groups of the open ``control_dependencies`` blocks
 
 
+class _HostCollectives(object):
+    """The host collectives (keras_backend.distribute's MPI path; ops marked
+    ``host_collective``) of the program being traced: ``unordered``, the ops that may run
+    as plain host callbacks (``jax.pure_callback``: no ordered effect, so the program
+    keeps JAX's C++ dispatch) because the graph's data already orders them
+    (:func:`_data_ordered_collectives`); the others run as ordered callbacks. The counts
+    let a trace that met both kinds (a collective hidden in a loop body) be redone with
+    every collective ordered: two kinds in one program could run in different orders on
+    different workers."""
+    unordered = frozenset()
+    unordered_calls = 0
+    ordered_calls = 0
+
+
+class _MixedCollectives(Exception):
+    """A trace met data-ordered and ordered host collectives together."""
+
+
+def _data_ordered_collectives(nodes, gradient_nodes):
+    """The ops of the host collectives among ``nodes`` (leaves first) when data orders
+    them all (each one's inputs depend on the one before it: every worker runs them in
+    one order however XLA schedules the program) and none is differentiated here (none
+    is an ancestor of a gradient node, whose pass would trace it inside ``jax.vjp``);
+    else an empty set."""
+    found = [n for n in nodes if getattr(n.op, 'host_collective', False)]
+    if not found:
+        return frozenset()
+    differentiated = set(n.id for n in _walk(list(gradient_nodes)))
+    if _builtin_any(n.id in differentiated for n in found):
+        return frozenset()
+    index = dict((n.id, i) for i, n in enumerate(found))
+    latest = {}       # node id -> the highest collective index among it and its ancestors
+    for n in nodes:
+        above = max([latest.get(v.id, -1) for v in n.leaves if isinstance(v, Tensor)] or [-1])
+        if n.id in index:
+            if above != index[n.id] - 1:
+                return frozenset()      # not after the collective before it
+            above = index[n.id]
+        latest[n.id] = above
+    return frozenset(n.op for n in found)
+
+
 def _active_controls():
     out = []
     for group in _CONTROLS:
@@ -890,6 +932,7 @@ class Function(object):
         # names the wrapper that makes it
         wrappers = [n.op.program_wrapper for n in nodes
                     if getattr(n.op, 'program_wrapper', None) is not None]
+        self._unordered = _data_ordered_collectives(nodes, self._gradient_nodes)
         if wrappers:
             self._eager_calls = 0
             self._jitted = wrappers[0](self._pure)
@@ -897,6 +940,18 @@ class Function(object):
             self._jitted = jax.jit(self._pure, static_argnums=(3, 4), donate_argnums=(0,))
 
     def _pure(self, updated_vals, read_vals, fed_vals, phase, static_vals=()):
+        state = _HostCollectives
+        saved = (state.unordered, state.unordered_calls, state.ordered_calls)
+        state.unordered, state.unordered_calls, state.ordered_calls = self._unordered, 0, 0
+        try:
+            result = self._program(updated_vals, read_vals, fed_vals, phase, static_vals)
+            if state.unordered_calls and state.ordered_calls:
+                raise _MixedCollectives()
+            return result
+        finally:
+            state.unordered, state.unordered_calls, state.ordered_calls = saved
+
+    def _program(self, updated_vals, read_vals, fed_vals, phase, static_vals):
         variables = dict(zip(self._updated, updated_vals))
         variables.update(zip(self._read, read_vals))
         fed_vals = list(fed_vals)
@@ -963,8 +1018,13 @@ class Function(object):
             # e.g. ``K.eval`` of an initial value, run once: op by op beats compiling
             self._eager_calls -= 1
             run = self._pure
-        return run([v._value for v in self._updated],
-                   [v._value for v in self._read], dynamic, phase, static)
+        try:
+            return run([v._value for v in self._updated],
+                       [v._value for v in self._read], dynamic, phase, static)
+        except _MixedCollectives:
+            self._unordered = frozenset()      # every collective ordered, traced again
+            return run([v._value for v in self._updated],
+                       [v._value for v in self._read], dynamic, phase, static)
 
 
 def _with_control_updates(outputs, pairs):
