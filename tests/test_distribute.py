@@ -590,6 +590,31 @@ def test_jax_host_collectives_run_unordered_only_where_data_orders_them():
     assert g._unordered == frozenset()
 
 
+@pytest.mark.skipif(not hasattr(os, 'sched_setaffinity'), reason='no CPU affinity here')
+def test_jax_on_one_cpu_gets_a_callback_pool_of_two_threads():
+    """A process limited to one CPU (a bound worker) that imports the JAX adapter gets
+    NPROC=2 for XLA's CPU thread pool (a host callback waits for work of that pool);
+    an NPROC already set, or two CPUs, are left alone."""
+    _engine_or_skip('jax')
+    one = [sorted(os.sched_getaffinity(0))[0]]
+    code = ('import os, sys; os.sched_setaffinity(0, [int(c) for c in sys.argv[1:]]); '
+            'import keras_backend.jax_backend; print(repr(os.environ.get("NPROC")))')
+
+    def run(cpus, env):
+        e = dict(os.environ, PYTHONPATH=REPO, KERAS_BACKEND_QUIET='1')
+        e.pop('NPROC', None)
+        e.update(env)
+        return subprocess.run([sys.executable, '-c', code] + [str(c) for c in cpus],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, env=e, timeout=120
+                              ).stdout.strip().splitlines()[-1]
+    assert run(one, {}) == "'2'"
+    assert run(one, {'NPROC': '3'}) == "'3'"
+    mine = sorted(os.sched_getaffinity(0))
+    if len(mine) >= 2:
+        assert run(mine[:2], {}) == 'None'
+
+
 def test_choose_path():
     from keras_backend.distribute import group
     assert group.choose_path(('mpi',), 'auto') == 'mpi'

@@ -212,11 +212,9 @@ def _mpi_allreduce_function(average):
     import jax
     from jax.experimental import io_callback
 
-    def host(value):
-        return _mpi.allreduce_numpy(np.asarray(value), average)
-
     def call(v):
-        return io_callback(host, jax.ShapeDtypeStruct(v.shape, v.dtype), v, ordered=True)
+        return _callback_allreduce(
+            v, average, lambda host, spec, a: io_callback(host, spec, a, ordered=True))
 
     @jax.custom_vjp
     def allreduce(v):
@@ -232,6 +230,16 @@ def _mpi_allreduce_function(average):
     return allreduce
 
 
+def _callback_allreduce(v, average, callback):
+    """The MPI allreduce of ``v`` through ``callback(host, result_spec, v)`` (a host
+    callback of JAX's) whose body runs ``MPI_Iallreduce``."""
+    import jax
+
+    def host(value):
+        return _mpi.allreduce_numpy(np.asarray(value), average)
+    return callback(host, jax.ShapeDtypeStruct(v.shape, v.dtype), v)
+
+
 def _mpi_allreduce_op(average):
     """The op of one MPI allreduce node: a plain host callback (``jax.pure_callback``)
     where the program's data orders it among its collectives (the K.function says so,
@@ -243,14 +251,11 @@ def _mpi_allreduce_op(average):
     from . import core
     ordered = _mpi_allreduce_function(average)
 
-    def host(value):
-        return _mpi.allreduce_numpy(np.asarray(value), average)
-
     def op(v):
         state = core._HostCollectives
         if op in state.unordered:
             state.unordered_calls += 1
-            return jax.pure_callback(host, jax.ShapeDtypeStruct(v.shape, v.dtype), v)
+            return _callback_allreduce(v, average, jax.pure_callback)
         state.ordered_calls += 1
         return ordered(v)
     op.host_collective = True

@@ -55,10 +55,31 @@ import itertools
 import logging
 import sys
 
+import os
+
 import numpy as np
 
 from .. import checks, common, engines
 from ..common import floatx
+
+
+def _callback_pool_threads():
+    """XLA's CPU client sizes its thread pool from the CPUs this process may use (or
+    ``$NPROC``). A host callback (CTC beam search; keras_backend.distribute's MPI
+    collectives) waits for JAX's copy of its arguments, which that pool makes: with one
+    thread, busy in the callback, a program with other work queued never finished (two
+    workers bound to a core each, a 25M-weight model, 2 runs in 3). So a process limited
+    to one CPU gets ``NPROC=2`` unless it is set (read when the client starts)."""
+    if os.environ.get('NPROC', '').strip() or not hasattr(os, 'sched_getaffinity'):
+        return
+    try:
+        if len(os.sched_getaffinity(0)) < 2:
+            os.environ['NPROC'] = '2'
+    except OSError:
+        pass
+
+
+_callback_pool_threads()
 
 try:
     import jax
@@ -933,6 +954,10 @@ class Function(object):
         wrappers = [n.op.program_wrapper for n in nodes
                     if getattr(n.op, 'program_wrapper', None) is not None]
         self._unordered = _data_ordered_collectives(nodes, self._gradient_nodes)
+        # a call returns when its host collectives are done (set again while tracing, for
+        # one hidden in a loop body): the caller's next MPI call must not overtake them
+        self._host_collectives = _builtin_any(getattr(n.op, 'host_collective', False)
+                                              for n in nodes)
         if wrappers:
             self._eager_calls = 0
             self._jitted = wrappers[0](self._pure)
@@ -947,6 +972,8 @@ class Function(object):
             result = self._program(updated_vals, read_vals, fed_vals, phase, static_vals)
             if state.unordered_calls and state.ordered_calls:
                 raise _MixedCollectives()
+            if state.unordered_calls or state.ordered_calls:
+                self._host_collectives = True
             return result
         finally:
             state.unordered, state.unordered_calls, state.ordered_calls = saved
@@ -1019,12 +1046,15 @@ class Function(object):
             self._eager_calls -= 1
             run = self._pure
         try:
-            return run([v._value for v in self._updated],
-                       [v._value for v in self._read], dynamic, phase, static)
+            result = run([v._value for v in self._updated],
+                         [v._value for v in self._read], dynamic, phase, static)
         except _MixedCollectives:
             self._unordered = frozenset()      # every collective ordered, traced again
-            return run([v._value for v in self._updated],
-                       [v._value for v in self._read], dynamic, phase, static)
+            result = run([v._value for v in self._updated],
+                         [v._value for v in self._read], dynamic, phase, static)
+        if self._host_collectives:
+            jax.block_until_ready(result)
+        return result
 
 
 def _with_control_updates(outputs, pairs):
