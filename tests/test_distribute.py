@@ -592,9 +592,9 @@ def test_jax_host_collectives_run_unordered_only_where_data_orders_them():
 
 @pytest.mark.skipif(not hasattr(os, 'sched_setaffinity'), reason='no CPU affinity here')
 def test_jax_on_one_cpu_gets_a_callback_pool_of_two_threads():
-    """A process limited to one CPU (a bound worker) that imports the JAX adapter gets
-    NPROC=2 for XLA's CPU thread pool (a host callback waits for work of that pool);
-    an NPROC already set, or two CPUs, are left alone."""
+    """A worker limited to one CPU (bound by the launcher) that imports the JAX adapter
+    gets NPROC=2 for XLA's CPU thread pool (a host callback waits for work of that pool);
+    an NPROC already set, two CPUs, or a process that is no worker are left alone."""
     _engine_or_skip('jax')
     one = [sorted(os.sched_getaffinity(0))[0]]
     code = ('import os, sys; os.sched_setaffinity(0, [int(c) for c in sys.argv[1:]]); '
@@ -608,11 +608,14 @@ def test_jax_on_one_cpu_gets_a_callback_pool_of_two_threads():
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, env=e, timeout=120
                               ).stdout.strip().splitlines()[-1]
-    assert run(one, {}) == "'2'"
-    assert run(one, {'NPROC': '3'}) == "'3'"
+    worker = {'KERAS_BACKEND_DISTRIBUTE_SIZE': '2'}
+    assert run(one, worker) == "'2'"
+    assert run(one, {'OMPI_COMM_WORLD_SIZE': '2'}) == "'2'"
+    assert run(one, dict(worker, NPROC='3')) == "'3'"
+    assert run(one, {}) == 'None'
     mine = sorted(os.sched_getaffinity(0))
     if len(mine) >= 2:
-        assert run(mine[:2], {}) == 'None'
+        assert run(mine[:2], worker) == 'None'
 
 
 def test_choose_path():

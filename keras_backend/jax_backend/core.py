@@ -63,14 +63,23 @@ from .. import checks, common, engines
 from ..common import floatx
 
 
+#: the variables that say this process is one of several workers (our launcher's, MPI's)
+_WORKER_VARIABLES = ('KERAS_BACKEND_DISTRIBUTE_SIZE', 'KERAS_BACKEND_DISTRIBUTE_CPUS',
+                     'OMPI_COMM_WORLD_SIZE', 'PMI_SIZE')
+
+
 def _callback_pool_threads():
     """XLA's CPU client sizes its thread pool from the CPUs this process may use (or
-    ``$NPROC``). A host callback (CTC beam search; keras_backend.distribute's MPI
-    collectives) waits for JAX's copy of its arguments, which that pool makes: with one
-    thread, busy in the callback, a program with other work queued never finished (two
-    workers bound to a core each, a 25M-weight model, 2 runs in 3). So a process limited
-    to one CPU gets ``NPROC=2`` unless it is set (read when the client starts)."""
+    ``$NPROC``). A host callback waits for JAX's copy of its arguments (over 100 KiB),
+    which that pool makes: with one thread, busy in the callback while other work of the
+    program was queued, the program never finished (keras_backend.distribute's MPI
+    allreduce, two workers bound to a core each, a 25M-weight model: 2 runs in 3). So a
+    worker of several limited to one CPU gets ``NPROC=2`` unless it is set (read when the
+    client starts). Not every process: two threads on one core cost a scan-heavy
+    program up to a quarter of its speed (LSTM(256): 276 against 219 ms a step)."""
     if os.environ.get('NPROC', '').strip() or not hasattr(os, 'sched_getaffinity'):
+        return
+    if not [v for v in _WORKER_VARIABLES if os.environ.get(v, '').strip()]:
         return
     try:
         if len(os.sched_getaffinity(0)) < 2:
