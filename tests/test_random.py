@@ -112,3 +112,25 @@ def test_unseeded_draws_follow_numpys_global_seed(K, op):
     first, again, other = draw(7), draw(7), draw(8)
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, other)
+
+
+@pytest.mark.parametrize('op, args, check', [
+    ('random_uniform', (-0.5, 0.5), lambda v: v.min() >= -0.5 and v.max() < 0.5
+     and abs(v.std() - 1. / np.sqrt(12.)) < 0.01),
+    ('random_normal', (0.5, 2.), lambda v: abs(v.mean() - 0.5) < 0.08
+     and abs(v.std() - 2.) < 0.08),
+    ('truncated_normal', (0., 1.), lambda v: np.abs(v).max() <= 2. + 1e-6
+     and abs(v.std() - 0.8796) < 0.03),
+])
+def test_weights_drawn_in_a_layers_name_scope(K, op, args, check):
+    # Keras 2.3.1's add_weight: K.variable(initializer(shape)) inside K.name_scope(layer):
+    # the variable holds one draw from the distribution, the same draw for the same seed
+    def weight(seed):
+        with K.name_scope('dense_1'):
+            return K.get_value(K.variable(getattr(K, op)(SHAPE, *args, seed=seed)))
+
+    first, again, other = weight(11), weight(11), weight(12)
+    assert first.shape == SHAPE and first.dtype == np.float32
+    assert check(first)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)

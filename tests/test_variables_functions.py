@@ -344,6 +344,30 @@ def test_learning_phase_fed_switches_in_train_phase_and_dropout(K):
     assert 0.3 < np.mean(tr[2] == 0.) < 0.7
     np.testing.assert_allclose(te[2], xv)
 
+def test_gradients_through_in_train_phase_fed_both_phases(K):
+    # BatchNormalization's pattern: the training value is computed before the choice,
+    # the test value inside it, and both read the same input and weights; one function
+    # fed phase 1, then 0, then 1 (TensorFlow compiles one program per value given)
+    rng = np.random.RandomState(3)
+    xv = rng.randn(5, 4).astype(np.float32)
+    av, bv = rng.randn(4).astype(np.float32), rng.randn(4).astype(np.float32)
+    x = K.placeholder(shape=(None, 4))
+    a, b = K.variable(av), K.variable(bv)
+    train_value = x * a
+    out = K.in_train_phase(train_value, lambda: x * b + a)
+    loss = K.sum(K.square(out)) + K.sum(x * b)
+    f = K.function([x, K.learning_phase()], [loss] + K.gradients(loss, [x, a, b]))
+    for phase in (1, 0, 1):
+        got = f([xv, phase])
+        o = xv * av if phase else xv * bv + av
+        ga = (2 * o * xv).sum(0) if phase else (2 * o).sum(0)
+        gb = xv.sum(0) + (0 if phase else (2 * o * xv).sum(0))
+        gx = 2 * o * (av if phase else bv) + bv
+        np.testing.assert_allclose(got[0], np.sum(o ** 2) + np.sum(xv * bv), rtol=1e-5)
+        for g, want in zip(got[1:], (gx, ga, gb)):
+            np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-5)
+
+
 
 def test_in_train_phase_static_training(K):
     x = K.variable(X)

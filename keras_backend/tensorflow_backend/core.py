@@ -907,7 +907,100 @@ def _subgraph_def(ops):
     return out
 
 
-def _compile(flat_feeds, outs, up_ops, ops, used):
+def _fix_phase(sub, phase, value):
+    """Specialise GraphDef ``sub`` for one value of the learning phase: the node
+    named ``phase`` (the ``keras_learning_phase`` placeholder) becomes a constant
+    ``value``, and each ``If`` / ``StatelessIf`` decided by it directly (Keras'
+    ``in_train_phase`` conds and their gradients) becomes a call of the branch that
+    value takes (``StatefulPartitionedCall`` / ``PartitionedCall``, the same
+    outputs), which TensorFlow inlines. Only the branch that would have run is
+    left: the values are those of the cond, and TensorFlow's graph rewrites (the
+    fused batch norm with its activation, for one) now see through it."""
+    names = (phase, phase + ':0')
+    calls = []
+    for node in sub.node:
+        if node.name == phase:
+            node.op = 'Const'
+            del node.input[:]
+            for key in list(node.attr.keys()):
+                if key != 'dtype':
+                    del node.attr[key]
+            node.attr['value'].tensor.CopyFrom(tf.make_tensor_proto(bool(value), tf.bool))
+        elif node.op in ('If', 'StatelessIf') and node.input and node.input[0] in names:
+            branch = node.attr['then_branch' if value else 'else_branch'].func.name
+            tin, tout = node.attr['Tin'], node.attr['Tout']
+            node.op = 'StatefulPartitionedCall' if node.op == 'If' else 'PartitionedCall'
+            inputs = list(node.input[1:])
+            del node.input[:]
+            node.input.extend(inputs)
+            attrs = {'Tin': tin, 'Tout': tout}
+            for key in list(node.attr.keys()):
+                del node.attr[key]
+            for key, val in attrs.items():
+                node.attr[key].CopyFrom(val)
+            node.attr['f'].func.name = branch
+            for key in ('config', 'config_proto', 'executor_type'):
+                node.attr[key].s = b''
+            calls.append(node)
+    _drop_zero_terms(sub, calls)
+
+
+def _zero_results(fdef):
+    """Indices of the results of function ``fdef`` that are zeros by construction
+    (a ``ZerosLike`` or an all-zero constant)."""
+    nodes = dict((n.name, n) for n in fdef.node_def)
+    found = []
+    for k, arg in enumerate(fdef.signature.output_arg):
+        node = nodes.get(fdef.ret[arg.name].split(':')[0])
+        if node is None:
+            continue
+        if node.op == 'ZerosLike' or (node.op == 'Const' and not np.any(
+                tf.make_ndarray(node.attr['value'].tensor))):
+            found.append(k)
+    return found
+
+
+def _drop_zero_terms(sub, calls):
+    """In GraphDef ``sub``, leave out of each gradient sum (``AddN``) the terms that
+    are zeros by construction: results of the branch calls ``calls`` that
+    ``_zero_results`` finds (the gradient of a cond's branch with respect to what
+    only the other branch reads), directly or through ``Identity``. A sum left with
+    one term becomes an ``Identity``. The same values, without a pass over the
+    activations for each zero and each sum."""
+    library = dict((f.signature.name, f) for f in sub.library.function)
+    zero = set()
+    for node in calls:
+        for k in _zero_results(library[node.attr['f'].func.name]):
+            zero.add('%s:%d' % (node.name, k))
+            if k == 0:
+                zero.add(node.name)
+    if not zero:
+        return
+    grown = True
+    while grown:
+        grown = False
+        for node in sub.node:
+            if node.op == 'Identity' and node.input[0] in zero and node.name not in zero:
+                zero.update((node.name, node.name + ':0'))
+                grown = True
+    for node in sub.node:
+        if node.op != 'AddN':
+            continue
+        data = [i for i in node.input if not i.startswith('^')]
+        keep = [i for i in data if i not in zero]
+        if not keep or len(keep) == len(data):
+            continue
+        control = [i for i in node.input if i.startswith('^')]
+        del node.input[:]
+        node.input.extend(keep + control)
+        if len(keep) == 1:
+            node.op = 'Identity'
+            del node.attr['N']
+        else:
+            node.attr['N'].i = len(keep)
+
+
+def _compile(flat_feeds, outs, up_ops, ops, used, phase=None):
     """Compile the part ``ops`` of the module graph into a concrete function
     from ``flat_feeds`` to ``outs`` + ``up_ops``.
 
@@ -920,13 +1013,22 @@ def _compile(flat_feeds, outs, up_ops, ops, used):
     arguments, whose only captures are the values they use (``used``) and
     whose results wait for the updates; if that fails for any reason the
     plain prune is used.
+
+    ``phase``, when given, is ``(learning phase tensor, value)``: the function is
+    specialised for that value (``_fix_phase``) and does not take the phase among
+    its arguments. Returns ``(function, whether phase was applied)``; the plain
+    prune takes every feed.
     """
     try:
         index = _capture_index()
         out_names = [t.name for t in outs]
         up_names = [op.name for op in up_ops]
-        feed_names = [t.name for t in flat_feeds]
         sub = _subgraph_def(ops)
+        args = flat_feeds
+        if phase is not None:
+            args = [t for t in flat_feeds if t is not phase[0]]
+            _fix_phase(sub, phase[0].op.name, phase[1])
+        feed_names = [t.name for t in args]
         captured = [(op.name + ':0', index[id(op)]) for op in used]
 
         def _import(*args):
@@ -945,9 +1047,10 @@ def _compile(flat_feeds, outs, up_ops, ops, used):
 
         with tf.init_scope():
             return tf.compat.v1.wrap_function(
-                _import, [tf.TensorSpec(t.shape, t.dtype) for t in flat_feeds])
+                _import, [tf.TensorSpec(t.shape, t.dtype) for t in args]), \
+                phase is not None
     except Exception:  # noqa: BLE001 - any failure: the always-valid plain prune
-        return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops))
+        return _wrapped().prune(feeds=flat_feeds, fetches=list(outs) + list(up_ops)), False
 
 
 def _stall_hook(ops):
@@ -1031,16 +1134,44 @@ class _Function(object):
         # a function holding keras_backend.distribute's collectives tells its stall check
         # at each call (the graph's collectives run inside the compiled call)
         self._stall = _stall_hook(ops)
-        self._fn = _compile(flat_feeds, outs, up_ops, ops, used)
-        self._call = getattr(self._fn, '_call_flat', None)
+        # Fed the symbolic learning phase (Keras' train / test functions, which feed 1 or
+        # 0 at every call), the function is compiled once per value it is given, with
+        # only the conds' chosen branches (_fix_phase); else once, now.
+        self._phase_at = self._phase_flat = None
+        phase = _State.learning_phase_tensor
+        if phase is not None and any(op is phase.op for op in ops):
+            position = 0
+            for i, t in enumerate(self.inputs):
+                if i in self._skip:
+                    continue
+                if t is phase:
+                    self._phase_at, self._phase_flat = i, position
+                position += 3 if isinstance(t, tf.SparseTensor) else 1
+        self._compile_args = (flat_feeds, outs, up_ops, ops, used)
+        self._variants = {}    # phase value (None: not specialised) -> [fn, call, fixed]
+        if self._phase_at is None:
+            self._variant(None)
 
-    def _run(self, flat):
-        fn = self._fn
-        if self._call is not None:
+    def _variant(self, value):
+        """The compiled function for learning phase ``value`` (None: the phase, if
+        any, is an argument): ``[function, its _call_flat or None, specialised]``."""
+        found = self._variants.get(value)
+        if found is None:
+            phase = None if value is None else (self.inputs[self._phase_at], value)
+            fn, fixed = _compile(*self._compile_args, phase=phase)
+            found = self._variants[value] = [fn, getattr(fn, '_call_flat', None), fixed]
+        return found
+
+    def _run(self, flat, value=None):
+        found = self._variant(value)
+        fn = found[0]
+        if found[2]:
+            flat = flat[:self._phase_flat] + flat[self._phase_flat + 1:]
+        if found[1] is not None:
             try:
-                return self._call(flat, fn.captured_inputs)
+                return found[1](flat, fn.captured_inputs)
             except TypeError:
-                self._call = None
+                found[1] = None
         return fn(*flat)
 
     def __call__(self, inputs):
@@ -1062,8 +1193,11 @@ class _Function(object):
             flat.extend(self._extra)
         if self._stall is not None:
             self._stall('allreduce')
+        value = None
+        if self._phase_at is not None:
+            value = bool(np.asarray(inputs[self._phase_at]))
         try:
-            results = self._run(flat)
+            results = self._run(flat, value)
         except tf.errors.OpError as e:
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
         out = [np.asarray(r.numpy()) for r in results[:self._n_out]]

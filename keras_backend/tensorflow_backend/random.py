@@ -4,8 +4,22 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
+import numbers
+
 from .core import graph_aware, tf, _normalize_dtype
 from .helpers import _op_seed, _shape_arg, _stateless_seed
+
+
+def _with_eager_twin(t, make, shape, *params):
+    """Graph tensor ``t`` of a random op, given ``_keras_backend_eager_twin``: a function
+    computing the same draw's eager counterpart (``make``, a stateless op, with the same
+    seed) when its shape and parameters are constants. ``variable`` uses it for a
+    weight's initial value, which Keras 2.3.1 makes as a graph op inside the layer's name
+    scope: the value comes from the same distribution and seed without compiling a
+    program for it."""
+    if isinstance(shape, list) and all(isinstance(p, numbers.Number) for p in params):
+        t._keras_backend_eager_twin = make
+    return t
 
 
 @graph_aware
@@ -16,9 +30,12 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     dtype = _normalize_dtype(dtype, 'random_normal: dtype')
     seed = _op_seed(seed)
     shape = _shape_arg(shape)
-    if tf.executing_eagerly():
+    def make():
         return tf.random.stateless_normal(shape, _stateless_seed(seed), mean, stddev, dtype)
-    return tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed)
+    if tf.executing_eagerly():
+        return make()
+    return _with_eager_twin(tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed),
+                            make, shape, mean, stddev)
 
 
 @graph_aware
@@ -28,9 +45,12 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     dtype = _normalize_dtype(dtype, 'random_uniform: dtype')
     seed = _op_seed(seed)
     shape = _shape_arg(shape)
-    if tf.executing_eagerly():
+    def make():
         return tf.random.stateless_uniform(shape, _stateless_seed(seed), minval, maxval, dtype)
-    return tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
+    if tf.executing_eagerly():
+        return make()
+    return _with_eager_twin(tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed),
+                            make, shape, minval, maxval)
 
 
 @graph_aware
@@ -49,7 +69,11 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     dtype = _normalize_dtype(dtype, 'truncated_normal: dtype')
     seed = _op_seed(seed)
     shape = _shape_arg(shape)
-    if tf.executing_eagerly():
+    def make():
         return tf.random.stateless_truncated_normal(shape, _stateless_seed(seed), mean, stddev,
                                                     dtype)
-    return tf.random.truncated_normal(shape, mean, stddev, dtype=dtype, seed=seed)
+    if tf.executing_eagerly():
+        return make()
+    return _with_eager_twin(tf.random.truncated_normal(shape, mean, stddev, dtype=dtype,
+                                                       seed=seed),
+                            make, shape, mean, stddev)

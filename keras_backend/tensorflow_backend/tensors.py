@@ -47,7 +47,14 @@ def variable(value, dtype=None, name=None, constraint=None):
             raise ValueError('variable: value must be a numpy array, list, scalar, eager '
                              'tensor or a graph tensor that needs no placeholder; got %r '
                              '(feed it through K.function and pass the result)' % (value,))
-        value = eval(value)
+        twin = getattr(value, '_keras_backend_eager_twin', None)
+        if twin is not None:
+            # a random initial value (Keras' initialisers, inside the layer's name scope):
+            # the same distribution and seed drawn eagerly, no program compiled for it
+            with tf.init_scope():
+                value = twin()
+        else:
+            value = eval(value)
     if constraint is not None and not callable(constraint):
         raise ValueError('constraint: expected a callable or None, got %r' % (constraint,))
     with tf.init_scope():
