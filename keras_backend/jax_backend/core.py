@@ -764,11 +764,30 @@ def _draw_key(key):
     return jax.random.split(key)[1]
 
 
-def _random(draw, seed, *args):
-    """A random node: ``draw(key, *args)`` with a key from ``seed``'s key variable."""
+#: (kind, shape) -> the compiled draw that evaluates a random node eagerly (``_random``)
+_EAGER_DRAWS = {}
+
+
+def _random(draw, seed, *args, **kwargs):
+    """A random node: ``draw(key, *args)`` with a key from ``seed``'s key variable.
+
+    ``kind`` (keyword; a hashable naming the distribution and dtype) marks a ``draw(key,
+    shape, *params)``: evaluated outside a trace (a weight's initial value, ``K.eval``),
+    the key's split and the draw then run as one program compiled once per kind and shape,
+    rather than op by op (a split, the sampler and each scaling op compiled apart, for
+    every shape: about a second of a model's build)."""
+    kind = kwargs.pop('kind', None)
     keyvar = _key_variable(seed)
 
     def op(key, *a):
+        if kind is not None and not _builtin_any(isinstance(v, jax.core.Tracer)
+                                                 for v in (key,) + a[1:]):
+            shape = _size_tuple(a[0])
+            fn = _EAGER_DRAWS.get((kind, shape))
+            if fn is None:
+                fn = _EAGER_DRAWS[(kind, shape)] = jax.jit(
+                    lambda k, *params: draw(_draw_key(k), shape, *params))
+            return fn(key, *a[1:])
         return draw(_draw_key(key), *a)
     leaves, treedef = _flatten((keyvar,) + args)
     return _node(op, leaves, treedef)
