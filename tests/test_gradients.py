@@ -81,12 +81,14 @@ XBN = randn(4, 3, 5, seed=9)
 
 
 def _weighted_sum(K, outs):
-    """normalize_batch_in_training's (normed, mean, var) of a 4-D input as one array of
+    """normalize_batch_in_training's (normed, mean, var) of a channels-last input as one array of
     normed's shape, the statistics broadcast over it (K None: numpy)."""
     normed, mean, var = outs
     if K is None:
-        return normed + mean.reshape(1, 1, 1, -1) * 0.5 + var.reshape(1, 1, 1, -1) * 0.25
-    return normed + K.reshape(mean, (1, 1, 1, -1)) * 0.5 + K.reshape(var, (1, 1, 1, -1)) * 0.25
+        lay = (1,) * (normed.ndim - 1) + (-1,)
+        return normed + mean.reshape(lay) * 0.5 + var.reshape(lay) * 0.25
+    lay = (1,) * (K.ndim(normed) - 1) + (-1,)
+    return normed + K.reshape(mean, lay) * 0.5 + K.reshape(var, lay) * 0.25
 
 LOSSES = [
     ('categorical_crossentropy', lambda K, t, o: K.categorical_crossentropy(t, o),
@@ -120,6 +122,12 @@ LOSSES = [
      lambda K, x, g, b: _weighted_sum(K, K.normalize_batch_in_training(x, g, b, [0, 1, 2])),
      lambda x, g, b: _weighted_sum(None, R.normalize_batch_in_training(x, g, b, [0, 1, 2])),
      [randn(3, 4, 2, 5, seed=17) * 2 + 1, randn(5, seed=18), randn(5, seed=19)], [0, 1, 2]),
+    # after ConvLSTM2D / Conv3D: 5-D, statistics over all but the channels (TensorFlow: the
+    # fused kernel over the frames folded into the batch)
+    ('normalize_batch_in_training_volumes',
+     lambda K, x, g, b: _weighted_sum(K, K.normalize_batch_in_training(x, g, b, [0, 1, 2, 3])),
+     lambda x, g, b: _weighted_sum(None, R.normalize_batch_in_training(x, g, b, [0, 1, 2, 3])),
+     [randn(2, 3, 2, 2, 5, seed=20) * 2 + 1, randn(5, seed=21), randn(5, seed=22)], [0, 1, 2]),
 ]
 
 CONVS = [

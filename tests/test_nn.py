@@ -30,6 +30,7 @@ BETA5, GAMMA5 = randn(5, seed=10), randn(5, seed=11)
 MEAN3, VAR3 = randn(3, seed=12), randu(3, low=0.5, high=2., seed=13)
 BETA3, GAMMA3 = randn(3, seed=14), randn(3, seed=15)
 XB = randn(4, 3, 5, seed=16) * 2 + 1
+XV = randn(2, 3, 4, 2, 5, seed=23) * 2 + 1     # (batch, frames, rows, cols, channels)
 
 PRED = np.array([[0.1, 0.5, 0.5, 0.2, 0.0],     # tie at the top
                  [0.3, 0.3, 0.3, 0.3, 0.3],     # all tied
@@ -120,6 +121,10 @@ SPECS = [
          lambda K, x, g, b: K.normalize_batch_in_training(x, g, b, [0, 2], epsilon=0.01),
          [XB, GAMMA3, BETA3],
          list(R.normalize_batch_in_training(XB, GAMMA3, BETA3, [0, 2], 0.01)),
+         none_out=[(0,), (), ()]),
+    spec('normalize_batch_in_training:volumes',
+         lambda K, x, g, b: K.normalize_batch_in_training(x, g, b, [0, 1, 2, 3]),
+         [XV, GAMMA5, BETA5], list(R.normalize_batch_in_training(XV, GAMMA5, BETA5, [0, 1, 2, 3])),
          none_out=[(0,), (), ()]),
     spec('normalize_batch_in_training:no_params',
          lambda K, x: K.normalize_batch_in_training(x, None, None, [0, 1]),

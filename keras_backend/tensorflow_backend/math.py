@@ -339,7 +339,8 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     """``tf.nn.moments`` over ``reduction_axes``; a ``gamma`` /
     ``beta`` whose rank differs from ``x``'s is reshaped to the kept-dims statistics' shape.
     A float32 4-D ``x`` normalised over axes (0, 1, 2) with 1-D (or no) ``gamma`` / ``beta``
-    (Keras' BatchNormalization on channels_last images) runs TensorFlow's fused kernel
+    (Keras' BatchNormalization on channels_last images; also 5-D over (0, 1, 2, 3), the
+    frames folded into the batch) runs TensorFlow's fused kernel
     (``tf.compat.v1.nn.fused_batch_norm``, as Keras 2.3.1's TensorFlow backend and tf_keras
     do), its returned variance the batch's biased one as on the other path and every engine
     (the kernel hands back the unbiased one)."""
@@ -347,7 +348,16 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     n = x.shape.rank
     axes = shape_rules.normalize_axes(list(reduction_axes), n)
     if _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
-        return _fused_normalize_batch_in_training(x, gamma, beta, epsilon)
+        if n == 4:
+            return _fused_normalize_batch_in_training(x, gamma, beta, epsilon)
+        # 5-D (Keras' BatchNormalization after ConvLSTM2D or Conv3D): the same statistics
+        # over the frames folded into the batch, as tf_keras runs it
+        shape = tf.shape(x)
+        normed, mean, var = _fused_normalize_batch_in_training(
+            tf.reshape(x, tf.concat([[-1], shape[2:]], 0)), gamma, beta, epsilon)
+        normed = tf.reshape(normed, shape)
+        normed.set_shape(x.shape)
+        return normed, mean, var
     mean_k, var_k = tf.nn.moments(x, axes=list(axes), keepdims=True)
     target = tf.shape(mean_k)
     normed = (x - mean_k) / tf.sqrt(var_k + _constant_like(x, epsilon))
@@ -366,9 +376,12 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
 
 def _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
     """Whether ``normalize_batch_in_training`` can run TensorFlow's fused kernel with no
-    change of result: float32 NHWC statistics over (0, 1, 2), parameters 1-D or None, and an
-    ``epsilon`` the kernel takes as given (it raises smaller ones to 1.001e-5)."""
-    if x.shape.rank != 4 or tuple(sorted(axes)) != (0, 1, 2) or x.dtype != tf.float32:
+    change of result: float32 NHWC statistics over (0, 1, 2) (or NDHWC over (0, 1, 2, 3)),
+    parameters 1-D or None, and an ``epsilon`` the kernel takes as given (it raises smaller
+    ones to 1.001e-5)."""
+    rank = x.shape.rank
+    if rank not in (4, 5) or tuple(sorted(axes)) != tuple(range(rank - 1)) or \
+            x.dtype != tf.float32:
         return False
     if float(epsilon) < 1.001e-5:
         return False
