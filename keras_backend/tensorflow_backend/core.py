@@ -928,15 +928,14 @@ def _fix_phase(sub, phase, value):
             node.attr['value'].tensor.CopyFrom(tf.make_tensor_proto(bool(value), tf.bool))
         elif node.op in ('If', 'StatelessIf') and node.input and node.input[0] in names:
             branch = node.attr['then_branch' if value else 'else_branch'].func.name
-            tin, tout = node.attr['Tin'], node.attr['Tout']
+            # copies: the attribute map is cleared below
+            kept = [(key, type(node.attr[key])()) for key in ('Tin', 'Tout')]
+            for key, val in kept:
+                val.CopyFrom(node.attr[key])
             node.op = 'StatefulPartitionedCall' if node.op == 'If' else 'PartitionedCall'
-            inputs = list(node.input[1:])
-            del node.input[:]
-            node.input.extend(inputs)
-            attrs = {'Tin': tin, 'Tout': tout}
-            for key in list(node.attr.keys()):
-                del node.attr[key]
-            for key, val in attrs.items():
+            del node.input[0]
+            node.attr.clear()
+            for key, val in kept:
                 node.attr[key].CopyFrom(val)
             node.attr['f'].func.name = branch
             for key in ('config', 'config_proto', 'executor_type'):
