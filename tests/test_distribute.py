@@ -819,6 +819,55 @@ def test_stall_monitor_reports_each_stall_once(capfd):
         '0.6 s (ranks [0] are waiting)'], lines
 
 
+def test_stall_monitor_reads_in_batches(capfd):
+    """Once every worker is admitted, the monitor does not wake at each message: 4,000
+    collectives entered 0.25 ms apart by two workers (worker 0 through stall.entered,
+    worker 1 as a raw socket) cost it a few dozen wakes (its voluntary context switches),
+    not one per message; a stall is still reported after that (the counts were read)."""
+    import socket
+    from keras_backend.distribute import rendezvous, stall
+    if not os.path.exists('/proc/self/status'):
+        pytest.skip('no /proc here: the monitor\'s context switches cannot be read')
+    place = rendezvous.Placement(rendezvous.LAUNCHER, 0, 2, 0, 2)
+    sent = []
+
+    def broadcast(flat):
+        sent.append(flat.copy())
+        return flat
+
+    def switches(pid):
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('voluntary_ctxt_switches'):
+                    return int(line.split()[1])
+    try:
+        assert stall.start(0, 2, 0.6, place, broadcast)
+        host, port, secret = stall._decode(sent[0])
+        other = socket.create_connection(('127.0.0.1', port), timeout=10)
+        other.sendall(stall.hello(1, secret))
+        time.sleep(0.5)                            # admitted
+        pid = stall._S.monitor.pid
+        before = switches(pid)
+        for k in range(1, 4001):
+            stall.entered('allreduce')
+            other.sendall(stall._MESSAGE.pack(k, 0))
+            until = time.perf_counter() + 0.00025
+            while time.perf_counter() < until:
+                pass
+        woken = switches(pid) - before
+        assert woken < 400, woken
+        stall.entered('allreduce')                 # #4001: worker 1 stays behind
+        time.sleep(2.0)
+        other.close()
+    finally:
+        stall.stop()
+    time.sleep(0.3)
+    lines = [line for line in capfd.readouterr().err.splitlines()
+             if 'distribute: stall' in line]
+    assert lines == ['keras_backend.distribute: stall: ranks [1] have not reached '
+                     'allreduce #4001 after 0.6 s (ranks [0] are waiting)'], lines
+
+
 def test_stall_monitor_admits_only_the_job(capfd, monkeypatch):
     """Connections from outside the job (no secret, a wrong one, a rank outside the job,
     the issue's 13-byte packet claiming rank 1 at collective #1000, a flood of 400

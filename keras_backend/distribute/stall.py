@@ -35,7 +35,10 @@ secret is counted: a packet from outside the job neither writes a stall line nor
 one. Then, at each collective it enters, each worker sends 9 bytes (the collective's
 number and kind) on its non-blocking connection: :func:`entered`, which each engine's
 collectives module calls where the collective is entered. The monitor looks every second
-(or every half stall time, if shorter). A side channel that fails (no port, no
+(or every half stall time, if shorter); once every worker is admitted it reads their
+messages in batches (a sleep of at most 50 ms between reads) instead of waking at each
+one: a wake per collective took a core from the workers (0.12 ms of a 2,730-value MPI
+allreduce at 2 workers on 2 cores). A side channel that fails (no port, no
 connection) turns the check off with one warning on stderr; it never changes a result or
 stops a run.
 """
@@ -108,6 +111,10 @@ rank_of, buffers = {}, {}
 count, since, kind_of, reported = {}, {}, {}, set()
 tick = min(1.0, seconds / 2.0)
 next_check = time.monotonic() + tick
+# once every worker is admitted and nobody else waits, the monitor reads in batches: it
+# sleeps this long between looks instead of waking at every message (a wake per
+# collective takes the core from a worker: 0.12 ms a collective at 10,000 a second)
+batch = min(0.05, tick / 10.0)
 
 
 def drop(conn):
@@ -164,6 +171,9 @@ def read(conn, now):
 
 while True:
     wait = max(0.0, next_check - time.monotonic())
+    if len(rank_of) == size and not strangers:
+        time.sleep(min(wait, batch))
+        wait = 0.0
     events = sel.select(wait)
     now = time.monotonic()
     accept = False
