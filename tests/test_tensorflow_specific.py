@@ -209,3 +209,39 @@ def test_rnn_reads_the_step_variables_once_before_the_loop(K):
     np.testing.assert_allclose(loss_v, hs[-1].sum(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(gw_v, gw, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(gu_v, gu, rtol=1e-5, atol=1e-5)
+
+
+def test_function_called_straight_through_the_eager_runtime(K):
+    """K.function's compiled program is run by the direct caller (no
+    ConcreteFunction._call_flat layers): the same values as the plain call, captured
+    variables read at each call, a failing op still an OpError turned into our
+    ValueError, and a changed call option (the config) taken at the next call."""
+    import tensorflow as tf
+    x = K.placeholder(shape=(None, 3))
+    i = K.placeholder(shape=(None,), dtype='int32')
+    w = K.variable(np.arange(3., dtype='float32'))
+    f = K.function([x, i], [K.gather(x * w, i), K.sum(w)])
+    xs = np.arange(6., dtype='float32').reshape(2, 3)
+    got = f([xs, np.array([1, 0])])
+    fn, call, _ = f._variants[None]
+    assert call is not None                        # this TensorFlow has the direct path
+    plain = [np.asarray(t) for t in fn(tf.constant(xs), tf.constant([1, 0]))]
+    for a, b in zip(got, plain):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(got[0], (xs * np.arange(3.))[[1, 0]])
+    K.set_value(w, np.ones(3, 'float32'))
+    np.testing.assert_array_equal(f([xs, np.array([0])])[0], xs[[0]])
+    assert float(f([xs, np.array([0])])[1]) == 3.0
+    with pytest.raises(ValueError, match='indices'):
+        f([xs, np.array([5])])
+    from tensorflow.python.eager import context
+    ctx = context.context()
+    before = ctx.function_call_options
+    try:
+        options = context.FunctionCallOptions(
+            config_proto=tf.compat.v1.ConfigProto.FromString(before.config_proto_serialized))
+        ctx.function_call_options = options
+        np.testing.assert_array_equal(f([xs, np.array([1])])[0], xs[[1]])
+        assert f._variants[None][1] is not None
+    finally:
+        ctx.function_call_options = before
