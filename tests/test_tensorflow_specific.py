@@ -245,3 +245,28 @@ def test_function_called_straight_through_the_eager_runtime(K):
         assert f._variants[None][1] is not None
     finally:
         ctx.function_call_options = before
+
+
+def test_lean_py_func_entry_runs_the_body(K):
+    """The MPI allreduce node's registry entry (collectives._register_lean): the node
+    calls the body directly, without TensorFlow's autograph wrapper and result
+    conversion, in a K.function (which imports the graph: the token is kept)."""
+    import tensorflow as tf
+    from tensorflow.python.ops import script_ops
+    from keras_backend.tensorflow_backend import collectives
+    calls = []
+
+    def body(value):
+        calls.append(value.shape)
+        return (value * 2).astype(value.dtype)
+    x = K.placeholder(shape=(3,))
+    with K.get_session().graph.as_default():
+        out = tf.numpy_function(lambda v: v, [x], tf.float32, stateful=True)
+    collectives._register_lean(out.op, body)
+    token = out.op.get_attr('token')
+    entry = script_ops._py_funcs.get(token.decode('ascii') if isinstance(token, bytes)
+                                     else token)
+    assert type(entry).__name__ == 'LeanPyFunc'
+    f = K.function([x], [out + 1.0])
+    np.testing.assert_array_equal(f([np.array([1., 2., 3.], 'float32')])[0], [3., 5., 7.])
+    assert calls == [(3,)]
