@@ -590,6 +590,34 @@ def test_jax_host_collectives_run_unordered_only_where_data_orders_them():
     assert g._unordered == frozenset()
 
 
+def test_jax_plain_host_callback_primitive():
+    """The plain callback of JAX's MPI path (collectives._plain_callback): our primitive
+    lowered to a host callback, on this JAX (not the jax.pure_callback fallback). In a
+    jit program, the host function gets the operand as a numpy array, its result comes
+    back in the program (each call runs it: no caching of a pure call), and the
+    primitive also evaluates outside jit. No MPI here: the host function scales."""
+    _engine_or_skip('jax')
+    load_adapter('jax')
+    import jax
+    import jax.numpy as jnp
+    from keras_backend.jax_backend import collectives
+    assert collectives._host_primitive() is not None
+    seen = []
+
+    def host(a):
+        seen.append((type(a), a.dtype, a.shape))
+        return (np.asarray(a) * 3).astype(a.dtype)
+    spec = jax.ShapeDtypeStruct((4,), jnp.float32)
+    f = jax.jit(lambda v: collectives._plain_callback(host, spec, v + 1) - 1)
+    x = np.arange(4, dtype='float32')
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(x)), (x + 1) * 3 - 1)
+    assert seen == [(np.ndarray, np.dtype('float32'), (4,))] * 3
+    out = collectives._plain_callback(host, spec, jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(out), x * 3)
+    assert len(seen) == 4
+
+
 @pytest.mark.skipif(not hasattr(os, 'sched_setaffinity'), reason='no CPU affinity here')
 def test_jax_on_one_cpu_gets_a_callback_pool_of_two_threads():
     """A worker limited to one CPU (bound by the launcher) that imports the JAX adapter
