@@ -621,29 +621,34 @@ def test_jax_plain_host_callback_primitive():
 @pytest.mark.skipif(not hasattr(os, 'sched_setaffinity'), reason='no CPU affinity here')
 def test_jax_on_one_cpu_gets_a_callback_pool_of_two_threads():
     """A worker limited to one CPU (bound by the launcher) that imports the JAX adapter
-    gets NPROC=2 for XLA's CPU thread pool (a host callback waits for work of that pool);
-    an NPROC already set, two CPUs, or a process that is no worker are left alone."""
+    gets NPROC=2 for XLA's CPU thread pool only where JAX lacks what the MPI path's own
+    host callbacks use (jax.pure_callback's copy of its arguments waits for that pool;
+    ours copy nothing): here it has them, and a JAX without emit_python_callback is
+    shown by deleting it in the child before the adapter's import. An NPROC already
+    set, two CPUs, or a process that is no worker are left alone."""
     _engine_or_skip('jax')
     one = [sorted(os.sched_getaffinity(0))[0]]
     code = ('import os, sys; os.sched_setaffinity(0, [int(c) for c in sys.argv[1:]]); '
             'import keras_backend.jax_backend; print(repr(os.environ.get("NPROC")))')
+    without = ('import jax._src.callback as c; del c.emit_python_callback; ' + code)
 
-    def run(cpus, env):
+    def run(cpus, env, source=code):
         e = dict(os.environ, PYTHONPATH=REPO, KERAS_BACKEND_QUIET='1')
         e.pop('NPROC', None)
         e.update(env)
-        return subprocess.run([sys.executable, '-c', code] + [str(c) for c in cpus],
+        return subprocess.run([sys.executable, '-c', source] + [str(c) for c in cpus],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, env=e, timeout=120
                               ).stdout.strip().splitlines()[-1]
     worker = {'KERAS_BACKEND_DISTRIBUTE_SIZE': '2'}
-    assert run(one, worker) == "'2'"
-    assert run(one, {'OMPI_COMM_WORLD_SIZE': '2'}) == "'2'"
-    assert run(one, dict(worker, NPROC='3')) == "'3'"
-    assert run(one, {}) == 'None'
+    assert run(one, worker) == 'None'
+    assert run(one, worker, without) == "'2'"
+    assert run(one, {'OMPI_COMM_WORLD_SIZE': '2'}, without) == "'2'"
+    assert run(one, dict(worker, NPROC='3'), without) == "'3'"
+    assert run(one, {}, without) == 'None'
     mine = sorted(os.sched_getaffinity(0))
     if len(mine) >= 2:
-        assert run(mine[:2], worker) == 'None'
+        assert run(mine[:2], worker, without) == 'None'
 
 
 def test_choose_path():

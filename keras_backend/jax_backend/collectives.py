@@ -9,7 +9,8 @@ Two paths (:func:`paths`; ``init``'s ``collectives`` chooses):
   ``emit_python_callback``, :func:`_host_primitive`; ``jax.pure_callback`` on a JAX
   without it) where the program's data already
   orders its collectives and none is differentiated (the gradients' fused buffers are
-  chained), else an ordered ``jax.experimental.io_callback`` whose gradient
+  chained), else an ordered one (JAX's ordered-IO effect, as
+  ``jax.experimental.io_callback(..., ordered=True)``) whose gradient
   (``jax.custom_vjp``) is the same callback on the incoming gradient. Each process runs
   its program on its own device as with one process: no coordinator, no global arrays,
   no ``shard_map``. Ordered: every worker makes its collectives in program order.
@@ -205,18 +206,16 @@ def _block_of(g, shape):
 
 
 def _mpi_allreduce_function(average):
-    """``v -> the allreduce of v`` over MPI, an ordered ``io_callback`` whose gradient is
+    """``v -> the allreduce of v`` over MPI, an ordered host callback whose gradient is
     the same allreduce of the incoming gradient (made once per ``average``)."""
     key = ('mpi', bool(average))
     run = _S.runs.get(key)
     if run is not None:
         return run
     import jax
-    from jax.experimental import io_callback
 
     def call(v):
-        return _callback_allreduce(
-            v, average, lambda host, spec, a: io_callback(host, spec, a, ordered=True))
+        return _callback_allreduce(v, average, _ordered_callback)
 
     @jax.custom_vjp
     def allreduce(v):
@@ -243,7 +242,7 @@ def _callback_allreduce(v, average, callback):
 
 
 def _host_primitive():
-    """``(primitive, ShapedArray)``: a JAX primitive whose lowering is a plain host callback that hands ``fn`` (a
+    """``(primitive, ShapedArray, ordered primitive)``: a JAX primitive whose lowering is a plain host callback that hands ``fn`` (a
     param) the operands as numpy arrays and takes its numpy results, made once; None
     where this JAX lacks what it uses (then ``jax.pure_callback`` serves).
 
@@ -254,14 +253,16 @@ def _host_primitive():
     directly, the host function gets XLA's buffers as numpy arrays: an identity call in
     ``jit`` 0.08 -> 0.012 ms for 2,730 values, 2.16 -> 1.41 ms for 2.2M, here. Like a
     plain callback, it has no effect (a program's data must order it) and no
-    derivative; the primitive's params are the host function and the result avals."""
+    derivative; the primitive's params are the host function and the result avals.
+    The ordered primitive is the same call with JAX's ordered-IO effect (the runtime
+    token of ``io_callback(..., ordered=True)``)."""
     found = _S.runs.get('host_primitive', False)
     if found is not False:
         return found
     try:
         import functools
         from jax._src import dispatch
-        from jax._src.callback import emit_python_callback
+        from jax._src.callback import _OrderedIOEffect, emit_python_callback
         from jax._src.core import ShapedArray
         from jax.extend.core import Primitive
         from jax.interpreters import mlir
@@ -279,7 +280,27 @@ def _host_primitive():
                 has_side_effect=False, returns_token=False)
             return result
         mlir.register_lowering(prim, lower, cacheable=False)
-        found = (prim, ShapedArray)
+
+        # the ordered one: JAX's own ordered-IO effect, so that the program threads
+        # its runtime token through every call in program order, as io_callback's
+        ordered = Primitive('keras_backend_ordered_host_call')
+        ordered.multiple_results = True
+        ordered.def_effectful_abstract_eval(
+            lambda *avals, fn, out_avals: (list(out_avals), {_OrderedIOEffect}))
+        ordered.def_impl(functools.partial(dispatch.apply_primitive, ordered))
+
+        def lower_ordered(ctx, *args, fn, out_avals):
+            def host(*arrays):
+                return tuple(fn(*arrays))
+            token = ctx.tokens_in.get(_OrderedIOEffect)
+            result, token, _ = emit_python_callback(
+                ctx, host, token, list(args), ctx.avals_in, ctx.avals_out,
+                has_side_effect=True, returns_token=True)
+            ctx.set_tokens_out(ctx.tokens_in.update_tokens(
+                mlir.TokenSet({_OrderedIOEffect: token})))
+            return result
+        mlir.register_lowering(ordered, lower_ordered, cacheable=False)
+        found = (prim, ShapedArray, ordered)
     except Exception:  # noqa: BLE001 - another JAX: jax.pure_callback serves
         found = None
     _S.runs['host_primitive'] = found
@@ -293,9 +314,23 @@ def _plain_callback(host, spec, v):
     found = _host_primitive()
     if found is None:
         return jax.pure_callback(host, spec, v)
-    prim, ShapedArray = found
+    prim, ShapedArray, _ = found
     aval = ShapedArray(tuple(spec.shape), np.dtype(spec.dtype))
     return prim.bind(v, fn=_HostFn(host), out_avals=(aval,))[0]
+
+
+def _ordered_callback(host, spec, v):
+    """``host(v)`` as an ordered host callback (JAX's ordered-IO effect): our ordered
+    primitive, else ``jax.experimental.io_callback(..., ordered=True)`` (which, like
+    ``jax.pure_callback``, puts the operand back onto a CPU device first: a copy that
+    XLA's CPU pool makes, see ``core._callback_pool_threads``)."""
+    found = _host_primitive()
+    if found is None:
+        from jax.experimental import io_callback
+        return io_callback(host, spec, v, ordered=True)
+    _, ShapedArray, ordered = found
+    aval = ShapedArray(tuple(spec.shape), np.dtype(spec.dtype))
+    return ordered.bind(v, fn=_HostFn(host), out_avals=(aval,))[0]
 
 
 class _HostFn(object):

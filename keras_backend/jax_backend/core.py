@@ -52,6 +52,7 @@ graph of its own and hands JAX one pure function per ``K.function``:
 import contextlib
 import functools
 import itertools
+import importlib
 import logging
 import sys
 
@@ -70,17 +71,29 @@ _WORKER_VARIABLES = ('KERAS_BACKEND_DISTRIBUTE_SIZE', 'KERAS_BACKEND_DISTRIBUTE_
 
 def _callback_pool_threads():
     """XLA's CPU client sizes its thread pool from the CPUs this process may use (or
-    ``$NPROC``). A host callback waits for JAX's copy of its arguments (over 100 KiB),
-    which that pool makes: with one thread, busy in the callback while other work of the
-    program was queued, the program never finished (keras_backend.distribute's MPI
-    allreduce, two workers bound to a core each, a 25M-weight model: 2 runs in 3). So a
-    worker of several limited to one CPU gets ``NPROC=2`` unless it is set (read when the
-    client starts). Not every process: two threads on one core cost a scan-heavy
-    program up to a quarter of its speed (LSTM(256): 276 against 219 ms a step)."""
+    ``$NPROC``). ``jax.pure_callback`` and ``io_callback`` put their arguments back onto a
+    CPU device, a copy that pool makes, and the host function waits for it (over 100
+    KiB): with one thread, busy in the callback while other work of the program was
+    queued, the program never finished (keras_backend.distribute's MPI allreduce, two
+    workers bound to a core each, a 25M-weight model: 2 runs in 3). The MPI path's
+    callbacks are now primitives of ours that hand the host XLA's buffers as they are
+    (``collectives._host_primitive``): no copy, no wait, and a second thread on the
+    core costs a bound worker 3-7% (JAX ResNet at 2 workers: 131.1 against 121.4 ms a
+    step). So only where this JAX lacks what those primitives use does a worker of
+    several limited to one CPU get ``NPROC=2`` (unless it is set; read when the client
+    starts). Not every process: two threads on one core cost a scan-heavy program up to
+    a quarter of its speed (LSTM(256): 276 against 219 ms a step)."""
     if os.environ.get('NPROC', '').strip() or not hasattr(os, 'sched_getaffinity'):
         return
     if not [v for v in _WORKER_VARIABLES if os.environ.get(v, '').strip()]:
         return
+    try:
+        importlib.import_module('jax._src.callback').emit_python_callback
+        importlib.import_module('jax._src.callback')._OrderedIOEffect
+        importlib.import_module('jax._src.dispatch').apply_primitive
+        return                         # the MPI path's own callbacks copy nothing
+    except (ImportError, AttributeError):
+        pass
     try:
         if len(os.sched_getaffinity(0)) < 2:
             os.environ['NPROC'] = '2'
