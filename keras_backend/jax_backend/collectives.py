@@ -242,9 +242,10 @@ def _callback_allreduce(v, average, callback):
 
 
 def _host_primitive():
-    """``(primitive, ShapedArray, ordered primitive)``: a JAX primitive whose lowering is a plain host callback that hands ``fn`` (a
-    param) the operands as numpy arrays and takes its numpy results, made once; None
-    where this JAX lacks what it uses (then ``jax.pure_callback`` serves).
+    """``(primitive, ShapedArray, ordered primitive)``, made once: a JAX primitive whose
+    lowering is a plain host callback that hands ``fn`` (a param) the operands as numpy
+    arrays and takes its numpy results; None where this JAX lacks what it uses (then
+    ``jax.pure_callback`` and ``io_callback`` serve).
 
     ``jax.pure_callback`` wraps its host function in per-call Python that a collective
     does not need: the operands are put back onto a JAX CPU device
@@ -357,7 +358,6 @@ def _mpi_allreduce_op(average):
     :func:`_mpi_allreduce_function`. The plain one keeps the program on JAX's C++
     dispatch path: an ordered effect sends every call through Python's (0.23 against
     0.06 ms a call for 2,730 values here)."""
-    import jax
     from . import core
     ordered = _mpi_allreduce_function(average)
 
