@@ -274,10 +274,8 @@ def _host_primitive():
         prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
 
         def lower(ctx, *args, fn, out_avals):
-            def host(*arrays):
-                return tuple(fn(*arrays))
             result, _, _ = emit_python_callback(
-                ctx, host, None, list(args), ctx.avals_in, ctx.avals_out,
+                ctx, fn, None, list(args), ctx.avals_in, ctx.avals_out,
                 has_side_effect=False, returns_token=False)
             return result
         mlir.register_lowering(prim, lower, cacheable=False)
@@ -291,11 +289,9 @@ def _host_primitive():
         ordered.def_impl(functools.partial(dispatch.apply_primitive, ordered))
 
         def lower_ordered(ctx, *args, fn, out_avals):
-            def host(*arrays):
-                return tuple(fn(*arrays))
             token = ctx.tokens_in.get(_OrderedIOEffect)
             result, token, _ = emit_python_callback(
-                ctx, host, token, list(args), ctx.avals_in, ctx.avals_out,
+                ctx, fn, token, list(args), ctx.avals_in, ctx.avals_out,
                 has_side_effect=True, returns_token=True)
             ctx.set_tokens_out(ctx.tokens_in.update_tokens(
                 mlir.TokenSet({_OrderedIOEffect: token})))

@@ -88,8 +88,8 @@ def _callback_pool_threads():
     if not [v for v in _WORKER_VARIABLES if os.environ.get(v, '').strip()]:
         return
     try:
-        importlib.import_module('jax._src.callback').emit_python_callback
-        importlib.import_module('jax._src.callback')._OrderedIOEffect
+        callback = importlib.import_module('jax._src.callback')
+        callback.emit_python_callback, callback._OrderedIOEffect
         importlib.import_module('jax._src.dispatch').apply_primitive
         return                         # the MPI path's own callbacks copy nothing
     except (ImportError, AttributeError):

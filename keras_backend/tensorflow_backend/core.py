@@ -1086,17 +1086,15 @@ def _direct_caller(fn):
         not_ok = tf_core._NotOkStatusException
         to_error = tf_core._status_to_exception
         ctx = tf_context.context()
-        options = ctx.function_call_options
-        attrs = tuple(a for item in options.as_attrs().items() for a in item)
     except Exception:  # noqa: BLE001 - another TensorFlow: the plain call
         return None
-    state = [options, attrs]
+    state = [None, None]       # the call options, and their attributes as TFE takes them
 
     def call(flat):
         if len(flat) + len(captured) != n_in:
             raise TypeError('%d inputs for a function of %d' % (len(flat), n_in))
         current = ctx.function_call_options
-        if current is not state[0]:        # the options changed (tf.config): re-read
+        if current is not state[0]:        # first call, or the options changed: re-read
             state[0] = current
             state[1] = tuple(a for item in current.as_attrs().items() for a in item)
         try:
