@@ -13,17 +13,33 @@ import pytest
 from keras_backend import common, engines
 
 
+#: the engines' own default compile-folder name, with what tells the test builds apart
+NO_GXX_OPT_FORMAT = ('compiledir_%(short_platform)s-%(processor)s-%(python_version)s-'
+                     '%(python_bitwidth)s-no-gxx-opt')
+
+
 def _compile_test_graphs_without_gxx_optimisation():
     """Theano and PyTensor compile the C code of every new op signature with
     g++; the tests build hundreds of tiny graphs whose run time is nothing next
     to that compile time (most of a cold run). Unless the user's own flags say
     otherwise, the test processes (and the subprocesses they start) compile
-    the same C code without -O3: about a quarter less time on an empty cache."""
+    the same C code without -O3: about a quarter less time on an empty cache.
+
+    The engines' module cache does not key a module by that flag: a module built
+    without -O3 would be loaded later by every program that shares the folder (an
+    ``im3d2col`` loop ran 6x slower in a user's process after a test run). So the
+    test builds go to a folder of their own (``compiledir_format``, under whatever
+    ``base_compiledir`` is in force); where the user's flags name the folder itself
+    (``compiledir`` or ``compiledir_format``), the tests compile with -O3 there."""
     for var, key in (('PYTENSOR_FLAGS', 'cmodule__remove_gxx_opt'),
                      ('THEANO_FLAGS', 'cmodule.remove_gxx_opt')):
         flags = os.environ.get(var, '')
-        if 'remove_gxx_opt' not in flags:
-            os.environ[var] = (flags + ',' if flags else '') + key + '=True'
+        names = [f.split('=', 1)[0].strip() for f in flags.split(',') if f.strip()]
+        if 'remove_gxx_opt' in flags or 'compiledir' in names or \
+                'compiledir_format' in names:
+            continue
+        added = [key + '=True', 'compiledir_format=' + NO_GXX_OPT_FORMAT]
+        os.environ[var] = ','.join(([flags] if flags else []) + added)
 
 
 _compile_test_graphs_without_gxx_optimisation()

@@ -218,38 +218,57 @@ def test_imported_engine_module_provides_its_interface(TK):
     assert K.th is engine.th and K.T is engine.T
 
 
+@pytest.mark.parametrize('n', [2, 3])
 @pytest.mark.parametrize('padding,strides,dilation,k,data_format', [
     ('same', 1, 1, 3, 'channels_last'), ('same', 1, 1, 2, 'channels_first'),
     ('valid', 2, 1, 4, 'channels_last'), ('same', 2, 1, 4, 'channels_first'),
     ('same', 1, 2, 3, 'channels_last')])
-def test_engine_conv2d_agrees_with_im2col(TK, monkeypatch, padding, strides, dilation, k,
-                                          data_format):
-    """Where the engine runs conv2d itself (Theano 1.0.5 with a BLAS: ``CorrMM``), values,
-    gradients and static shapes equal those of the adapter's im2col (slices + tensordot)."""
+def test_engine_conv_agrees_with_im2col(TK, monkeypatch, n, padding, strides, dilation, k,
+                                        data_format):
+    """Where the engine runs conv2d / conv3d itself (Theano 1.0.5 with a BLAS: ``CorrMM``,
+    ``Corr3dMM``), values, gradients and static shapes equal those of the adapter's im2col
+    (slices + tensordot); also with the first spatial size unknown ('same' at stride 1
+    pads the same whatever the size, so the engine's op still takes it)."""
     K = TK
+    name = 'conv%dd' % n
     rng = np.random.RandomState(3)
-    x = rng.randn(2, 9, 10, 3).astype('float32')
+    x = rng.randn(*((2, 9, 10, 7)[:n + 1] + (3,))).astype('float32')
     if data_format == 'channels_first':
-        x = x.transpose(0, 3, 1, 2)
-    w = rng.randn(k, k, 3, 5).astype('float32')
+        x = np.moveaxis(x, -1, 1)
+    w = rng.randn(*((k,) * n + (3, 5))).astype('float32')
 
-    def run():
-        xs, kv = K.placeholder((None,) + x.shape[1:]), K.variable(w)
-        y = K.conv2d(xs, kv, strides=(strides, strides), padding=padding,
-                     data_format=data_format, dilation_rate=(dilation, dilation))
+    def run(known):
+        shape = (None,) + x.shape[1:]
+        if not known:
+            first = 2 if data_format == 'channels_first' else 1
+            shape = shape[:first] + (None,) + shape[first + 1:]
+        xs, kv = K.placeholder(shape), K.variable(w)
+        y = getattr(K, name)(xs, kv, strides=(strides,) * n, padding=padding,
+                             data_format=data_format, dilation_rate=(dilation,) * n)
         grads = K.gradients(K.sum(K.square(y)), [kv, xs])
-        return K.int_shape(y), K.function([xs], [y] + grads)([x])
+        f = K.function([xs], [y] + grads)
+        values = f([x])
+        ops = set(type(node.op).__name__ for node in f._fn.maker.fgraph.apply_nodes)
+        # the engine's own op where it is on, none of them where it is not ('same' at a
+        # stride over an unknown size pads by an expression: im2col there)
+        symbolic_pads = not known and padding == 'same' and strides != 1
+        assert bool(ops & set(['CorrMM', 'Corr3dMM'])) == (
+            getattr(K._engine, name) is not None and not symbolic_pads), ops
+        return K.int_shape(y), values
 
-    if K._engine.conv2d is None or K._engine.conv2d(
-            K.placeholder((None, 4, 4, 1)), K.variable(np.ones((1, 1, 1, 1))),
-            (1, 1), (1, 1), (0, 0)) is None:
-        pytest.skip('%s runs conv2d as im2col only (no engine op fit to run it)' % K.ENGINE)
-    native_shape, native = run()
-    monkeypatch.setattr(K._engine, 'conv2d', None)
-    im2col_shape, im2col = run()
-    assert native_shape == im2col_shape
-    for a, b in zip(native, im2col):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * (1 + np.abs(b).max()))
+    op = getattr(K._engine, name)
+    if op is None or op(K.placeholder((None,) + (4,) * n + (1,)),
+                        K.variable(np.ones((1,) * (n + 2))),
+                        (1,) * n, (1,) * n, (0,) * n) is None:
+        pytest.skip('%s runs %s as im2col only (no engine op fit to run it)'
+                    % (K.ENGINE, name))
+    native = [run(True), run(False)]
+    monkeypatch.setattr(K._engine, name, None)
+    im2col = [run(True), run(False)]
+    for (n_shape, n_vals), (i_shape, i_vals) in zip(native, im2col):
+        assert n_shape == i_shape
+        for a, b in zip(n_vals, i_vals):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * (1 + np.abs(b).max()))
 
 
 # ---------------------------------------------------------------------------
@@ -361,3 +380,15 @@ def test_graph_variables_record_no_creation_stack(TK):
     nodes = list(K._engine.ancestors([y]))
     assert len(nodes) > 4
     assert [v for v in nodes if getattr(v.tag, 'trace', [])] == []
+
+
+def test_test_builds_without_gxx_optimisation_have_their_own_compile_folder(TK):
+    """The engines do not key a compiled module by ``remove_gxx_opt``: where the test run
+    compiles without -O3 (``tests/conftest.py``), it must do so in a folder of its own, or
+    the user's later programs would load those unoptimised modules."""
+    config = TK.th.config
+    remove = getattr(config, 'cmodule__remove_gxx_opt', None)
+    if remove is None:
+        remove = config.cmodule.remove_gxx_opt
+    default = 'compiledir_%(short_platform)s-%(processor)s-%(python_version)s-%(python_bitwidth)s'
+    assert not remove or config.compiledir_format != default, config.compiledir

@@ -30,8 +30,13 @@ def _spatial_pads(x_cl, kernel_size, strides, dilation, padding):
     pads = []
     for i, k in enumerate(kernel_size):
         length = s[i + 1]
-        if padding == 'same' and length is None:
+        if padding == 'same' and length is None and strides[i] != 1:
             pads.append(_sym_same_padding(x_cl.shape[i + 1], k, strides[i], dilation[i]))
+        elif padding == 'same' and length is None:
+            # at stride 1 'same' pads the dilated kernel's length - 1 whatever the length:
+            # ints, so that the engine's own convolution and pooling ops can take them
+            pads.append(shape_rules.padding_amounts((k - 1) * dilation[i] + 1, k, 1,
+                                                    dilation[i], 'same'))
         else:
             pads.append(shape_rules.padding_amounts(length, k, strides[i], dilation[i], padding))
     return pads
@@ -52,25 +57,27 @@ def _conv_core(x_cl, kernel, strides, dilation, pads):
     return _with_shape(out, s[:-1] + (cout,))
 
 
-def _native_conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
-    """The engine's own 2-D correlation (``_engine.conv2d``) of channels_last ``x`` with
-    ``kernel`` ``(kh, kw, in, out)`` (its spatial axes reversed first when ``flip``: a true
-    convolution), or None where the engine has none fit to run it or a pad is symbolic.
-    Uneven pads (TensorFlow's 'same') pad ``x`` by the difference first."""
-    if _engine.conv2d is None or _bany(_is_engine_tensor(p) for pair in pads for p in pair):
+def _native_conv(x_cl, kernel, n, strides, dilation, pads, flip=False):
+    """The engine's own ``n``-D correlation (``_engine.conv2d`` / ``_engine.conv3d``) of
+    channels_last ``x`` with ``kernel`` ``(*K, in, out)`` (its spatial axes reversed first
+    when ``flip``: a true convolution), or None where the engine has none fit to run it or
+    a pad is symbolic. Uneven pads (TensorFlow's 'same') pad ``x`` by the difference
+    first."""
+    op = {2: _engine.conv2d, 3: _engine.conv3d}.get(n)
+    if op is None or _bany(_is_engine_tensor(p) for pair in pads for p in pair):
         return None
     even = [_bmin(int(b), int(a)) for b, a in pads]
     extra = [(int(b) - m, int(a) - m) for (b, a), m in zip(pads, even)]
     xp = x_cl
     if _bany(b or a for b, a in extra):
         xp = _pad(x_cl, [(0, 0)] + extra + [(0, 0)], 0.)
-    out = _engine.conv2d(xp, kernel, strides, dilation, even, flip)
+    out = op(xp, kernel, strides, dilation, even, flip)
     if out is None:
         return None
     s_in, ks = _known_shape(x_cl), _known_shape(kernel)
     spatial = tuple(shape_rules.conv_output_length(
         None if s_in[i + 1] is None else s_in[i + 1] + int(pads[i][0]) + int(pads[i][1]),
-        ks[i], 'valid', strides[i], dilation[i]) for i in range(2))
+        ks[i], 'valid', strides[i], dilation[i]) for i in range(n))
     return _with_shape(out, (s_in[0],) + spatial + (ks[-1],))
 
 
@@ -127,7 +134,7 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
     pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
     # the engine's op flips the kernel itself (as Keras' Theano backend has it do): the
     # reversed kernel's gradient is then a reversed slice, not a scatter into a new array
-    out = _native_conv2d(x_cl, kernel, strides, dilation, pads, True) if n == 2 else None
+    out = _native_conv(x_cl, kernel, n, strides, dilation, pads, True)
     if out is None:
         out = _conv_core(x_cl, _flip_kernel(kernel, n), strides, dilation, pads)
     return _from_channels_last(out, data_format)

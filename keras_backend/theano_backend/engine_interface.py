@@ -76,6 +76,9 @@ INTERFACE = (
      'correlation of ``(B, H, W, C)`` with ``(kh, kw, C, out)`` (its spatial axes reversed'
      ' when ``flip``: a convolution) and symmetric int ``pads`` per axis, channels_last, '
      'or None where the engine has none fit to run it.'),
+    ('conv3d',
+     "``conv3d(x_cl, kernel, strides, dilation, pads, flip=False)``: the same in 3-D, "
+     '``(B, D, H, W, C)`` with ``(kd, kh, kw, C, out)``.'),
     ('pool',
      "``pool(x_cl, pool_size, strides, mode)``: the engine's own pooling op ('max' or "
      "'avg') of channels_last ``(B, *S, C)`` over its ``len(pool_size)`` spatial axes, "

@@ -528,35 +528,52 @@ def batched_dot(a, b):
     return T.sum(a.dimshuffle(0, 1, 2, 'x') * b.dimshuffle(0, 'x', 1, 2), axis=2)
 
 
-def conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
-    """Theano's ``conv2d`` (``AbstractConv2d``; with a BLAS it runs as ``CorrMM``, im2col and
-    ``gemm`` in C), a correlation or (``flip``) a convolution (``filter_flip``); None without
-    a BLAS, where Theano would lower it to its legacy ``ConvOp``, which takes neither padding
-    nor dilation. Pads that are Theano's named modes ('valid', 'half', 'full') are given by
-    name, as Keras' Theano backend gives them: the op's output shape is then a simpler
-    expression (the input's own for 'half' at stride 1) than from explicit pads."""
+def _abstract_conv(n, x_cl, kernel, strides, dilation, pads, flip):
+    """Theano's ``conv2d`` / ``conv3d`` (``AbstractConv2d`` / ``AbstractConv3d``; with a
+    BLAS they run as ``CorrMM`` / ``Corr3dMM``, im2col and ``gemm`` in C) of channels_last
+    ``x_cl`` ``(B, *S, C)`` with ``kernel`` ``(*K, C, out)``, a correlation or (``flip``) a
+    convolution (``filter_flip``); None without a BLAS, where Theano would lower it to its
+    legacy ops, which take neither padding nor dilation. Pads that are Theano's named modes
+    ('valid', 'half', 'full') are given by name, as Keras' Theano backend gives them: the
+    op's output shape is then a simpler expression (the input's own for 'half' at stride
+    1) than from explicit pads."""
     if not _HAS_BLAS:
         return None
     pads = tuple(int(p) for p in pads)
     border = pads
     ks = static_shape(kernel)
-    if ks is not None and ks[0] is not None and ks[1] is not None:
-        dk = [(int(k) - 1) * int(d) + 1 for k, d in zip(ks[:2], dilation)]
-        for name, want in (('valid', (0, 0)), ('half', tuple(k // 2 for k in dk)),
+    if ks is not None and all(k is not None for k in ks[:n]):
+        dk = [(int(k) - 1) * int(d) + 1 for k, d in zip(ks[:n], dilation)]
+        for name, want in (('valid', (0,) * n), ('half', tuple(k // 2 for k in dk)),
                            ('full', tuple(k - 1 for k in dk))):
             if pads == want:
                 border = name
                 break
     # the static shapes, as Keras' Theano backend gives them: the op's shape inference
     # then answers constants, not expressions of the input's shape the graph must compute
+    to_cf = [0, n + 1] + list(range(1, n + 1))
+    w_axes = [n + 1, n] + list(range(n))
     xs = static_shape(x_cl)
-    imshp = None if xs is None else (xs[0], xs[3], xs[1], xs[2])
-    kshp = None if ks is None or any(d is None for d in ks) else (ks[3], ks[2], ks[0], ks[1])
-    out = T.nnet.conv2d(x_cl.dimshuffle(0, 3, 1, 2), kernel.dimshuffle(3, 2, 0, 1),
-                        input_shape=imshp, filter_shape=kshp, border_mode=border,
-                        subsample=tuple(int(s) for s in strides), filter_flip=bool(flip),
-                        filter_dilation=tuple(int(d) for d in dilation))
-    return out.dimshuffle(0, 2, 3, 1)
+    imshp = None if xs is None else tuple(xs[a] for a in to_cf)
+    kshp = None if ks is None or any(d is None for d in ks) else tuple(ks[a] for a in w_axes)
+    conv = T.nnet.conv2d if n == 2 else T.nnet.conv3d
+    out = conv(x_cl.dimshuffle(to_cf), kernel.dimshuffle(w_axes),
+               input_shape=imshp, filter_shape=kshp, border_mode=border,
+               subsample=tuple(int(s) for s in strides), filter_flip=bool(flip),
+               filter_dilation=tuple(int(d) for d in dilation))
+    return out.dimshuffle([0] + list(range(2, n + 2)) + [1])
+
+
+def conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
+    """Theano's own 2-D correlation (``CorrMM`` with a BLAS), or None: see
+    :func:`_abstract_conv`."""
+    return _abstract_conv(2, x_cl, kernel, strides, dilation, pads, flip)
+
+
+def conv3d(x_cl, kernel, strides, dilation, pads, flip=False):
+    """Theano's own 3-D correlation (``Corr3dMM`` with a BLAS), or None: see
+    :func:`_abstract_conv`."""
+    return _abstract_conv(3, x_cl, kernel, strides, dilation, pads, flip)
 
 
 def pool(x_cl, pool_size, strides, mode):
