@@ -224,9 +224,16 @@ def same_padding(length, kernel, stride, dilation=1):
     """(before, after) zero padding of TensorFlow's 'same' rule along one axis.
 
     Total = max((ceil(length/stride) - 1) * stride + dilated_kernel - length, 0);
-    the extra cell, when odd, goes after.
+    the extra cell, when odd, goes after. At stride 1 that is ``dilated_kernel - 1``
+    whatever the length, so ``length`` may be None (unknown) there; ValueError at
+    another stride.
     """
     dk = (kernel - 1) * dilation + 1
+    if length is None:
+        if stride != 1:
+            raise ValueError("'same' padding of an unknown size depends on the size at "
+                             "stride %r" % (stride,))
+        length = dk
     out = (length + stride - 1) // stride
     total = max((out - 1) * stride + dk - length, 0)
     return total // 2, total - total // 2

@@ -37,8 +37,7 @@ def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
                                  'CNTK (the padding depends on the size)'
                                  % (name, padding, tuple(strides)))
             # at stride 1 the padding does not depend on the size (Conv3D over an unknown
-            # number of frames): any size gives it
-            n = (k - 1) * d + 1
+            # number of frames): the shared rule takes None there
         pads.append(shape_rules.padding_amounts(n, k, s, d, padding))
     return pads
 

@@ -32,12 +32,9 @@ def _spatial_pads(x_cl, kernel_size, strides, dilation, padding):
         length = s[i + 1]
         if padding == 'same' and length is None and strides[i] != 1:
             pads.append(_sym_same_padding(x_cl.shape[i + 1], k, strides[i], dilation[i]))
-        elif padding == 'same' and length is None:
-            # at stride 1 'same' pads the dilated kernel's length - 1 whatever the length:
-            # ints, so that the engine's own convolution and pooling ops can take them
-            pads.append(shape_rules.padding_amounts((k - 1) * dilation[i] + 1, k, 1,
-                                                    dilation[i], 'same'))
         else:
+            # at stride 1 an unknown length still pads by ints (the shared rule), which the
+            # engine's own convolution and pooling ops take
             pads.append(shape_rules.padding_amounts(length, k, strides[i], dilation[i], padding))
     return pads
 
