@@ -43,7 +43,12 @@ Sides, per engine (``--engine``):
 
 Every (side, model) pair trains in its own fresh process; the sides alternate
 (their order rotates from round to round) and the medians over ``--rounds``
-are printed. All sides see the same data in the same batch order (the
+are printed. With ``--paired`` the processes of one round (one per side) live
+at once: each trains its first epoch in turn, then the sides take turns epoch
+by epoch (the order reversed each time), and the table gains the median over
+all rounds of ours / anchor for the same epoch. On a shared machine whose
+speed drifts for minutes at a time (this project's 2-core VMs), that ratio is
+the one to quote: a slow stretch falls on both epochs of a pair. All sides see the same data in the same batch order (the
 training digits, shuffled once with a fixed seed, ``fit(shuffle=False)``) and
 start from the same initial weights (numpy, seeded, set with
 ``set_weights``); dropout masks are each framework's own.
@@ -69,7 +74,7 @@ Commands, one per engine::
     .venv36/bin/python benchmarks/keras2_benchmark.py --engine theano
 
 Options: ``--rounds N`` (2), ``--epochs N`` (4), ``--models mlp,cnn,...``,
-``--quick`` (1 round, 2 epochs), ``--scale N`` (the realistic models on N times their
+``--quick`` (1 round, 2 epochs), ``--paired`` (above), ``--scale N`` (the realistic models on N times their
 samples: 16 on a GPU), ``--json PATH`` (save every run and the
 medians), ``--repo PATH`` (the keras_backend checkout to benchmark; default:
 the one this script lives in), ``--base-repo PATH`` (a second checkout, the code
@@ -85,10 +90,12 @@ import argparse
 import json
 import os
 import platform
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -106,6 +113,10 @@ REALISTIC = {'resnet': (1024, 128), 'lstm256': (1024, 128), 'gru256': (1024, 128
 ALL_MODELS = MODELS + tuple(sorted(REALISTIC))
 BATCH = 32
 SEED = 1
+#: what a ``--paired`` worker prints when its first epoch is done, and before each later
+#: epoch's seconds
+PAIRED_READY = 'keras2_benchmark: first epoch done'
+PAIRED_EPOCH = 'keras2_benchmark: epoch seconds'
 
 #: the sides each engine configuration (the engine table's ``engine``) is compared with, in
 #: the order they run after ours: (engine, side, label)
@@ -367,9 +378,11 @@ def _import_framework(side):
     return keras, layers, Sequential, Callback, to_categorical, None
 
 
-def worker(engine, side, name, epochs, batch, scale=1):
+def worker(engine, side, name, epochs, batch, scale=1, paired=False):
     """Train model ``name`` on ``side`` (a realistic model on ``scale`` times its samples);
-    return the measurements as a dict."""
+    return the measurements as a dict. ``paired``: train the first epoch, then one more epoch
+    each time the parent writes ``epoch`` on stdin (printing its seconds after
+    ``PAIRED_EPOCH``), until it writes anything else."""
     x, y = load_data()
     keras, layers, sequential, callback_cls, to_categorical, set_seed = _import_framework(side)
     if side.startswith('ours') and keras.__version__ != '2.3.1':
@@ -412,16 +425,29 @@ def worker(engine, side, name, epochs, batch, scale=1):
     start = time.perf_counter()
     model.compile(optimizer='adam', loss=loss)
     build_times = train_function_build(keras, model) if side.startswith('ours') else {}
-    hist = model.fit(inputs, targets, batch_size=batch, epochs=epochs, shuffle=False, verbose=0,
-                     callbacks=[timer])
+    if paired:
+        losses = model.fit(inputs, targets, batch_size=batch, epochs=1, shuffle=False,
+                           verbose=0, callbacks=[timer]).history['loss']
+        print('\n' + PAIRED_READY)
+        sys.stdout.flush()
+        for line in iter(sys.stdin.readline, ''):
+            if line.strip() != 'epoch':
+                break
+            losses += model.fit(inputs, targets, batch_size=batch, epochs=1, shuffle=False,
+                                verbose=0, callbacks=[timer]).history['loss']
+            print('%s %.6f' % (PAIRED_EPOCH, timer.end[-1] - timer.begin[-1]))
+            sys.stdout.flush()
+    else:
+        losses = model.fit(inputs, targets, batch_size=batch, epochs=epochs, shuffle=False,
+                           verbose=0, callbacks=[timer]).history['loss']
     epoch_s = [e - b for b, e in zip(timer.begin, timer.end)]
     later = sorted(epoch_s[1:])
     result = {
         'first_epoch_s': timer.end[0] - start,
         'epoch_s': epoch_s,
         'steady_s': float(np.median(later)) if later else None,
-        'loss': [float(v) for v in hist.history['loss']],
-        'final_loss': float(hist.history['loss'][-1]),
+        'loss': [float(v) for v in losses],
+        'final_loss': float(losses[-1]),
         'weight_shapes': [list(v.shape) for _, values in init for v in values],
         'keras': '%s %s' % (keras.__name__, keras.__version__),
         'backend': keras.backend.backend(),
@@ -446,7 +472,7 @@ def worker_main(args):
     os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
     try:
         result = worker(args.engine, args.worker, args.model, args.epochs, args.batch,
-                        args.scale)
+                        args.scale, args.paired)
     except Exception:
         lines = traceback.format_exc().strip().splitlines()
         result = {'error': lines[-1], 'traceback': '\n'.join(lines[-30:])}
@@ -491,12 +517,20 @@ def worker_env(engine, side, repo, cold_dir):
     return env
 
 
-def run_one(args, side, name):
-    """Run one worker process; return its result dict (with 'error' on failure)."""
-    cold_dir = tempfile.mkdtemp(prefix='k2bench-') if args.cold else None
+def worker_command(args, side, name):
+    """The command line and environment of the worker process of ``side`` on ``name``."""
     cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
            '--worker', side, '--model', name, '--epochs', str(args.epochs),
            '--batch', str(args.batch), '--scale', str(args.scale)]
+    if args.paired:
+        cmd.append('--paired')
+    return cmd
+
+
+def run_one(args, side, name):
+    """Run one worker process; return its result dict (with 'error' on failure)."""
+    cold_dir = tempfile.mkdtemp(prefix='k2bench-') if args.cold else None
+    cmd = worker_command(args, side, name)
     repo = args.base_repo if side == 'ours_base' else args.repo
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -513,6 +547,115 @@ def run_one(args, side, name):
     err = [l for l in proc.stderr.strip().splitlines() if l.strip()]
     return {'error': 'worker exited %d: %s' % (proc.returncode, err[-1] if err else '(no output)'),
             'traceback': '\n'.join(err[-30:])}
+
+
+class _PairedWorker(object):
+    """One live ``--paired`` worker process: its lines arrive through a queue, so that a
+    worker that hangs or dies is reported after ``timeout`` seconds."""
+
+    def __init__(self, args, side, name):
+        self.cold_dir = tempfile.mkdtemp(prefix='k2bench-') if args.cold else None
+        self.timeout = args.timeout
+        self.errors = tempfile.TemporaryFile(mode='w+')
+        repo = args.base_repo if side == 'ours_base' else args.repo
+        self.proc = subprocess.Popen(worker_command(args, side, name), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.errors,
+                                     universal_newlines=True,
+                                     env=worker_env(args.engine, side, repo, self.cold_dir))
+        self.lines = queue.Queue()
+        reader = threading.Thread(target=self._read)
+        reader.daemon = True
+        reader.start()
+
+    def _read(self):
+        for line in iter(self.proc.stdout.readline, ''):
+            self.lines.put(line.strip())
+        self.lines.put(None)
+
+    def wait_for(self, prefix):
+        """The first line starting with ``prefix`` (None when the worker ended without one);
+        raises RuntimeError after the timeout."""
+        while True:
+            try:
+                line = self.lines.get(timeout=self.timeout)
+            except queue.Empty:
+                raise RuntimeError('no answer in %d s' % self.timeout)
+            if line is None or line.startswith(prefix):
+                return line
+
+    def epoch(self):
+        """Train one more epoch; its seconds."""
+        self.proc.stdin.write('epoch\n')
+        self.proc.stdin.flush()
+        line = self.wait_for(PAIRED_EPOCH)
+        if line is None:
+            raise RuntimeError('the worker ended during an epoch')
+        return float(line[len(PAIRED_EPOCH):])
+
+    def finish(self, error=None, line=None):
+        """End the worker; its result dict. ``error``: the parent's reason to stop it;
+        ``line``: the worker's result line when it has already printed it."""
+        try:
+            if error is None and line is None:
+                self.proc.stdin.write('done\n')
+                self.proc.stdin.flush()
+                line = self.wait_for('{')
+        except (RuntimeError, IOError, OSError) as exc:
+            error = str(exc)
+        finally:
+            if self.proc.poll() is None:
+                if error is not None:
+                    self.proc.kill()
+                self.proc.wait()
+            if self.cold_dir is not None:
+                shutil.rmtree(self.cold_dir, ignore_errors=True)
+        if line:
+            result = json.loads(line)
+        else:
+            self.errors.seek(0)
+            err = [l for l in self.errors.read().strip().splitlines() if l.strip()]
+            result = {'error': '%s (exit %s): %s' % (error or 'worker ended', self.proc.returncode,
+                                                     err[-1] if err else 'no output'),
+                      'traceback': '\n'.join(err[-30:])}
+        self.errors.close()
+        return result
+
+
+def run_paired(args, order, name):
+    """``--paired``: every side of ``order`` trains ``name`` in a live process at once. The
+    first epochs run one process after the other, in ``order``; then each later epoch runs
+    once on every side, one side at a time, the order reversed from one epoch to the next,
+    so that the sides' epochs k are measured within seconds of each other. Returns {side:
+    result dict}."""
+    results, workers, failed = {}, [], {}
+    for side in order:
+        worker_ = _PairedWorker(args, side, name)
+        try:
+            line = worker_.wait_for((PAIRED_READY, '{'))
+        except RuntimeError as exc:
+            results[side] = worker_.finish(str(exc))
+            continue
+        if line == PAIRED_READY:
+            workers.append((side, worker_))
+        else:       # its error line, or None: ended without one
+            results[side] = worker_.finish('ended before its first epoch', line)
+    for epoch in range(1, args.epochs):
+        for side, worker_ in (workers if epoch % 2 else workers[::-1]):
+            if side not in failed:
+                try:
+                    worker_.epoch()
+                except (RuntimeError, IOError, OSError) as exc:
+                    failed[side] = str(exc)
+    for side, worker_ in workers:
+        results[side] = worker_.finish(failed.get(side))
+    return results
+
+
+def paired_ratios(ours, anchor):
+    """Ours / anchor, epoch by epoch, over the steady epochs both runs measured."""
+    if 'error' in ours or 'error' in anchor:
+        return []
+    return [o / a for o, a in zip(ours['epoch_s'][1:], anchor['epoch_s'][1:]) if a > 0]
 
 
 def train_function_build(keras, model):
@@ -587,12 +730,18 @@ def _cell(summary, key, pattern):
     return text
 
 
-def print_table(models, ours, anchor, anchor_label):
-    """One markdown table: ours against one anchor (``anchor`` None: no anchor)."""
+def _median(values):
+    return float(np.median(values)) if values else None
+
+
+def print_table(models, ours, anchor, anchor_label, paired=None):
+    """One markdown table: ours against one anchor (``anchor`` None: no anchor); ``paired``:
+    model -> the median epoch-by-epoch steady ratio (``--paired``), a column of its own."""
     print('\nours: keras_backend, anchor: %s\n' % anchor_label)
     print('| model | ours first (s) | anchor first (s) | ratio | ours steady (s/epoch) '
-          '| anchor steady (s/epoch) | ratio | ours loss | anchor loss |')
-    print('|---|---|---|---|---|---|---|---|---|')
+          '| anchor steady (s/epoch) | ratio |%s ours loss | anchor loss |'
+          % (' paired steady ratio |' if paired is not None else ''))
+    print('|---|---|---|---|---|---|---|%s---|---|' % ('---|' if paired is not None else ''))
     for name in models:
         o = ours[name]
         a = anchor[name] if anchor is not None else {'n': 0, 'ok': 0, 'error': 'n/a'}
@@ -602,7 +751,8 @@ def print_table(models, ours, anchor, anchor_label):
             _cell(o, 'first', '%.3f'), 'n/a' if na else _cell(a, 'first', '%.3f'),
             _ratio(o.get('first'), a.get('first')),
             _cell(o, 'steady', '%.3f'), 'n/a' if na else _cell(a, 'steady', '%.3f'),
-            _ratio(o.get('steady'), a.get('steady')),
+            _ratio(o.get('steady'), a.get('steady')) + (
+                '' if paired is None else ' | ' + _fmt(paired.get(name), '%.2fx')),
             _cell(o, 'loss', '%.4f'), 'n/a' if na else _cell(a, 'loss', '%.4f')))
 
 
@@ -652,7 +802,12 @@ def parse_args():
                         help='an empty Theano/PyTensor compile cache for every process')
     parser.add_argument('--sides', help='comma-separated sides to run (default: all of the '
                         'engine\'s; e.g. ours)')
-    parser.add_argument('--timeout', type=int, default=1800, help='seconds per worker process')
+    parser.add_argument('--paired', action='store_true',
+                        help='every side\'s process of a round lives at once and the sides '
+                        'take turns epoch by epoch (a slower stretch of a shared machine hits '
+                        'both sides of a pair); adds the median epoch-by-epoch ratio')
+    parser.add_argument('--timeout', type=int, default=1800,
+                        help='seconds per worker process (--paired: per answer of a worker)')
     parser.add_argument('--worker', help=argparse.SUPPRESS)
     parser.add_argument('--model', help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -692,13 +847,20 @@ def main():
     for r in range(args.rounds):
         order = sides[r % len(sides):] + sides[:r % len(sides)]
         for name in models:
+            if args.paired:
+                results = run_paired(args, [side for side, _ in order], name)
             for side, _ in order:
-                result = run_one(args, side, name)
+                result = results[side] if args.paired else run_one(args, side, name)
                 runs[side][name].append(result)
                 print('round %d/%d  %-6s  %-16s %s' % (r + 1, args.rounds, name, side,
                                                        describe(result)), file=sys.stderr)
                 sys.stderr.flush()
     med = dict((side, dict((m, summarize(runs[side][m])) for m in models)) for side, _ in sides)
+    paired = {}     # anchor -> model -> median of ours / anchor over every paired epoch
+    for side, _ in (sides[1:] if args.paired else ()):
+        paired[side] = dict(
+            (m, _median([q for o, a in zip(runs['ours'][m], runs[side][m])
+                         for q in paired_ratios(o, a)])) for m in models)
 
     good = [res for s in runs.values() for rs in s.values() for res in rs if 'error' not in res]
     info = good[0] if good else {}
@@ -725,6 +887,10 @@ def main():
           'ratio = ours / anchor time (below 1.00x: ours faster)' % args.epochs)
     if args.cold:
         print('cold: every process had an empty Theano/PyTensor compile cache')
+    if args.paired:
+        print('paired: per round, every side\'s process lives at once; after the first epochs '
+              '(one process after the other) the sides take turns epoch by epoch; paired = '
+              'median over all rounds of ours / anchor of the same epoch')
     for name in models:   # same layers on every side? (weights set from the same numpy arrays)
         shapes = set(json.dumps(res['weight_shapes']) for s in runs.values()
                      for res in s[name] if 'weight_shapes' in res)
@@ -748,7 +914,7 @@ def main():
     anchors = sides[1:]
     if anchors:
         for side, label in anchors:
-            print_table(models, med['ours'], med[side], label)
+            print_table(models, med['ours'], med[side], label, paired.get(side))
     else:
         print_table(models, med['ours'], None, 'none (n/a)')
     if args.json:
@@ -757,6 +923,7 @@ def main():
                        'scale': args.scale,
                        'batch': args.batch, 'models': models, 'repo': args.repo,
                        'python': platform.python_version(), 'cold': args.cold,
+                       'paired': args.paired, 'paired_steady_ratio': paired,
                        'sides': dict(sides), 'runs': runs, 'medians': med}, f, indent=1)
         print('\nsaved %s' % args.json)
     return 0
