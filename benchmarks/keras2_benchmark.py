@@ -48,10 +48,12 @@ at once: each trains its first epoch in turn, then the sides take turns epoch
 by epoch (the order reversed each time), and the table gains the median over
 all rounds of ours / anchor for the same epoch. On a shared machine whose
 speed drifts for minutes at a time (this project's 2-core VMs), that ratio is
-the one to quote: a slow stretch falls on both epochs of a pair. All sides see the same data in the same batch order (the
-training digits, shuffled once with a fixed seed, ``fit(shuffle=False)``) and
-start from the same initial weights (numpy, seeded, set with
-``set_weights``); dropout masks are each framework's own.
+the one to quote: a slow stretch falls on both epochs of a pair.
+
+All sides see the same data in the same batch order (the training digits,
+shuffled once with a fixed seed, ``fit(shuffle=False)``) and start from the
+same initial weights (numpy, seeded, set with ``set_weights``); dropout masks
+are each framework's own.
 
 Measured per run, with a Keras ``Callback`` (``on_epoch_begin`` /
 ``on_epoch_end``) and a clock read just before ``compile``:
@@ -74,8 +76,8 @@ Commands, one per engine::
     .venv36/bin/python benchmarks/keras2_benchmark.py --engine theano
 
 Options: ``--rounds N`` (2), ``--epochs N`` (4), ``--models mlp,cnn,...``,
-``--quick`` (1 round, 2 epochs), ``--paired`` (above), ``--scale N`` (the realistic models on N times their
-samples: 16 on a GPU), ``--json PATH`` (save every run and the
+``--quick`` (1 round, 2 epochs), ``--paired`` (above), ``--scale N`` (the realistic
+models on N times their samples: 16 on a GPU), ``--json PATH`` (save every run and the
 medians), ``--repo PATH`` (the keras_backend checkout to benchmark; default:
 the one this script lives in), ``--base-repo PATH`` (a second checkout, the code
 before a change, run as side ``ours_base`` in the same alternating rounds: a
@@ -518,7 +520,7 @@ def worker_env(engine, side, repo, cold_dir):
 
 
 def worker_command(args, side, name):
-    """The command line and environment of the worker process of ``side`` on ``name``."""
+    """The command line of the worker process of ``side`` on ``name``."""
     cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
            '--worker', side, '--model', name, '--epochs', str(args.epochs),
            '--batch', str(args.batch), '--scale', str(args.scale)]
