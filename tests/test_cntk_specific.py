@@ -171,3 +171,35 @@ def test_numpy_on_the_left_of_other_operators_is_unchanged():
     for out in (np.ones(3, 'float32') < x, np.float32(2) ** x, np.float32(2) % x,
                 np.less(np.float32(1), x)):
         assert K.is_tensor(out) and K.int_shape(out) == (None, 3)
+
+
+@pytest.mark.parametrize('shape, value', [((None, 3), (4, 3)), ((None,), (7,)),
+                                          ((None, None, 5), (2, 6, 5)), ((None, 1, 4), (3, 1, 4)),
+                                          ((2, None), (2, 9))])
+def test_size_of_free_dimensions_is_counted_in_the_graph(shape, value):
+    # Keras 2.3.1 divides every training loss by K.size (losses_utils): counted by graph
+    # ops, not a numpy node (a Python call at every step)
+    import cntk as C
+    x = K.placeholder(shape)
+    n = K.size(x)
+    nodes = C.logging.graph.depth_first_search(
+        C.combine([n]), lambda f: isinstance(f, C.Function), depth=-1)
+    assert not [f for f in nodes if f.op_name == 'UserFunction' or
+                type(f).__name__.endswith('UserFunction')]
+    got = K.function([x], [n])([np.random.RandomState(0).rand(*value).astype('float32')])[0]
+    assert got.dtype == np.float32 and float(got) == np.prod(value)
+
+
+def test_a_loss_over_size_has_the_gradient_of_the_mean():
+    x = K.placeholder((None, 3))
+    w = K.variable(np.array([1., 2., 3.], 'float32'))
+    loss = K.sum(x * w) / K.size(x * w)
+    xv = np.arange(12, dtype='float32').reshape(4, 3)
+    got_loss, got_grad = K.function([x], [loss, K.gradients(loss, [w])[0]])([xv])
+    np.testing.assert_allclose(got_loss, (xv * [1., 2., 3.]).mean(), rtol=1e-6)
+    np.testing.assert_allclose(got_grad, xv.sum(0) / 12., rtol=1e-6)
+
+
+def test_a_placeholder_with_a_dimension_of_size_0_is_a_clear_value_error():
+    with pytest.raises(ValueError, match=r'placeholder: CNTK cannot hold a dimension of size 0'):
+        K.placeholder((None, 0, 2))

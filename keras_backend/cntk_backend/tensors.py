@@ -113,6 +113,10 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
             raise ValueError('placeholder: give shape or ndim')
         shape = (None,) * int(ndim)
     shape = tuple(shape)
+    if 0 in shape:
+        # CNTK's input variables reject a dimension of size 0 (its own error and C++ stack)
+        raise ValueError('placeholder: CNTK cannot hold a dimension of size 0 in an input; '
+                         'got shape=%r' % (shape,))
     dt, reported = _storage_dtype(dtype, 'placeholder')
     if dt == np.float16:
         dt, reported = _np_dtype(), 'float16'
@@ -160,12 +164,32 @@ def ndim(x):
 
 
 def size(x, name=None):
-    """A scalar in ``floatx()``: a constant for a static shape, else a numpy graph node; ``name``
-    is ignored."""
+    """A scalar in ``floatx()``; ``name`` is ignored.
+
+    A constant for a static shape (or one with a static 0). With free dimensions, the graph
+    counts them: every static axis of ``x`` is sliced to one entry (out of the gradient), the
+    ones of what is left are summed and scaled by the static axes' product. That reads only
+    the free axes' extent (the batch, for Keras 2.3.1's loss reduction, which divides by
+    ``size`` at every training step); a numpy node in its place (a ``UserFunction``) cost
+    every step a Python call (0.75 against 0.61 ms a ``train_on_batch`` of a 64-64-10 MLP,
+    batch 32). A tensor on CNTK's dynamic axes keeps the numpy node."""
     s = int_shape(x)
-    if builtins.all(d is not None for d in s):
-        return C.constant(np.asarray(np.prod(s), dtype=_np_dtype()))
-    return _numpy_op([x], lambda v: [np.asarray(v.size)], [()], name='size')[0]
+    known = [d for d in s if d is not None]
+    dt = _np_dtype()
+    if len(known) == len(s) or 0 in known:
+        return C.constant(np.asarray(np.prod(known) if len(known) == len(s) else 0, dtype=dt))
+    v = _var(_to_tensor(x))
+    if v.dynamic_axes:
+        return _numpy_op([x], lambda a: [np.asarray(a.size)], [()], name='size')[0]
+    free = C.stop_gradient(v)
+    for axis, d in enumerate(s):
+        if d is not None and d > 1:
+            free = C.slice(free, axis, 0, 1)
+    if np.dtype(free.dtype) != dt:
+        free = C.cast(free, dt)
+    count = C.reshape(C.reduce_sum(C.ones_like(free), axis=C.Axis.all_static_axes()), ())
+    scale = int(np.prod(known))
+    return count if scale == 1 else count * C.constant(np.asarray(scale, dtype=dt))
 
 
 dtype = core.dtype
