@@ -1131,6 +1131,48 @@ def _as_assign(u):
 _GRADIENT_OF = {}
 
 
+def _gradient_readers(heads):
+    """The uids of the Functions in the graphs of ``heads`` that read a ``gradients``
+    output, directly or through other Functions: one walk of the graphs (then the
+    readers marked through a map of each Function's consumers, so that a recurrence's
+    cycle is read right), where asking :func:`_gradient_vars` of each update walked
+    their shared parts once per update."""
+    consumers, marked, seen, stack, todo = {}, set(), set(), [], []
+    for v in heads:
+        v = _var(v)
+        if v.is_output and v.uid not in _GRADIENT_OF:
+            stack.append(v.owner)
+    while stack:
+        f = stack.pop()
+        uid = f.uid
+        if uid in seen:
+            continue
+        seen.add(uid)
+        for i in f.inputs:
+            if i.uid in _GRADIENT_OF:
+                if uid not in marked:
+                    marked.add(uid)
+                    todo.append(uid)
+            elif i.is_output:
+                owner = i.owner
+                consumers.setdefault(owner.uid, []).append(uid)
+                if owner.uid not in seen:
+                    stack.append(owner)
+    while todo:
+        for c in consumers.get(todo.pop(), ()):
+            if c not in marked:
+                marked.add(c)
+                todo.append(c)
+    return marked
+
+
+def _reads_gradient(v, readers):
+    """Whether the graph of Variable ``v`` reads a ``gradients`` output (``readers``:
+    :func:`_gradient_readers` of graphs that hold it)."""
+    v = _var(v)
+    return v.uid in _GRADIENT_OF or (v.is_output and v.owner.uid in readers)
+
+
 def _gradient_vars(heads):
     """The ``gradients`` outputs that the graphs of ``heads`` read."""
     found, seen, stack = {}, set(), []
@@ -1254,17 +1296,19 @@ class Function(object):
                     C.combine(heads), lambda n: isinstance(n, C.Function), depth=-1):
                 in_heads.add(n.uid)
         upd, forward_updates = [], []
+        readers = _gradient_readers(heads + [_var(u) for u in self.updates])
         for u in self.updates:
             v = _var(u)
-            if not _gradient_vars([v]) and (C.combine([v]).arguments or
-                                            v.owner.uid in in_heads):
+            if not _reads_gradient(v, readers) and (C.combine([v]).arguments or
+                                                    v.owner.uid in in_heads):
                 forward_updates.append(v)
             else:
                 upd.append(v)
         if not upd:
             return None
         grads = _gradient_vars(upd)
-        if not grads or _gradient_vars(heads + forward_updates):
+        if not grads or builtins.any(_reads_gradient(v, readers)
+                                     for v in heads + forward_updates):
             return None
         losses = dict((_GRADIENT_OF[g.uid][0].uid, _GRADIENT_OF[g.uid][0]) for g in grads)
         if len(losses) != 1:
