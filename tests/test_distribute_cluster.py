@@ -306,3 +306,28 @@ def test_srun_stand_in_sets_what_srun_sets():
     p = rv.placement(env)
     assert (p.source, p.rank, p.size, p.local_rank, p.local_size, p.hosts) == \
         ('slurm', 1, 2, 1, 2, ['vm', 'vm'])
+
+
+@pytest.mark.parametrize('preset', [None, '4'])
+def test_mpi_transport_asks_open_mpi_for_the_ring_unless_the_user_chose(preset):
+    # Open MPI's MPI_Iallreduce takes a binomial tree for 2-3 processes at every size
+    # (twice a ring's bytes on the slowest link: benchmarks/README.md); the transport names
+    # the ring before MPI starts, and leaves a user's choice alone. Sums right either way.
+    why = _mpirun_missing()
+    if why:
+        pytest.skip(why)
+    env = dict(os.environ, PYTHONPATH=REPO, OMP_NUM_THREADS='1',
+               OMPI_MCA_btl_vader_single_copy_mechanism='none')
+    env.pop('OMPI_MCA_coll_libnbc_iallreduce_algorithm', None)
+    if preset is not None:
+        env['OMPI_MCA_coll_libnbc_iallreduce_algorithm'] = preset
+    if hasattr(os, 'geteuid') and os.geteuid() == 0:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
+    proc = subprocess.run(['mpirun', '-np', '2', '--oversubscribe', '--bind-to', 'none',
+                           sys.executable, os.path.join(SCRIPTS, 'mpi_allreduce_algorithm.py')],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=env, cwd=REPO, timeout=LIMIT)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    line = [l for l in proc.stdout.splitlines() if l.startswith('RESULT ')][-1]
+    got = json.loads(line[len('RESULT '):])
+    assert got == {'algorithm': preset or '1', 'ok': True, 'size': 2}

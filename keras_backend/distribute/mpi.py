@@ -16,7 +16,16 @@ launcher stop every worker).
 float16 has no MPI type in OpenMPI 4.1: it travels as 16-bit words and is summed by a
 reduction of our own (:func:`_float16_sum`, numpy on each received block), so that
 ``Compression.fp16`` halves the bytes on MPI too.
+
+The allreduce is ``MPI_Iallreduce``, which Open MPI runs in its non-blocking collectives
+(``coll/libnbc``). Unless told otherwise, that component reduces onto one process and
+broadcasts back (a binomial tree) for 2 and 3 processes at any size: twice the bytes of a
+ring on the slowest link. :func:`module` therefore sets Open MPI's
+``OMPI_MCA_coll_libnbc_iallreduce_algorithm`` to 1 (the ring) before MPI starts in this
+process, unless the environment names an algorithm (benchmarks/README.md, "Open MPI's
+non-blocking allreduce"). Other MPI libraries ignore the variable.
 """
+import os
 import time
 
 import numpy as np
@@ -31,8 +40,15 @@ class _S(object):
     half_sum = None     # the MPI.Op that sums float16 words
 
 
+#: Open MPI's variable that picks ``MPI_Iallreduce``'s algorithm, and ours: the ring
+IALLREDUCE_ALGORITHM = ('OMPI_MCA_coll_libnbc_iallreduce_algorithm', '1')
+
+
 def module():
-    """``mpi4py.MPI``; RuntimeError (saying what to install) when mpi4py is missing."""
+    """``mpi4py.MPI`` (importing it starts MPI, with :data:`IALLREDUCE_ALGORITHM` in the
+    environment unless it names another algorithm); RuntimeError (saying what to install)
+    when mpi4py is missing."""
+    os.environ.setdefault(*IALLREDUCE_ALGORITHM)
     try:
         from mpi4py import MPI
     except ImportError as e:

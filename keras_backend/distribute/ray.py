@@ -171,7 +171,8 @@ class _Worker(object):
 
     # -- the MPI engines: the communicator, grown through ompi-server
     def mpi_open(self):
-        from mpi4py import MPI
+        from .mpi import module
+        MPI = module()
         self.comm = MPI.COMM_SELF.Dup()
         self.port = MPI.Open_port()
         return self.port
@@ -183,7 +184,8 @@ class _Worker(object):
         return self.comm.Get_rank()
 
     def mpi_connect(self, port):
-        from mpi4py import MPI
+        from .mpi import module
+        MPI = module()
         inter = MPI.COMM_SELF.Connect(port, root=0)
         self.comm = inter.Merge(high=True)
         inter.Disconnect()

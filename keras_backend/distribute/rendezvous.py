@@ -640,6 +640,8 @@ def mpi_communicator():
 
 def _mpi_addresses(place, timeout):
     """Every rank's ``host:port`` (rank order), by one allgather over MPI."""
+    from . import mpi as _mpi
+    os.environ.setdefault(*_mpi.IALLREDUCE_ALGORITHM)   # as mpi.module(): MPI starts here
     try:
         from mpi4py import MPI
     except ImportError as e:
