@@ -40,14 +40,12 @@ class _S(object):
     half_sum = None     # the MPI.Op that sums float16 words
 
 
-#: Open MPI's variable that picks ``MPI_Iallreduce``'s algorithm, and ours: the ring
-IALLREDUCE_ALGORITHM = ('OMPI_MCA_coll_libnbc_iallreduce_algorithm', '1')
-
-
 def module():
-    """``mpi4py.MPI`` (importing it starts MPI, with :data:`IALLREDUCE_ALGORITHM` in the
-    environment unless it names another algorithm); RuntimeError (saying what to install)
-    when mpi4py is missing."""
+    """``mpi4py.MPI`` (importing it starts MPI, with
+    :data:`~keras_backend.distribute.rendezvous.IALLREDUCE_ALGORITHM` in the environment
+    unless it names another algorithm); RuntimeError (saying what to install) when mpi4py
+    is missing."""
+    from .rendezvous import IALLREDUCE_ALGORITHM
     os.environ.setdefault(*IALLREDUCE_ALGORITHM)
     try:
         from mpi4py import MPI

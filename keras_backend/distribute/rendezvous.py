@@ -638,10 +638,15 @@ def mpi_communicator():
 
 # -- the rendezvous of the TensorFlow and JAX engines --------------------------------------
 
+#: Open MPI's variable that picks ``MPI_Iallreduce``'s algorithm, and the value our
+#: workers give it before MPI starts unless the environment names one: 1, the ring
+#: (:mod:`keras_backend.distribute.mpi`'s docstring says why)
+IALLREDUCE_ALGORITHM = ('OMPI_MCA_coll_libnbc_iallreduce_algorithm', '1')
+
+
 def _mpi_addresses(place, timeout):
     """Every rank's ``host:port`` (rank order), by one allgather over MPI."""
-    from . import mpi as _mpi
-    os.environ.setdefault(*_mpi.IALLREDUCE_ALGORITHM)   # as mpi.module(): MPI starts here
+    os.environ.setdefault(*IALLREDUCE_ALGORITHM)   # as mpi.module(): MPI starts here
     try:
         from mpi4py import MPI
     except ImportError as e:
