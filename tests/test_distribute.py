@@ -683,6 +683,33 @@ def test_tensorflow_refuses_a_late_init():
     assert 'REFUSED' in proc.stdout and 'must run before TensorFlow runs' in proc.stdout
 
 
+def test_tensorflow_names_a_taken_port():
+    """A port of TF_CONFIG that another process listens on: init() raises our
+    RuntimeError naming that port, not only TensorFlow's "Could not start gRPC server"."""
+    _engine_or_skip('tensorflow')
+    code = ('import json, os, socket\n'
+            'taken = socket.socket()\n'
+            'taken.bind(("127.0.0.1", 0))\n'
+            'taken.listen(1)\n'
+            'port = taken.getsockname()[1]\n'
+            'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": '
+            '["127.0.0.1:%d" % port, "127.0.0.1:1"]}, "task": {"type": "worker", '
+            '"index": 0}})\n'
+            'os.environ["KERAS_BACKEND_DISTRIBUTE_SIZE"] = "2"\n'
+            'import keras_backend.distribute as kd\n'
+            'try:\n'
+            '    kd.init(engine="tensorflow", timeout=30)\n'
+            'except RuntimeError as e:\n'
+            '    print("REFUSED", port, e)\n')
+    proc = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          env=_env('tensorflow'), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    words = proc.stdout.split()
+    assert words[:1] == ['REFUSED'], proc.stdout + proc.stderr[-3000:]
+    assert ('its port, 127.0.0.1:%s in TF_CONFIG, is likely taken' % words[1]) in proc.stdout
+
+
 # -- Horovod's learning-rate callbacks (Keras 2.3.1) --------------------------------------
 
 def _lr_reference(size, correction):

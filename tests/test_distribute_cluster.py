@@ -178,6 +178,31 @@ def test_loopback_fallback_says_so(monkeypatch, capsys):
     assert 'no non-loopback' in capsys.readouterr().err
 
 
+def test_reserved_port_is_held_until_released():
+    port = rv.reserve_port()
+    try:
+        # while held, no other socket binds it: neither on the wildcard address (where
+        # TensorFlow's gRPC server binds) nor on one address
+        for address in ('', '127.0.0.1'):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                with pytest.raises(OSError):
+                    s.bind((address, port))
+            finally:
+                s.close()
+    finally:
+        assert rv.release_ports() == 1
+    assert rv.release_ports() == 0
+    # released: a server binds and listens on it, as the engines' servers do
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(('', port))
+        s.listen(1)
+    finally:
+        s.close()
+
+
 def _has_non_loopback():
     return not rv.choose_address(rv.interfaces())[1]
 

@@ -199,16 +199,21 @@ def init(timeout=None, engine=None, stall_check=None, collectives=None):
         import importlib
         impl = importlib.import_module(ENGINES[engine])
         path = choose_path(tuple(impl.paths()), requested)
-        if path == 'engine':
-            # TensorFlow's TF_CONFIG, JAX's coordinator: from mpirun's ranks over MPI, or
-            # from Slurm's node list, unless our launcher set them (rendezvous.rendezvous)
-            _rendezvous.rendezvous(_engines.worker_start(engine), place, float(timeout))
-        else:
-            if not _rendezvous.under_mpi():
+        try:
+            if path == 'engine':
+                # TensorFlow's TF_CONFIG, JAX's coordinator: from mpirun's ranks over MPI,
+                # or from Slurm's node list, unless our launcher set them
+                # (rendezvous.rendezvous)
+                _rendezvous.rendezvous(_engines.worker_start(engine), place, float(timeout))
+            elif not _rendezvous.under_mpi():
                 raise RuntimeError(
                     'keras_backend.distribute: the MPI collectives need the workers started '
                     'by MPI: mpirun -n N, srun --mpi=pmix, or python -m '
                     'keras_backend.distribute -n N --collectives mpi')
+        finally:
+            # the port this worker reserved for its server (the rendezvous over MPI, Ray's
+            # actors) is let go only now, with the engine imported: it binds it next
+            _rendezvous.release_ports()
         got = impl.start(rank_, size_, float(timeout), path)
         if got is not None:
             rank_, size_ = got

@@ -163,8 +163,9 @@ class _Worker(object):
             address = ray.util.get_node_ip_address()
         return ray.get_runtime_context().get_node_id(), address, socket.gethostname()
 
-    def free_port(self, address):
-        return _rendezvous._free_port(address)
+    def reserve_port(self):
+        # held in this actor until its init starts the engine (rendezvous.reserve_port)
+        return _rendezvous.reserve_port()
 
     def set_env(self, env):
         os.environ.update(env)
@@ -386,7 +387,7 @@ class RayExecutor(object):
                          ENV_LOCAL_RANK: str(local[rank][0]), ENV_LOCAL_SIZE: str(local[rank][1])})
         start = _engines.worker_start(self.engine)
         if n > 1 and start == _engines.WORKERS_TF_CONFIG:
-            ports = self._get([w.free_port.remote(nodes[r][1]) for r, w in enumerate(workers)],
+            ports = self._get([w.reserve_port.remote() for w in workers],
                               'choosing ports')
             cluster = [_rendezvous._host_port(nodes[r][1], ports[r]) for r in range(n)]
             import json
@@ -394,7 +395,7 @@ class RayExecutor(object):
                 envs[rank]['TF_CONFIG'] = json.dumps({
                     'cluster': {'worker': cluster}, 'task': {'type': 'worker', 'index': rank}})
         elif n > 1 and start == _engines.WORKERS_COORDINATOR:
-            port = self._get(workers[0].free_port.remote(nodes[0][1]), 'choosing a port')
+            port = self._get(workers[0].reserve_port.remote(), 'choosing a port')
             for rank in range(n):
                 envs[rank][ENV_COORDINATOR] = _rendezvous._host_port(nodes[0][1], port)
         self._get([w.set_env.remote(envs[r]) for r, w in enumerate(workers)],

@@ -9,7 +9,7 @@ whose workers do not come from MPI (the ``workers`` column of the engine table,
 * our launcher (``python -m keras_backend.distribute``): it wrote ``TF_CONFIG`` or the
   coordinator address already; nothing to do;
 * ``mpirun`` / ``mpiexec`` (OpenMPI's ``OMPI_COMM_WORLD_*``, or ``PMI_*``): every rank
-  binds a free port on its own address (:func:`host_address`) and one ``MPI_Allgather``
+  reserves a free port (:func:`reserve_port`, held until its engine starts) and one ``MPI_Allgather``
   (mpi4py) shares the ``host:port`` pairs; TensorFlow's cluster is the list of them, JAX's
   coordinator is rank 0's;
 * Slurm's ``srun`` (``SLURM_PROCID``, ``SLURM_STEP_NODELIST`` ...): each task's node
@@ -559,19 +559,21 @@ def listen_address(host):
 
 
 def free_ports(n, address='127.0.0.1'):
-    """``n`` distinct free TCP ports on ``address`` (each bound at once, then all released;
-    where ``address`` cannot be bound, a host name or an address of another family, on
-    every address). The launcher's ports and each worker's own come from here."""
+    """``n`` distinct TCP ports free on every address of this host (each bound at once on
+    the wildcard address, then all released). The launcher's ports come from here.
+
+    Probed on the wildcard address because that is where TensorFlow's gRPC server binds
+    (``0.0.0.0:port``): a port that a socket of another process listens on at one address
+    only (``127.0.0.1``, the node's IP) passes a probe at another address and then fails
+    the server's bind ("Could not start gRPC server"). ``address`` is kept for the
+    callers' signature; a port free on the wildcard is free on it too."""
     socks, ports = [], []
     try:
         for _ in range(n):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             socks.append(s)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind((address, 0))
-            except (socket.error, OSError):
-                s.bind(('', 0))
+            s.bind(('', 0))
             ports.append(s.getsockname()[1])
     finally:
         for s in socks:
@@ -579,8 +581,51 @@ def free_ports(n, address='127.0.0.1'):
     return ports
 
 
-def _free_port(address):
-    return free_ports(1, address)[0]
+#: the sockets holding the ports this process reserved for its own servers
+#: (:func:`reserve_port`), until :func:`release_ports`
+_RESERVED = []
+
+
+def reserve_port():
+    """A TCP port free on every address of this host, held by this process for a server
+    it will start itself (TensorFlow's gRPC server, JAX's coordinator) until
+    :func:`release_ports`.
+
+    Between choosing a port and an engine binding it, the other workers must learn it
+    (over MPI, through Ray) and the engine must import: seconds, in which a port merely
+    found free can be taken by another process (a ``connect`` draws its local port from
+    the same range). A socket bound to it, without ``SO_REUSEADDR`` and not listening,
+    keeps the kernel from handing it to anyone else; :func:`keras_backend.distribute.init`
+    calls :func:`release_ports` right before the engine's runtime starts.
+
+    Returns:
+        the port (int).
+
+    Raises:
+        OSError: this host has no free port (the kernel's error).
+
+    Example:
+        >>> port = reserve_port()
+        >>> release_ports()
+        1
+    """
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(('', 0))
+    except (socket.error, OSError):
+        s.close()
+        raise
+    _RESERVED.append(s)
+    return s.getsockname()[1]
+
+
+def release_ports():
+    """Close the sockets of :func:`reserve_port`, so that this process's servers can bind
+    those ports. Returns how many were held (int)."""
+    n = len(_RESERVED)
+    while _RESERVED:
+        _RESERVED.pop().close()
+    return n
 
 
 def _host_port(host, port):
@@ -660,7 +705,7 @@ def _mpi_addresses(place, timeout):
                            'rank %d of %d' % (comm.Get_rank(), comm.Get_size(), place.rank,
                                               place.size))
     address = host_address()
-    mine = _host_port(address, _free_port(address.strip('[]')))
+    mine = _host_port(address, reserve_port())
     return comm.allgather(mine)
 
 

@@ -76,8 +76,16 @@ def start(rank, size, timeout, path):
         if why is not None:
             from ..distribute import WorkerLost
             raise WorkerLost('the other workers did not join (%s)' % why)
+        hint = ''
+        if 'gRPC server' in str(e):
+            # its bind failed: another process holds this worker's port of TF_CONFIG
+            mine = json.loads(config).get('cluster', {}).get('worker', [])
+            index = task.get('index', rank)
+            if isinstance(index, int) and 0 <= index < len(mine):
+                hint = ('; its port, %s in TF_CONFIG, is likely taken by another process'
+                        % mine[index])
         raise RuntimeError('keras_backend.distribute: TensorFlow\'s collective runtime did '
-                           'not start (%s: %s)' % (type(e).__name__, e))
+                           'not start (%s: %s)%s' % (type(e).__name__, e, hint))
     _S.device = _S.strategy.extended.worker_devices[0]
     _S.size = size
     _S.timeout = float(timeout)
