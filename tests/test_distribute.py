@@ -661,6 +661,16 @@ def test_choose_path():
         group.choose_path(('engine',), 'mpi')
 
 
+def _tensorflow_init_refused(code):
+    """Run ``code`` (a TensorFlow worker of 2 that calls init) in a fresh Python; its
+    completed process, asserting it exited 0."""
+    proc = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          env=_env('tensorflow'), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
 def test_tensorflow_refuses_a_late_init():
     """TensorFlow's collective runtime is configured at program start: an init() after a
     TensorFlow op raises our RuntimeError saying so (not TensorFlow's own error)."""
@@ -676,10 +686,7 @@ def test_tensorflow_refuses_a_late_init():
             '    kd.init(engine="tensorflow")\n'
             'except RuntimeError as e:\n'
             '    print("REFUSED", e)\n')
-    proc = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True,
-                          env=_env('tensorflow'), timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _tensorflow_init_refused(code)
     assert 'REFUSED' in proc.stdout and 'must run before TensorFlow runs' in proc.stdout
 
 
@@ -701,10 +708,7 @@ def test_tensorflow_names_a_taken_port():
             '    kd.init(engine="tensorflow", timeout=30)\n'
             'except RuntimeError as e:\n'
             '    print("REFUSED", port, e)\n')
-    proc = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True,
-                          env=_env('tensorflow'), timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _tensorflow_init_refused(code)
     words = proc.stdout.split()
     assert words[:1] == ['REFUSED'], proc.stdout + proc.stderr[-3000:]
     assert ('its port, 127.0.0.1:%s in TF_CONFIG, is likely taken' % words[1]) in proc.stdout
