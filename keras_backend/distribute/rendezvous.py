@@ -10,8 +10,8 @@ whose workers do not come from MPI (the ``workers`` column of the engine table,
   coordinator address already; nothing to do;
 * ``mpirun`` / ``mpiexec`` (OpenMPI's ``OMPI_COMM_WORLD_*``, or ``PMI_*``): every rank
   reserves a free port (:func:`reserve_port`, held until its engine starts) and one
-  ``MPI_Allgather`` (mpi4py) shares the ``host:port`` pairs; TensorFlow's cluster is the list of them, JAX's
-  coordinator is rank 0's;
+  ``MPI_Allgather`` (mpi4py) shares the ``host:port`` pairs; TensorFlow's cluster is the
+  list of them, JAX's coordinator is rank 0's;
 * Slurm's ``srun`` (``SLURM_PROCID``, ``SLURM_STEP_NODELIST`` ...): each task's node
   comes from the node list (:func:`expand_hostlist`) and the tasks per node
   (:func:`expand_tasks_per_node`) in Slurm's distribution (block or cyclic), its port from
