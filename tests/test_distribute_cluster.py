@@ -219,8 +219,10 @@ def _mpirun_missing():
     return None
 
 
-def _mpirun(engine, args, limit=LIMIT):
-    env = _env(engine)
+def _mpirun(engine, args, limit=LIMIT, env=None):
+    """``mpirun -np 2`` of ``sys.executable args``, in ``engine``'s test environment (or
+    in ``env``, the engine-free runs')."""
+    env = _env(engine) if env is None else dict(env)
     env[launcher.ENV_TIMEOUT] = str(TIMEOUT)
     if hasattr(os, 'geteuid') and os.geteuid() == 0:
         env.setdefault('OMPI_ALLOW_RUN_AS_ROOT', '1')
@@ -341,17 +343,11 @@ def test_mpi_transport_asks_open_mpi_for_the_ring_unless_the_user_chose(preset):
     why = _mpirun_missing()
     if why:
         pytest.skip(why)
-    env = dict(os.environ, PYTHONPATH=REPO, OMP_NUM_THREADS='1',
-               OMPI_MCA_btl_vader_single_copy_mechanism='none')
+    env = dict(os.environ, PYTHONPATH=REPO)
     env.pop('OMPI_MCA_coll_libnbc_iallreduce_algorithm', None)
     if preset is not None:
         env['OMPI_MCA_coll_libnbc_iallreduce_algorithm'] = preset
-    if hasattr(os, 'geteuid') and os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
-    proc = subprocess.run(['mpirun', '-np', '2', '--oversubscribe', '--bind-to', 'none',
-                           sys.executable, os.path.join(SCRIPTS, 'mpi_allreduce_algorithm.py')],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, env=env, cwd=REPO, timeout=LIMIT)
+    proc = _mpirun(None, [os.path.join(SCRIPTS, 'mpi_allreduce_algorithm.py')], env=env)
     assert proc.returncode == 0, proc.stderr[-5000:]
     line = [l for l in proc.stdout.splitlines() if l.startswith('RESULT ')][-1]
     got = json.loads(line[len('RESULT '):])

@@ -127,7 +127,7 @@ MPI_ENGINES = tuple(name for name in _engines.names()
                     if _engines.worker_start(name) == _engines.WORKERS_MPIEXEC)
 
 
-#: ``n`` distinct free TCP ports on 127.0.0.1 (:func:`rendezvous.free_ports`)
+#: ``n`` distinct TCP ports free on every address of this host (:func:`rendezvous.free_ports`)
 free_ports = _rendezvous.free_ports
 
 

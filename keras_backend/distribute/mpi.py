@@ -25,7 +25,6 @@ ring on the slowest link. :func:`module` therefore sets Open MPI's
 process, unless the environment names an algorithm (benchmarks/README.md, "Open MPI's
 non-blocking allreduce"). Other MPI libraries ignore the variable.
 """
-import os
 import time
 
 import numpy as np
@@ -45,8 +44,8 @@ def module():
     :data:`~keras_backend.distribute.rendezvous.IALLREDUCE_ALGORITHM` in the environment
     unless it names another algorithm); RuntimeError (saying what to install) when mpi4py
     is missing."""
-    from .rendezvous import IALLREDUCE_ALGORITHM
-    os.environ.setdefault(*IALLREDUCE_ALGORITHM)
+    from .rendezvous import name_iallreduce_algorithm
+    name_iallreduce_algorithm()
     try:
         from mpi4py import MPI
     except ImportError as e:

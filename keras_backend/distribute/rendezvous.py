@@ -558,15 +558,14 @@ def listen_address(host):
     return ''
 
 
-def free_ports(n, address='127.0.0.1'):
+def free_ports(n):
     """``n`` distinct TCP ports free on every address of this host (each bound at once on
     the wildcard address, then all released). The launcher's ports come from here.
 
     Probed on the wildcard address because that is where TensorFlow's gRPC server binds
     (``0.0.0.0:port``): a port that a socket of another process listens on at one address
     only (``127.0.0.1``, the node's IP) passes a probe at another address and then fails
-    the server's bind ("Could not start gRPC server"). ``address`` is kept for the
-    callers' signature; a port free on the wildcard is free on it too."""
+    the server's bind ("Could not start gRPC server")."""
     socks, ports = [], []
     try:
         for _ in range(n):
@@ -689,9 +688,16 @@ def mpi_communicator():
 IALLREDUCE_ALGORITHM = ('OMPI_MCA_coll_libnbc_iallreduce_algorithm', '1')
 
 
+def name_iallreduce_algorithm():
+    """Put :data:`IALLREDUCE_ALGORITHM` in this process's environment unless it names an
+    algorithm already; called wherever this package starts MPI (:func:`mpi.module`, the
+    rendezvous over MPI), before mpi4py is imported."""
+    os.environ.setdefault(*IALLREDUCE_ALGORITHM)
+
+
 def _mpi_addresses(place, timeout):
     """Every rank's ``host:port`` (rank order), by one allgather over MPI."""
-    os.environ.setdefault(*IALLREDUCE_ALGORITHM)   # as mpi.module(): MPI starts here
+    name_iallreduce_algorithm()
     try:
         from mpi4py import MPI
     except ImportError as e:
