@@ -299,6 +299,35 @@ def _scoped_name(name, default, separator='/'):
     return separator.join(_NAME_SCOPES) + '/' + (name or default)
 
 
+_AUTO_NAMES = {}   # the default name of a variable (with its scopes) -> how many were made
+
+
+def _unique_name(base):
+    """``base`` the first time, then ``base_1``, ``base_2``, ...: the name of a variable
+    made without one, unique in the process as TensorFlow 1 made it in its graph (Keras 2.0-2.2
+    save an optimizer's unnamed slots by these names; ``clear_session`` starts again)."""
+    count = _AUTO_NAMES.get(base, 0)
+    _AUTO_NAMES[base] = count + 1
+    return base if count == 0 else '%s_%d' % (base, count)
+
+
+def _variable_name(name, separator='/'):
+    """The name of a new variable on an engine that follows TensorFlow's conventions and has no
+    name scopes of its own (JAX): ``name`` under the open scopes (:func:`_scoped_name`); without
+    ``name``, a unique ``'<scopes>/variable'`` (:func:`_unique_name`):
+    ``'training/Adam/variable'``, then ``'training/Adam/variable_1'``. (Keras' own Theano and
+    CNTK backends named every such variable ``'<scopes>/variable'``, and Keras' saving code
+    numbers them on those engines: their adapters keep that name.)
+
+    Example:
+        >>> _reset_session_state(); _variable_name(None), _variable_name(None)
+        ('variable', 'variable_1')
+    """
+    if name:
+        return _scoped_name(name, 'variable', separator)
+    return _unique_name(_scoped_name(None, 'variable', separator) or 'variable')
+
+
 def _check_learning_phase(value, name):
     if isinstance(value, str) or value not in (0, 1):
         raise ValueError('%s: expected 0 (test) or 1 (train), got %r' % (name, value))
@@ -383,6 +412,8 @@ def _reset_learning_phase():
 
 
 def _reset_session_state():
-    """The engine-neutral part of ``clear_session``: uids and the fixed learning phase."""
+    """The engine-neutral part of ``clear_session``: uids, the automatic variable names and the
+    fixed learning phase."""
     reset_uids()
+    _AUTO_NAMES.clear()
     _reset_learning_phase()

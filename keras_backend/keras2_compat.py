@@ -132,9 +132,25 @@ def install():
     return added
 
 
+def _keras_loader():
+    """The module of Keras 2 that holds the backend it chose (its global ``_BACKEND``):
+    ``keras.backend.load_backend`` (Keras 2.2.5 and 2.3.x), else the package ``keras.backend``
+    itself (Keras 2.0.x-2.2.4 load their backend in ``keras/backend/__init__.py``); None when
+    no Keras 2 is being imported or was imported."""
+    for name in ('keras.backend.load_backend', 'keras.backend'):
+        module = sys.modules.get(name)
+        if module is not None and isinstance(getattr(module, '_BACKEND', None), str):
+            return module
+    return None
+
+
 def loaded_by_keras2():
-    """True while Keras 2's own backend loader is importing us (its external-backend path)."""
-    return 'keras.backend.load_backend' in sys.modules
+    """True while Keras 2's own backend loader is importing one of our adapters (its
+    external-backend path, any release from 2.0 to 2.3.1)."""
+    if 'keras.backend.load_backend' in sys.modules:
+        return True
+    loader = _keras_loader()
+    return loader is not None and loader._BACKEND.startswith(__package__ + '.')
 
 
 # --- the engine's own name for Keras 2.3.1 (keras.backend.backend()) --------------------------
@@ -185,35 +201,69 @@ def need_kernel_conversion(original_backend, current_backend):
 
 
 def _patch_keras_saving(saving):
-    """Keras 2.3.1's ``keras.engine.saving`` on one of our adapters: the kernel decision knows
-    JAX and our adapters' import paths, and files record a name Keras knows."""
+    """Keras' saving module on one of our adapters, in every release: the kernel decision knows
+    JAX and our adapters' import paths, and files record a name Keras knows.
+
+    ``saving`` is ``keras.engine.saving`` (Keras 2.2 and later) or ``keras.engine.topology``
+    (2.0.x and 2.1.x, where it holds the HDF5 code); whatever of these functions it defines
+    itself is patched:
+
+    * ``_need_convert_kernel`` (2.1 and later) answers :func:`need_kernel_conversion`;
+    * ``preprocess_weights_for_loading`` of 2.0.x, which flips kernels whenever the recorded
+      engine is not the current one (no ``_need_convert_kernel`` yet), gets the recorded name
+      translated so that it flips exactly when :func:`need_kernel_conversion` says so;
+    * ``save_weights_to_hdf5_group`` and ``_serialize_model`` (2.2 and later) record the name
+      of :data:`FILE_ENGINE_NAMES` (JAX's files say ``'tensorflow'``).
+    """
     from keras import backend as keras_backend_module   # noqa: F401  (Keras' K)
 
-    def _need_convert_kernel(original_backend):
-        return need_kernel_conversion(original_backend, keras_backend_module.backend())
-    _need_convert_kernel.__doc__ = need_kernel_conversion.__doc__
-    saving._need_convert_kernel = _need_convert_kernel
+    def defines(name):
+        value = getattr(saving, name, None)
+        return value is not None and getattr(value, '__module__', None) == saving.__name__
+
+    if defines('_need_convert_kernel'):
+        def _need_convert_kernel(original_backend):
+            return need_kernel_conversion(original_backend, keras_backend_module.backend())
+        _need_convert_kernel.__doc__ = need_kernel_conversion.__doc__
+        saving._need_convert_kernel = _need_convert_kernel
+    elif defines('preprocess_weights_for_loading'):
+        preprocess = saving.preprocess_weights_for_loading
+
+        def preprocess_weights_for_loading(layer, weights, original_keras_version=None,
+                                           original_backend=None, *args, **kwargs):
+            if original_backend is not None:
+                current = keras_backend_module.backend()
+                # Keras 2.0.x flips when the names differ: give it a name that differs
+                # exactly when the kernels must be flipped
+                original_backend = (('theano' if current != 'theano' else 'tensorflow')
+                                    if need_kernel_conversion(original_backend, current)
+                                    else current)
+            return preprocess(layer, weights, original_keras_version, original_backend,
+                              *args, **kwargs)
+        preprocess_weights_for_loading.__doc__ = preprocess.__doc__
+        saving.preprocess_weights_for_loading = preprocess_weights_for_loading
 
     file_name = FILE_ENGINE_NAMES.get(keras_backend_module.backend())
     if file_name is None:
         return
     recorded = file_name.encode('utf8')
-    save_group = saving.save_weights_to_hdf5_group
-    serialize = saving._serialize_model
+    if defines('save_weights_to_hdf5_group'):
+        save_group = saving.save_weights_to_hdf5_group
 
-    def save_weights_to_hdf5_group(group, layers):
-        save_group(group, layers)
-        group.attrs['backend'] = recorded
+        def save_weights_to_hdf5_group(group, layers):
+            save_group(group, layers)
+            group.attrs['backend'] = recorded
+        save_weights_to_hdf5_group.__doc__ = save_group.__doc__
+        saving.save_weights_to_hdf5_group = save_weights_to_hdf5_group
+    if defines('_serialize_model'):
+        serialize = saving._serialize_model
 
-    def _serialize_model(model, h5dict, include_optimizer=True):
-        serialize(model, h5dict, include_optimizer)
-        h5dict['backend'] = recorded
-        h5dict['model_weights']['backend'] = recorded
-
-    save_weights_to_hdf5_group.__doc__ = save_group.__doc__
-    _serialize_model.__doc__ = serialize.__doc__
-    saving.save_weights_to_hdf5_group = save_weights_to_hdf5_group
-    saving._serialize_model = _serialize_model
+        def _serialize_model(model, h5dict, include_optimizer=True):
+            serialize(model, h5dict, include_optimizer)
+            h5dict['backend'] = recorded
+            h5dict['model_weights']['backend'] = recorded
+        _serialize_model.__doc__ = serialize.__doc__
+        saving._serialize_model = _serialize_model
 
 
 class _BlockImports(object):
@@ -359,7 +409,7 @@ def adopt_engine_name(module):
         str or None: the engine name Keras now answers, None when Keras is not loading
         ``module``.
     """
-    loader = sys.modules.get('keras.backend.load_backend')
+    loader = _keras_loader()
     if loader is None:
         # imported before Keras (``keras_backend.distribute.init`` imports the engine's
         # collectives, a module of the adapter package, before the script imports Keras):
@@ -388,8 +438,138 @@ def adopt_engine_name(module):
                       _BlockImports(['tensorflow'], 'Keras 2.3.1 runs on the %s engine, and '
                                     'keras_backend imports TensorFlow for gs:// paths only '
                                     'when one is used' % name))
+    # Keras 2.0.x and 2.1.x keep their HDF5 code in keras.engine.topology
+    _after_import('keras.engine.topology', _patch_keras_saving)
+    _after_import('keras.utils.io_utils', _patch_h5dict)
+    if name == 'tensorflow':
+        _after_import('keras.optimizers', _patch_tf_optimizer_check)
+        _after_import('keras.callbacks', _drop_tensorflow_contrib,
+                      _StandInModules(TENSORFLOW_CONTRIB_MODULES, _tensorflow_contrib_module))
     _after_import('keras.wrappers.scikit_learn', _patch_sklearn_wrappers)
     hook = getattr(module, '_adopted_by_keras2', None)
     if hook is not None:
         hook()
     return name
+
+
+# --- Keras 2.0.x-2.2.x on TensorFlow 2 ---------------------------------------------------------
+#
+# Their optimizers.get checks ``isinstance(optimizer, tf.train.Optimizer)`` whenever the backend
+# answers 'tensorflow' (TensorFlow 2 keeps that class as tf.compat.v1.train.Optimizer), and
+# Keras 2.0.x's keras.callbacks imports ``tensorflow.contrib.tensorboard.plugins.projector`` at
+# import time on TensorFlow (TensorFlow 2 has no contrib).
+
+class _Namespace(object):
+    """``module`` as it is, but for the names of ``overrides`` (read-only: a stand-in)."""
+
+    def __init__(self, module, **overrides):
+        self.__dict__.update(overrides)
+        self._module = module
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+    def __repr__(self):
+        return '<%r as Keras 2.0-2.2 read it>' % (self._module,)
+
+
+def _patch_tf_optimizer_check(optimizers):
+    """``keras.optimizers`` of a release that reads ``tf.train.Optimizer`` (2.0.x-2.2.x): its
+    ``tf`` is TensorFlow with ``tf.train.Optimizer`` being ``tf.compat.v1.train.Optimizer``
+    (the class TensorFlow 1's optimizers derive from); TensorFlow itself is left unchanged."""
+    tf = getattr(optimizers, 'tf', None)
+    if tf is None or not hasattr(tf, 'compat') or hasattr(tf.train, 'Optimizer'):
+        return
+    optimizers.tf = _Namespace(tf, train=_Namespace(
+        tf.train, Optimizer=tf.compat.v1.train.Optimizer))
+
+
+#: what Keras 2.0.x's keras.callbacks imports of ``tensorflow.contrib`` when the backend is
+#: TensorFlow (its TensorBoard callback's embeddings projector)
+TENSORFLOW_CONTRIB_MODULES = ('tensorflow.contrib', 'tensorflow.contrib.tensorboard',
+                              'tensorflow.contrib.tensorboard.plugins',
+                              'tensorflow.contrib.tensorboard.plugins.projector')
+
+
+def _tensorflow_contrib_module(name):
+    """A stand-in for module ``name`` of ``tensorflow.contrib``: its submodules are its
+    attributes; anything else raises a RuntimeError that says TensorFlow 2 has no contrib."""
+    import types
+
+    class _Missing(types.ModuleType):
+        def __getattr__(self, attr):
+            if attr.startswith('__'):
+                raise AttributeError(attr)
+
+            def missing(*args, **kwargs):
+                raise RuntimeError(
+                    '%s.%s is not available: TensorFlow 2 has no tensorflow.contrib (Keras '
+                    '2.0.x\'s TensorBoard callback uses it for embeddings)' % (name, attr))
+            return missing
+    return _Missing(name)
+
+
+class _StandInModules(object):
+    """A ``sys.meta_path`` finder that serves the modules ``names`` (missing from the engine)
+    as ``make(name)`` while it is on the path (a :class:`_PatchAfterImport`'s ``block``)."""
+
+    def __init__(self, names, make):
+        self.names = tuple(names)
+        self.make = make
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib.machinery
+        if fullname not in self.names:
+            return None
+        make = self.make
+
+        class _Loader(object):
+            def create_module(self, spec):
+                return make(spec.name)
+
+            def exec_module(self, module):
+                pass
+        return importlib.machinery.ModuleSpec(fullname, _Loader(),
+                                              is_package=fullname != self.names[-1])
+
+
+def _drop_tensorflow_contrib(callbacks):
+    """After Keras' keras.callbacks ran: the stand-ins of ``tensorflow.contrib`` leave
+    ``sys.modules`` and ``tensorflow`` (what keras.callbacks bound stays with it)."""
+    for name in TENSORFLOW_CONTRIB_MODULES:
+        sys.modules.pop(name, None)
+    tf = sys.modules.get('tensorflow')
+    if tf is not None and isinstance(tf.__dict__.get('contrib'), type(sys)) and \
+            tf.__dict__['contrib'].__class__.__name__ == '_Missing':
+        del tf.contrib
+
+
+# --- Keras 2.2.0-2.2.4: its H5Dict on h5py 3 -----------------------------------------------------
+#
+# ``load_model`` reads a layer's weight names through ``keras.utils.io_utils.H5Dict`` and asks
+# ``if weight_names:``. With h5py 2 the names came back as a list (bytes) or an empty array that
+# NumPy 1 called False; h5py 3 gives an object array of ``str`` (NumPy: "truth value of an array
+# is ambiguous") or an empty array (NumPy 2.2: an error). Keras 2.2.5 changed the line.
+
+def _patch_h5dict(io_utils):
+    """``H5Dict.__getitem__`` of Keras 2.2.0-2.2.4 gives a one-dimensional attribute (the
+    names Keras writes, or an empty list) as a ``list``, as it got one from h5py 2; later
+    releases are left as they are (they test ``len(...)``)."""
+    h5dict = getattr(io_utils, 'H5Dict', None)
+    if h5dict is None or getattr(h5dict, '_keras2_compat', False) or \
+            'keras.backend.load_backend' in sys.modules:
+        # no H5Dict (2.0.x, 2.1.x), or a release with its own loader module (2.2.5, 2.3.x)
+        return
+    read = h5dict.__getitem__
+
+    def __getitem__(self, attr):
+        value = read(self, attr)
+        if getattr(value, 'ndim', None) == 1 and (value.size == 0 or value.dtype.kind in 'OSU'):
+            data = getattr(self, 'data', None)
+            attrs = getattr(data, 'attrs', None)
+            if attrs is not None and attr in attrs:
+                return value.tolist()
+        return value
+    __getitem__.__doc__ = read.__doc__
+    h5dict.__getitem__ = __getitem__
+    h5dict._keras2_compat = True

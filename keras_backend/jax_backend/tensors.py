@@ -44,7 +44,7 @@ def variable(value, dtype=None, name=None, constraint=None):
     # after this returns, while the caller changes its array
     value = jnp.asarray(np.array(value, copy=True) if not isinstance(value, jax.Array)
                         else value, dtype=dtype)
-    name = common._scoped_name(name, 'variable') or 'variable_%d' % next(_IDS)
+    name = common._variable_name(name)
     v = Variable(value, name=name, constraint=constraint)
     v._uses_learning_phase = False
     return v

@@ -6,7 +6,7 @@ directly (the package puts each behind its checks).
 """
 import numpy as np
 
-from .. import shape_rules
+from .. import common, shape_rules
 from . import core
 from .core import (graph_aware, tf, _EagerTensor, _eval_eagerly, _graph, _is_symbolic,
                    _keras_meta, _normalize_dtype, _placeholders_needed, _to_tensor)
@@ -67,6 +67,11 @@ def variable(value, dtype=None, name=None, constraint=None):
                 init = tf.convert_to_tensor(np.asarray(value, dtype=dtype))
             except (TypeError, ValueError) as e:
                 raise ValueError('variable: cannot convert value to %s (%s)' % (dtype, e))
+        if not name:
+            # unique under TensorFlow's open name scope, as TensorFlow 1's graph made it
+            scope = tf.get_current_name_scope()
+            name = common._unique_name(scope + '/variable' if scope else 'variable')
+            name = name[len(scope) + 1:] if scope else name
         try:
             v = tf.Variable(init, dtype=dtype, name=name, constraint=constraint)
         except ValueError:
