@@ -129,6 +129,10 @@ def install():
     added.extend(_install_numpy_aliases())
     if _install_h5py_attrs():
         added.append('h5py string attributes')
+    if 'keras.backend' not in sys.modules and \
+            not any(isinstance(f, _OldKerasBackend) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OldKerasBackend())
+        added.append('Keras 2.0/2.1 external backends')
     return added
 
 
@@ -573,3 +577,144 @@ def _patch_h5dict(io_utils):
     __getitem__.__doc__ = read.__doc__
     h5dict.__getitem__ = __getitem__
     h5dict._keras2_compat = True
+
+
+# --- Keras 2.0.x and 2.1.x: a loader that knows three backends ---------------------------------
+#
+# Their keras/backend/__init__.py asserts that the backend (keras.json's or KERAS_BACKEND) is
+# 'theano', 'tensorflow' or 'cntk' and imports Keras' own module of that name; external
+# backends came with 2.2.0. After :func:`install`, a Keras 2.0/2.1 configured with one of our
+# adapters (``KERAS_BACKEND=keras_backend.jax_backend``, or keras.json's "backend") runs its own
+# loader with the adapter in the place of its module of the engine's kind; nothing of Keras'
+# files changes.
+
+#: the check of Keras 2.0.x-2.1.x's loader that refuses external backends
+OLD_LOADER_CHECK = "assert _backend in {'theano', 'tensorflow', 'cntk'}"
+
+
+def _old_keras_configured_backend():
+    """The backend a Keras 2.0/2.1 will read: ``KERAS_BACKEND`` when set and not empty, else
+    the ``backend`` of its keras.json (``~/.keras``; ``/tmp/.keras`` where the home directory is
+    not writable, as those releases look), else None."""
+    import json
+    import os
+    name = os.environ.get('KERAS_BACKEND')
+    if name:
+        return name
+    base = os.path.expanduser('~')
+    if not os.access(base, os.W_OK):
+        base = '/tmp'
+    try:
+        with open(os.path.join(base, '.keras', 'keras.json')) as f:
+            config = json.load(f)
+    except (OSError, IOError, ValueError):
+        return None
+    backend = config.get('backend') if isinstance(config, dict) else None
+    return backend if isinstance(backend, str) else None
+
+
+def _without_backend_checks(tree):
+    """Keras 2.0/2.1's loader (a module's AST) without its asserts on ``_backend``."""
+    import ast
+
+    class _Drop(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            names = set(n.id for n in ast.walk(node.test) if isinstance(n, ast.Name))
+            return None if '_backend' in names else node
+    return ast.fix_missing_locations(_Drop().visit(tree))
+
+
+class _AdapterAs(object):
+    """A ``sys.meta_path`` finder that gives our adapter ``adapter`` (an import path) as Keras'
+    module ``name`` (``keras.backend.tensorflow_backend``), imported when Keras asks for it,
+    adopted as Keras 2.2's external loader adopts it (:func:`adopt_engine_name`)."""
+
+    def __init__(self, name, adapter):
+        self.name = name
+        self.adapter = adapter
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib
+        import importlib.machinery
+        if fullname != self.name:
+            return None
+        keras_backend_package = sys.modules['keras.backend']
+        from . import common
+        common.share_state_with(sys.modules['keras.backend.common'])
+        keras_backend_package._BACKEND = self.adapter   # as Keras 2.2 holds an external one
+        module = importlib.import_module(self.adapter)
+        if keras_backend_package._BACKEND == self.adapter:
+            adopt_engine_name(module)       # imported before Keras: adopt it now
+
+        class _Loader(object):
+            def create_module(self, spec):
+                return module
+
+            def exec_module(self, module):
+                pass
+        return importlib.machinery.ModuleSpec(fullname, _Loader())
+
+
+class _OldKerasBackend(object):
+    """A ``sys.meta_path`` finder for ``keras.backend`` put there by :func:`install`: a Keras
+    2.0.x or 2.1.x loader (:data:`OLD_LOADER_CHECK` in its code) configured with one of our
+    adapters runs without that check, imports the adapter as its own module of the engine's
+    kind (``tensorflow`` for JAX: the engine table's ``keras2_known_as``) and then answers the
+    engine's name from ``K.backend()``. Any other ``keras.backend`` loads as it is."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != 'keras.backend':
+            return None
+        spec = None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, 'find_spec'):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        if spec is None or not spec.origin or not spec.origin.endswith('.py'):
+            return spec
+        adapter = _old_keras_configured_backend()
+        engine = _engines.canonical_backend(adapter) if adapter else None
+        if engine not in FLIPPED_KERNELS:
+            return spec
+        with open(spec.origin) as f:
+            source = f.read()
+        if OLD_LOADER_CHECK not in source:
+            return spec          # Keras 2.2 and later load external backends themselves
+        row = [r for r in _engines.TABLE if r.name == engine][0]
+        spec.loader = _OldKerasBackendLoader(spec.loader, source, adapter,
+                                             row.keras2_known_as or engine)
+        return spec
+
+
+class _OldKerasBackendLoader(object):
+    """Runs Keras 2.0/2.1's ``keras/backend/__init__.py`` with our adapter (see
+    :class:`_OldKerasBackend`)."""
+
+    def __init__(self, loader, source, adapter, keras_name):
+        self.loader = loader
+        self.source = source
+        self.adapter = adapter
+        self.keras_name = keras_name
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        import ast
+        import os
+        code = compile(_without_backend_checks(ast.parse(self.source, module.__file__)),
+                       module.__file__, 'exec')
+        serve = _AdapterAs('keras.backend.%s_backend' % self.keras_name, self.adapter)
+        saved = os.environ.get('KERAS_BACKEND')
+        os.environ['KERAS_BACKEND'] = self.keras_name   # its branch that imports the module
+        sys.meta_path.insert(0, serve)
+        try:
+            exec(code, module.__dict__)
+        finally:
+            sys.meta_path.remove(serve)
+            if saved is None:
+                del os.environ['KERAS_BACKEND']
+            else:
+                os.environ['KERAS_BACKEND'] = saved
