@@ -613,14 +613,29 @@ def _old_keras_configured_backend():
     return backend if isinstance(backend, str) else None
 
 
-def _without_backend_checks(tree):
-    """Keras 2.0/2.1's loader (a module's AST) without its asserts on ``_backend``."""
+def _without_backend_checks(tree, banners=None):
+    """Keras 2.0/2.1's loader (a module's AST) without its asserts on ``_backend``, and with
+    each string of ``banners`` (``{'Using TensorFlow backend.\\n': 'Using JAX backend.\\n'}``)
+    replaced."""
     import ast
+    banners = banners or {}
 
     class _Drop(ast.NodeTransformer):
         def visit_Assert(self, node):
             names = set(n.id for n in ast.walk(node.test) if isinstance(n, ast.Name))
             return None if '_backend' in names else node
+
+        def _banner(self, node, field):
+            text = getattr(node, field)
+            if isinstance(text, str) and text in banners:
+                setattr(node, field, banners[text])
+            return node
+
+        def visit_Constant(self, node):      # Python 3.8+
+            return self._banner(node, 'value')
+
+        def visit_Str(self, node):           # Python 3.6, 3.7
+            return self._banner(node, 's')
     return ast.fix_missing_locations(_Drop().visit(tree))
 
 
@@ -682,9 +697,9 @@ class _OldKerasBackend(object):
             source = f.read()
         if OLD_LOADER_CHECK not in source:
             return spec          # Keras 2.2 and later load external backends themselves
-        row = [r for r in _engines.TABLE if r.name == engine][0]
+        rows = [r for r in _engines.TABLE if r.name == engine]
         spec.loader = _OldKerasBackendLoader(spec.loader, source, adapter,
-                                             row.keras2_known_as or engine)
+                                             rows[0].keras2_known_as or engine, rows[0].title)
         return spec
 
 
@@ -692,11 +707,18 @@ class _OldKerasBackendLoader(object):
     """Runs Keras 2.0/2.1's ``keras/backend/__init__.py`` with our adapter (see
     :class:`_OldKerasBackend`)."""
 
-    def __init__(self, loader, source, adapter, keras_name):
+    #: the banner of each of Keras' branches, as those releases print it
+    BANNERS = {'tensorflow': 'Using TensorFlow backend.\n', 'theano': 'Using Theano backend.\n',
+               'cntk': 'Using CNTK backend\n'}
+
+    def __init__(self, loader, source, adapter, keras_name, title):
         self.loader = loader
         self.source = source
         self.adapter = adapter
         self.keras_name = keras_name
+        self.banners = {}
+        if _engines.canonical_backend(adapter) != keras_name:    # JAX in TensorFlow's branch
+            self.banners[self.BANNERS[keras_name]] = 'Using %s backend.\n' % title
 
     def create_module(self, spec):
         return None
@@ -704,8 +726,8 @@ class _OldKerasBackendLoader(object):
     def exec_module(self, module):
         import ast
         import os
-        code = compile(_without_backend_checks(ast.parse(self.source, module.__file__)),
-                       module.__file__, 'exec')
+        code = compile(_without_backend_checks(ast.parse(self.source, module.__file__),
+                                               self.banners), module.__file__, 'exec')
         serve = _AdapterAs('keras.backend.%s_backend' % self.keras_name, self.adapter)
         saved = os.environ.get('KERAS_BACKEND')
         os.environ['KERAS_BACKEND'] = self.keras_name   # its branch that imports the module
