@@ -107,6 +107,10 @@ def _reduce(op, x, axis, keepdims):
     if n == 0:
         return x
     axes = shape_rules.normalize_axes(axis, n)
+    if not axes:
+        # an empty list of axes reduces nothing (numpy's axis=()); Keras 2.0-2.2's weighted
+        # losses pass one when the sample weights have the loss's rank
+        return x
     r = op(x, axis=axes if len(axes) > 1 else axes[0])
     if not keepdims:
         r = _drop_axes(r, axes)
