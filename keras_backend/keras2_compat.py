@@ -220,6 +220,11 @@ def _patch_keras_saving(saving):
       of :data:`FILE_ENGINE_NAMES` (JAX's files say ``'tensorflow'``).
     """
     from keras import backend as keras_backend_module   # noqa: F401  (Keras' K)
+    conv_utils = sys.modules.get('keras.utils.conv_utils')
+    if conv_utils is not None:
+        # imported (as it imports Keras' backend) before any hook could be set: the kernel flip
+        # the code below calls
+        _patch_convert_kernel(conv_utils)
 
     def defines(name):
         value = getattr(saving, name, None)
@@ -546,6 +551,29 @@ def _drop_tensorflow_contrib(callbacks):
     if tf is not None and isinstance(tf.__dict__.get('contrib'), type(sys)) and \
             tf.__dict__['contrib'].__class__.__name__ == '_Missing':
         del tf.contrib
+
+
+# --- Keras 2.0.x-2.2.x on NumPy 1.23+ -------------------------------------------------------------
+#
+# Their ``keras.utils.conv_utils.convert_kernel`` (the kernel flip between Theano and the other
+# engines, on every load of a file saved on the other kind) indexes an array with a list of
+# slices, which NumPy 1.23 refuses ("only integers, slices ... are valid indices").
+
+def _patch_convert_kernel(conv_utils):
+    """``conv_utils.convert_kernel`` of a release whose own one NumPy refuses becomes
+    :func:`keras_backend.utils.convert_kernel` (the same flip: every axis but the two channel
+    axes reversed; ``ValueError`` for a rank other than 3-5, as Keras raised)."""
+    import numpy as np
+    convert = getattr(conv_utils, 'convert_kernel', None)
+    if convert is None:
+        return
+    try:
+        convert(np.zeros((2, 1, 1)))
+        return
+    except (IndexError, TypeError):
+        pass
+    from .utils import convert_kernel
+    conv_utils.convert_kernel = convert_kernel
 
 
 # --- Keras 2.2.0-2.2.4: its H5Dict on h5py 3 -----------------------------------------------------
