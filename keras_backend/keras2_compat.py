@@ -410,7 +410,11 @@ def adopt_engine_name(module):
       own backends;
     * the adapter is ``keras.backend.<engine>_backend`` (where Keras' own module of that name
       is not already imported), the module Keras' code and libraries reach for by that name;
-    * Keras' ``keras.engine.saving`` is patched when imported (see :func:`_patch_keras_saving`).
+    * Keras' ``keras.backend.common`` holds the configuration (:func:`keras_backend.common.
+      share_state_with`);
+    * Keras' HDF5 code (``keras.engine.saving``, or ``keras.engine.topology`` before 2.2) is
+      patched when imported (see :func:`_patch_keras_saving`), and what the releases before
+      2.3 need (the sections below).
 
     Called by :func:`keras_backend.api.install` as the last step of each adapter's import.
 
@@ -429,6 +433,10 @@ def adopt_engine_name(module):
         return None
     name = _engines.canonical_backend(module.__name__)
     loader._BACKEND = name
+    # Keras' floatx, epsilon and image data format (keras.backend.common) are ours too (also
+    # where keras_backend was imported before Keras: keras2_compat.install() by hand)
+    from . import common
+    common.share_state_with(sys.modules['keras.backend.common'])
     key = 'keras.backend.%s_backend' % name
     package = sys.modules.get('keras.backend')
     if key not in sys.modules:
@@ -451,6 +459,9 @@ def adopt_engine_name(module):
     _after_import('keras.engine.topology', _patch_keras_saving)
     _after_import('keras.utils.io_utils', _patch_h5dict)
     if name == 'tensorflow':
+        release = keras_release()
+        if release is not None and release < (2, 3):
+            _tensorflow_1_tensor_equality()
         _after_import('keras.optimizers', _patch_tf_optimizer_check)
         _after_import('keras.callbacks', _drop_tensorflow_contrib,
                       _StandInModules(TENSORFLOW_CONTRIB_MODULES, _tensorflow_contrib_module))
@@ -467,6 +478,40 @@ def adopt_engine_name(module):
 # answers 'tensorflow' (TensorFlow 2 keeps that class as tf.compat.v1.train.Optimizer), and
 # Keras 2.0.x's keras.callbacks imports ``tensorflow.contrib.tensorboard.plugins.projector`` at
 # import time on TensorFlow (TensorFlow 2 has no contrib).
+
+def keras_release():
+    """The release of the Keras 2 being imported or imported, ``(major, minor, patch)``, read
+    from the metadata folder beside its package (``Keras-2.2.4.dist-info`` or ``.egg-info``:
+    ``keras.__version__`` is set only at the end of its import); None when not found.
+
+    Example:
+        >>> keras_release()          # with Keras 2.2.4 on the path, while it imports
+        (2, 2, 4)
+    """
+    import glob
+    import os
+    import re
+    keras = sys.modules.get('keras')
+    path = getattr(keras, '__file__', None)
+    if not path:
+        return None
+    site = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    for meta in sorted(glob.glob(os.path.join(site, 'Keras-*.*-info')) +
+                       glob.glob(os.path.join(site, 'keras-*.*-info'))):
+        found = re.match(r'[Kk]eras-(\d+)\.(\d+)\.(\d+)', os.path.basename(meta))
+        if found:
+            return tuple(int(g) for g in found.groups())
+    return None
+
+
+def _tensorflow_1_tensor_equality():
+    """TensorFlow 1's tensor equality (``==`` is identity, tensors hash): what Keras 2.0-2.2's
+    engine relies on (``x in inputs``, tensors as dict keys in ``clone_model``); TensorFlow 2
+    compares elementwise and refuses to hash a graph tensor. TensorFlow's own switch,
+    ``tf.compat.v1.disable_tensor_equality``."""
+    from .tensorflow_backend.core import tf
+    tf.compat.v1.disable_tensor_equality()
+
 
 class _Namespace(object):
     """``module`` as it is, but for the names of ``overrides`` (read-only: a stand-in)."""

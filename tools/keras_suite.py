@@ -2,17 +2,19 @@
 
 Usage::
 
-    python3 tools/keras_suite.py fetch DIR
-        download keras==2.3.1's source distribution from PyPI (pip download) and
-        extract its ``tests/`` tree into DIR/tests (nothing of it is committed);
+    python3 tools/keras_suite.py fetch DIR [--release R]
+        download keras==R's source distribution (default 2.3.1) from PyPI (pip download)
+        and extract its ``tests/`` tree into DIR/tests (nothing of it is committed);
 
     python3 tools/keras_suite.py run --tests DIR --python PY --backend MODULE
-            --config NAME [--part PART] [--junit FILE] [--workers N] [-- PYTEST_ARGS]
+            --config NAME [--release R] [--part PART] [--junit FILE] [--workers N]
+            [-- PYTEST_ARGS]
         run PART of that tree (default ``all``) with ``PY -m pytest``, with
         ``KERAS_BACKEND=MODULE`` (one of our adapters, ``keras_backend.<engine>_backend``,
-        or one of Keras' own backends, ``cntk`` / ``theano``, for the anchor run),
-        the known differences of ``tests/keras_suite_known_differences.txt`` for
-        configuration NAME marked as expected failures, and a fresh ``KERAS_HOME``;
+        or one of Keras' own backends, ``tensorflow`` / ``cntk`` / ``theano``, for the
+        anchor run), the known differences of release R (``KNOWN_FILES``) for
+        configuration NAME marked as expected failures, and a fresh ``KERAS_HOME`` (and,
+        for 2.0.x and 2.1.x, which read ``~/.keras`` only, a fresh ``HOME``);
 
     python3 tools/keras_suite.py parts
         list the named parts and their files.
@@ -23,8 +25,11 @@ PyTensor and Theano 1.0.5 are compile-bound (each new graph is C code compiled
 with g++), so CI runs a fixed part there (``PARTS``); the whole tree is run by
 hand and its figures go in the issue's closing note.
 
-Keras 2.3.1 must be importable by PY: installed in it (CPython 3.6), or in a
-folder given with ``--keras-path`` (Python 3.11: ``.venv/keras2``).
+Keras R must be importable by PY: installed in it (CPython 3.6: 2.3.1), or in a
+folder given with ``--keras-path`` (Python 3.11: ``.venv/keras2`` for 2.3.1,
+``.venv/keras-<R>`` for the older releases; put first on ``PYTHONPATH``). On our adapters
+the suite's plugin calls ``keras_backend.keras2_compat.install()`` before Keras is imported
+(the line Keras 2.0.x and 2.1.x need to load an external backend).
 """
 from __future__ import print_function
 
@@ -42,8 +47,15 @@ REPO = os.path.dirname(HERE)
 KNOWN = os.path.join(REPO, 'tests', 'keras_suite_known_differences.txt')
 PLUGIN = 'keras_suite_plugin'
 
+#: The releases whose suites run here, newest first; 2.3.1 is the default.
+RELEASES = ('2.3.1', '2.2.4', '2.1.6', '2.0.8')
+#: release -> its known-differences file (the same format for each)
+KNOWN_FILES = dict([('2.3.1', KNOWN)] + [
+    (r, os.path.join(REPO, 'tests', 'keras_suite_known_differences_%s.txt' % r))
+    for r in RELEASES[1:]])
+
 #: Files that need a network download (never run).
-NETWORK = ('tests/keras/datasets',)
+NETWORK = ('tests/keras/datasets', 'tests/integration_tests/test_datasets.py')
 
 #: Named parts of the tree; 'all' is every file.
 PARTS = {
@@ -144,6 +156,22 @@ PARTS = {
     ),
 }
 
+#: The part CI runs of each older release's tree on every engine configuration: its backend
+#: test, core layers, the engine's topology and training, recurrent layers, optimizers, saving
+#: and callbacks (what code pinned to that release exercises first).
+OLDER_RELEASE_CI = (
+    'tests/keras/backend/backend_test.py',
+    'tests/keras/layers/core_test.py',
+    'tests/keras/engine/test_topology.py',
+    'tests/keras/engine/test_training.py',
+    'tests/keras/optimizers_test.py',
+    'tests/keras/test_sequential_model.py',
+    'tests/test_model_saving.py',
+    'tests/keras/test_callbacks.py',
+)
+for _release in RELEASES[1:]:
+    PARTS['ci-' + _release] = OLDER_RELEASE_CI
+
 
 def suite_files(root, part='all'):
     """The test files of ``part`` (or pytest node ids, ``file::test``), relative to ``root``
@@ -165,8 +193,9 @@ def suite_files(root, part='all'):
     return out
 
 
-def fetch(dest):
-    """Download Keras 2.3.1's sdist with pip and extract its tests/ into ``dest``."""
+def fetch(dest, release='2.3.1'):
+    """Download Keras ``release``'s sdist with pip and extract its tests/ into ``dest``
+    (without the ``__pycache__`` folders that some sdists carry)."""
     if os.path.isdir(os.path.join(dest, 'tests', 'keras')):
         print('keras_suite: %s/tests already there' % dest)
         return
@@ -174,18 +203,19 @@ def fetch(dest):
     try:
         subprocess.check_call([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
                                '--no-binary=:all:', '-d', tmp,
-                               'keras==2.3.1'])
-        archive = glob.glob(os.path.join(tmp, 'Keras-2.3.1.tar.gz'))[0]
+                               'keras==' + release])
+        archive = glob.glob(os.path.join(tmp, 'Keras-%s.tar.gz' % release))[0]
         os.makedirs(dest, exist_ok=True)
+        top = 'Keras-%s/' % release
         with tarfile.open(archive) as tar:
-            prefix = 'Keras-2.3.1/tests/'
-            members = [m for m in tar.getmembers() if m.name.startswith(prefix)]
+            members = [m for m in tar.getmembers() if m.name.startswith(top + 'tests/')
+                       and '__pycache__' not in m.name.split('/')]
             for m in members:
-                m.name = m.name[len('Keras-2.3.1/'):]
+                m.name = m.name[len(top):]
             tar.extractall(dest, members)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print('keras_suite: Keras 2.3.1 tests in %s/tests' % dest)
+    print('keras_suite: Keras %s tests in %s/tests' % (release, dest))
 
 
 def run(args, pytest_args):
@@ -196,16 +226,27 @@ def run(args, pytest_args):
     env = dict(os.environ)
     env['KERAS_BACKEND'] = args.backend
     env['KERAS_HOME'] = tempfile.mkdtemp(prefix='keras_home_')
+    if args.release in ('2.1.6', '2.0.8'):
+        # these read ~/.keras/keras.json only (and write it when missing): a HOME of their
+        # own; the engines' compile folders stay where the user's home has them
+        for var in ('THEANO_FLAGS', 'PYTENSOR_FLAGS'):
+            if 'base_compiledir' not in env.get(var, ''):
+                base = os.path.join(os.path.expanduser('~'), '.' + var.split('_')[0].lower())
+                env[var] = ','.join(f for f in (env.get(var), 'base_compiledir=' + base) if f)
+        env['HOME'] = env['KERAS_HOME']
     env['KERAS_BACKEND_QUIET'] = '1'
     env['KERAS_SUITE_CONFIG'] = args.config
-    env['KERAS_SUITE_KNOWN'] = KNOWN
+    known_file = KNOWN_FILES[args.release]
+    env['KERAS_SUITE_KNOWN'] = known_file
+    if args.backend.startswith('keras_backend.'):
+        env['KERAS_SUITE_COMPAT'] = '1'
     paths = [HERE, REPO] + ([args.keras_path] if args.keras_path else [])
     if env.get('PYTHONPATH'):
         paths.append(env['PYTHONPATH'])
     env['PYTHONPATH'] = os.pathsep.join(paths)
     sys.path.insert(0, HERE)
     from keras_suite_plugin import read_known
-    known = read_known(KNOWN, args.config)
+    known = read_known(known_file, args.config)
     files = []
     for rel in suite_files(args.tests, args.part):
         if args.file and rel.split('::')[0] not in args.file:
@@ -239,6 +280,7 @@ def main(argv=None):
     sub = parser.add_subparsers(dest='command')
     p_fetch = sub.add_parser('fetch')
     p_fetch.add_argument('dest')
+    p_fetch.add_argument('--release', default='2.3.1', choices=RELEASES)
     p_run = sub.add_parser('run')
     p_run.add_argument('--tests', required=True, help='folder holding Keras\' tests/')
     p_run.add_argument('--python', default=sys.executable)
@@ -248,6 +290,8 @@ def main(argv=None):
     p_run.add_argument('--backend', required=True)
     p_run.add_argument('--config', required=True,
                        help='configuration name in the known-differences file')
+    p_run.add_argument('--release', default='2.3.1', choices=RELEASES,
+                       help='the Keras release whose tree --tests holds')
     p_run.add_argument('--part', default='all', choices=['all'] + sorted(PARTS))
     p_run.add_argument('--keras-path', default='')
     p_run.add_argument('--junit', default='')
@@ -256,7 +300,7 @@ def main(argv=None):
     sub.add_parser('parts')
     args = parser.parse_args(argv)
     if args.command == 'fetch':
-        fetch(args.dest)
+        fetch(args.dest, args.release)
         return 0
     if args.command == 'parts':
         for name, files in sorted(PARTS.items()):

@@ -18,6 +18,12 @@ import os
 
 import pytest
 
+if os.environ.get('KERAS_SUITE_COMPAT') == '1':
+    # on our adapters: before Keras is imported (Keras 2.0.x and 2.1.x load an external
+    # backend only after this line; later releases apply it themselves)
+    import keras_backend.keras2_compat
+    keras_backend.keras2_compat.install()
+
 
 def read_known(path, config):
     """{test id: reason} for ``config`` from the known-differences file."""
@@ -67,6 +73,23 @@ def pytest_collection_modifyitems(config, items):
 #: (our adapters answer those names, so it does that itself there); JAX, which Keras 2.3.1 has
 #: no name for, gets the same cleanup as TensorFlow, whose conventions it follows.
 _CLEARED = ('keras_backend.jax_backend',)
+
+
+@pytest.fixture(autouse=True)
+def _configuration_restored():
+    """On our adapters, Keras' floatx, epsilon and image data format as they were before each
+    test: a test that sets one and fails before it sets it back (2.2.4's ``test_set_floatx``
+    checks TensorFlow 1's ``float16_ref`` dtype, a known difference) must not change the dtype
+    of every later test in the process (on the anchor it passes and sets it back itself)."""
+    if os.environ.get('KERAS_SUITE_COMPAT') != '1':
+        yield
+        return
+    from keras import backend as K
+    saved = K.floatx(), K.epsilon(), K.image_data_format()
+    yield
+    K.set_floatx(saved[0])
+    K.set_epsilon(saved[1])
+    K.set_image_data_format(saved[2])
 
 
 @pytest.fixture(autouse=True)
@@ -147,7 +170,9 @@ def _ours_as_keras_own():
             yield
             return
         import keras.backend as K
-        from keras.backend import load_backend
+        # the module holding the backend Keras chose: keras.backend.load_backend (2.2.5 and
+        # later), keras.backend itself before
+        load_backend = sys.modules.get('keras.backend.load_backend', K)
         adapter = _KerasModuleView(importlib.import_module(name), engine)
         key = 'keras.backend.%s_backend' % engine
         saved = (sys.modules.get(key), getattr(K, engine + '_backend', None),
