@@ -462,6 +462,7 @@ def adopt_engine_name(module):
         release = keras_release()
         if release is not None and release < (2, 3):
             _tensorflow_1_tensor_equality()
+            _tensorflow_1_variables()
         _after_import('keras.optimizers', _patch_tf_optimizer_check)
         _after_import('keras.callbacks', _drop_tensorflow_contrib,
                       _StandInModules(TENSORFLOW_CONTRIB_MODULES, _tensorflow_contrib_module))
@@ -511,6 +512,25 @@ def _tensorflow_1_tensor_equality():
     ``tf.compat.v1.disable_tensor_equality``."""
     from .tensorflow_backend.core import tf
     tf.compat.v1.disable_tensor_equality()
+
+
+def _tensorflow_1_variables():
+    """TensorFlow 1's variables as Keras 2.0-2.2 use them: a variable is true in an ``if``
+    (2.1's ``Conv2DTranspose`` asks ``if self.bias:``; TensorFlow 2 reads its value, which a
+    graph refuses) and ``var *= x`` rebinds the name to the product (2.0-2.1's optimizers
+    scale their learning rate so, ``lr *= 1 / (1 + decay * iterations)``; TensorFlow 2
+    raises). Set on TensorFlow's variable class for the process (its other operators are
+    left as they are)."""
+    from tensorflow.python.ops import resource_variable_ops
+    cls = resource_variable_ops.BaseResourceVariable
+    if getattr(cls, '_keras2_compat', False):
+        return
+    cls.__bool__ = lambda self: True
+    cls.__iadd__ = lambda self, other: self + other
+    cls.__isub__ = lambda self, other: self - other
+    cls.__imul__ = lambda self, other: self * other
+    cls.__itruediv__ = lambda self, other: self / other
+    cls._keras2_compat = True
 
 
 class _Namespace(object):
