@@ -379,6 +379,23 @@ def choice(values, allow_none=False, type_error=TypeError):
 _DTYPE_WORDS = ('bool', 'string')
 
 
+def float_dtype():
+    """A floating-point dtype or None (floatx): what a normal distribution is drawn in. A dtype
+    of another kind is a ValueError (as Keras 2's TensorFlow backend raised for
+    ``random_normal_variable(..., dtype='int32')``); not a dtype at all, a TypeError."""
+    any_dtype = dtype()
+
+    def check(call, arg, v):
+        any_dtype(call, arg, v)
+        if v is None:
+            return
+        name = v if isinstance(v, str) else getattr(v, 'name', v)
+        if name in _DTYPE_WORDS or np.dtype(name).kind != 'f':
+            call.fail(arg, "must be a floating-point dtype such as 'float32' or 'float64'", v,
+                      ValueError)
+    return check
+
+
 def dtype(allow_none=True):
     """A dtype: None (floatx), a name such as 'float32', a numpy dtype or type, or an
     engine's dtype object (anything with a ``name`` numpy knows)."""

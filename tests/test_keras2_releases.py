@@ -143,3 +143,29 @@ def test_files_the_release_saved_on_its_own_backends_load(release, engine):
         found, saved = result['optimizer_weights']
         assert found == saved and saved > 1, (name, result)
         assert result['optimizer_max_abs_diff'] <= ATOL, (name, result)
+
+
+@pytest.mark.parametrize('engine', requested_backends())
+def test_the_pinned_example_runs_unchanged_on_keras_2_2_4(engine, tmp_path):
+    """README's worked example: ``examples/keras2_pinned.py``, a Keras 2.2.4-era script, trains
+    and reloads on each engine with nothing but ``KERAS_BACKEND`` naming our adapter."""
+    module, reason = load_adapter(engine)
+    if module is None:
+        pytest.skip('%s backend not importable here: %s' % (engine, reason))
+    path = release_path('2.2.4')
+    if not os.path.isdir(os.path.join(path, 'keras')):
+        pytest.skip('Keras 2.2.4 is not installed in %s (see README)' % path)
+    pytest.importorskip('sklearn', reason='the digits data come from scikit-learn')
+    env = dict(os.environ, KERAS_HOME=str(tmp_path), KERAS_BACKEND_QUIET='1', EPOCHS='5',
+               KERAS_BACKEND='keras_backend.%s_backend' % engine,
+               PYTHONPATH=os.pathsep.join([path, REPO] + (
+                   [os.environ['PYTHONPATH']] if os.environ.get('PYTHONPATH') else [])))
+    proc = subprocess.run([sys.executable, os.path.join(REPO, 'examples', 'keras2_pinned.py'),
+                           str(tmp_path / 'digits_mlp.h5')], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, universal_newlines=True,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    first, last = proc.stdout.strip().splitlines()[-2:]
+    assert first.startswith('Keras 2.2.4 on %s:' % engine), first
+    accuracy, reloaded = [float(w) for w in last.replace(',', ' ').split() if w[0].isdigit()]
+    assert accuracy >= 0.9 and reloaded == accuracy, last

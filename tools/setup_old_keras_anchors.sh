@@ -4,7 +4,7 @@
 # run there writes the model files (tests/data/keras2_releases) that our adapters
 # must load.
 #
-# Usage:  tools/setup_old_keras_anchors.sh [TARGET_DIR]      (default /work/envs)
+# Usage:  tools/setup_old_keras_anchors.sh [TARGET_DIR]      (default .venv-anchors)
 #
 # It makes, under TARGET_DIR:
 #   py37-tf115/    a CPython 3.7 venv with tensorflow 1.15.5, h5py 2.10.0,
@@ -29,7 +29,7 @@
 # kept.
 set -euo pipefail
 
-TARGET="${1:-/work/envs}"
+TARGET="${1:-.venv-anchors}"
 TF115_WHEELS="${TF115_WHEELS:-/tmp/tf115}"
 VENV="$TARGET/py37-tf115"
 

@@ -5,7 +5,7 @@ argument rules (``SPECS[name]``: ``({argument: checker}, [checks across argument
 in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
-from ..checks import DT, SEED, number, shape_arg
+from ..checks import DT, SEED, float_dtype, number, shape_arg
 
 TITLE = 'Random'
 NAMES = ('random_normal', 'random_uniform', 'random_binomial', 'truncated_normal')
@@ -17,7 +17,7 @@ DOCS = {}
 # random_normal
 # ---------------------------------------------------------------------------
 
-SPECS['random_normal'] = ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0), 'dtype': DT,
+SPECS['random_normal'] = ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0), 'dtype': float_dtype(),
                            'seed': SEED}, [])
 
 DOCS['random_normal'] = """Tensor of random values drawn from a normal distribution.
@@ -136,7 +136,7 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['truncated_normal'] = ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0),
-                              'dtype': DT, 'seed': SEED}, [])
+                              'dtype': float_dtype(), 'seed': SEED}, [])
 
 DOCS['truncated_normal'] = """Tensor of random values from a truncated normal distribution.
 

@@ -5,7 +5,7 @@ argument rules (``SPECS[name]``: ``({argument: checker}, [checks across argument
 in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
-from ..checks import (BOOL, DT, NAME, SEED, T, dtype, evaluable, eye_size, integer,
+from ..checks import (BOOL, DT, NAME, SEED, T, dtype, evaluable, eye_size, float_dtype, integer,
     known_shape, number, shape_arg, tensor)
 
 TITLE = 'Tensors and variables'
@@ -745,7 +745,7 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['random_normal_variable'] = ({'shape': shape_arg(allow_tensor=False), 'mean': number(),
-                                    'scale': number(0), 'dtype': DT, 'name': NAME, 'seed': SEED}, [])
+                                    'scale': number(0), 'dtype': float_dtype(), 'name': NAME, 'seed': SEED}, [])
 
 DOCS['random_normal_variable'] = """Create a variable of samples of a normal distribution.
 
