@@ -292,6 +292,18 @@ class _BlockImports(object):
         return None
 
 
+def _spec_from_other_finders(me, fullname, path, target):
+    """The spec that the finders of ``sys.meta_path`` other than ``me`` give module
+    ``fullname`` (the first that answers), or None."""
+    for finder in sys.meta_path:
+        if finder is me or not hasattr(finder, 'find_spec'):
+            continue
+        spec = finder.find_spec(fullname, path, target)
+        if spec is not None:
+            return spec
+    return None
+
+
 class _PatchAfterImport(object):
     """A ``sys.meta_path`` finder that lets the other finders import module ``name``, then
     calls ``patch(module)`` once, right after the module's code ran (before anyone uses it).
@@ -305,13 +317,7 @@ class _PatchAfterImport(object):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != self.name:
             return None
-        spec = None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, 'find_spec'):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                break
+        spec = _spec_from_other_finders(self, fullname, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, 'exec_module'):
             return spec
         if self in sys.meta_path:
@@ -672,7 +678,7 @@ def _patch_h5dict(io_utils):
     h5dict._keras2_compat = True
 
 
-# --- Keras 2.0.x and 2.1.x: a loader that knows three backends ---------------------------------
+# --- Keras 2.0.x and 2.1.x: a loader that knows only Keras' own backends -------------------------
 #
 # Their keras/backend/__init__.py asserts that the backend (keras.json's or KERAS_BACKEND) is
 # 'theano', 'tensorflow' or 'cntk' and imports Keras' own module of that name; external
@@ -773,13 +779,7 @@ class _OldKerasBackend(object):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != 'keras.backend':
             return None
-        spec = None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, 'find_spec'):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                break
+        spec = _spec_from_other_finders(self, fullname, path, target)
         if spec is None or not spec.origin or not spec.origin.endswith('.py'):
             return spec
         adapter = _old_keras_configured_backend()
@@ -800,10 +800,6 @@ class _OldKerasBackendLoader(object):
     """Runs Keras 2.0/2.1's ``keras/backend/__init__.py`` with our adapter (see
     :class:`_OldKerasBackend`)."""
 
-    #: the banner of each of Keras' branches, as those releases print it
-    BANNERS = {'tensorflow': 'Using TensorFlow backend.\n', 'theano': 'Using Theano backend.\n',
-               'cntk': 'Using CNTK backend\n'}
-
     def __init__(self, loader, source, adapter, keras_name, title):
         self.loader = loader
         self.source = source
@@ -811,7 +807,9 @@ class _OldKerasBackendLoader(object):
         self.keras_name = keras_name
         self.banners = {}
         if _engines.canonical_backend(adapter) != keras_name:    # JAX in TensorFlow's branch
-            self.banners[self.BANNERS[keras_name]] = 'Using %s backend.\n' % title
+            # that branch's banner, as those releases print it ('Using TensorFlow backend.')
+            keras_title = [r.title for r in _engines.TABLE if r.name == keras_name][0]
+            self.banners['Using %s backend.\n' % keras_title] = 'Using %s backend.\n' % title
 
     def create_module(self, spec):
         return None

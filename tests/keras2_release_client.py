@@ -13,8 +13,8 @@ model (``mlp``, ``cnn``, ``lstm`` of ``keras2_client.build``) is compiled with `
 ``metrics=['accuracy']``, trained with ``fit(validation_split=0.2)`` on the digits, evaluated
 and predicted, then ``model.save`` (HDF5, with the optimizer) and ``keras.models.load_model``
 read it back; both copies then train one more batch. Every ``keras-<release>-<backend>.h5`` of
-``--files`` saved by this release (``tools/keras2_release_files.py``, on Keras' own TensorFlow
-1.15 and Theano 1.0.5 backends) is loaded and compared with the ``.npz`` beside it. The last
+``--files`` saved by this release (``tools/keras2_release_files.py``, on Keras' own backends of
+TensorFlow 1.15 and Theano 1.0.5) is loaded and compared with the ``.npz`` beside it. The last
 line printed is one JSON object::
 
     {"keras": "2.2.4", "backend": "jax", "models": {name: {...}}, "files": {file: {...}}}
