@@ -522,3 +522,29 @@ def test_set_value_takes_array_likes(K, tmp_path):
         K.set_value(b, f['b'])
     np.testing.assert_array_equal(K.get_value(v), np.arange(6.).reshape(2, 3))
     np.testing.assert_array_equal(K.get_value(b), [4., 5.])
+
+
+def test_variables_made_without_a_name(K):
+    """On TensorFlow and the engines that follow its conventions (JAX) a variable made without
+    a name gets a unique one, as TensorFlow 1's graph named it (Keras 2.0-2.2 save an
+    optimizer's slots by these names); on Theano and CNTK each is '<scopes>/variable', as Keras'
+    own backends named it (Keras numbers them itself there). clear_session starts again."""
+    row = engines.configurations(K.backend())[0]
+
+    def made():
+        with K.name_scope('training'):
+            with K.name_scope('Adam'):
+                return [str(K.variable(np.zeros(2)).name).split(':')[0] for _ in range(3)]
+    K.clear_session()
+    first = made()
+    if (row.keras2_known_as or row.name) == 'tensorflow':
+        assert first == ['training/Adam/variable', 'training/Adam/variable_1',
+                         'training/Adam/variable_2']
+        again = made()       # TensorFlow also numbers a scope opened again ('training_1')
+        assert len(set(first + again)) == 6
+        K.clear_session()
+        assert made()[0] == 'training/Adam/variable'
+    else:
+        assert len(set(first)) == 1 and first[0].endswith('variable') and 'Adam' in first[0]
+    named = K.variable(np.zeros(2), name='kernel')
+    assert str(named.name).split(':')[0] == 'kernel'
