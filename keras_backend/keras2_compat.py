@@ -645,6 +645,11 @@ def _patch_convert_kernel(conv_utils):
         pass
     from .utils import convert_kernel
     conv_utils.convert_kernel = convert_kernel
+    for name in ('keras.utils.layer_utils', 'keras.utils'):
+        # the modules that imported the function itself (convert_all_kernels_in_model)
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, 'convert_kernel', None) is convert:
+            module.convert_kernel = convert_kernel
 
 
 # --- Keras 2.2.0-2.2.4: its H5Dict on h5py 3 -----------------------------------------------------
@@ -656,8 +661,8 @@ def _patch_convert_kernel(conv_utils):
 
 def _patch_h5dict(io_utils):
     """``H5Dict.__getitem__`` of Keras 2.2.0-2.2.4 gives a one-dimensional attribute (the
-    names Keras writes, or an empty list) as a ``list``, as it got one from h5py 2; later
-    releases are left as they are (they test ``len(...)``)."""
+    names Keras writes, or an empty list) as a ``list`` of ``bytes``, as it got them from h5py
+    2; later releases are left as they are (they test ``len(...)``)."""
     h5dict = getattr(io_utils, 'H5Dict', None)
     if h5dict is None or getattr(h5dict, '_keras2_compat', False) or \
             'keras.backend.load_backend' in sys.modules:
@@ -671,7 +676,8 @@ def _patch_h5dict(io_utils):
             data = getattr(self, 'data', None)
             attrs = getattr(data, 'attrs', None)
             if attrs is not None and attr in attrs:
-                return value.tolist()
+                # bytes, as h5py 2 read back the names Keras wrote as bytes
+                return [v.encode('utf8') if isinstance(v, str) else v for v in value.tolist()]
         return value
     __getitem__.__doc__ = read.__doc__
     h5dict.__getitem__ = __getitem__

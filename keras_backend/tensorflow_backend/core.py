@@ -1286,6 +1286,12 @@ class _Session(object):
             return out[0]
         return type(fetches)(out) if isinstance(fetches, tuple) else out
 
+    def list_devices(self):
+        """The devices TensorFlow sees (``tf.config.list_logical_devices``: each has ``name``,
+        ``'/device:CPU:0'``, and ``device_type``), as a TensorFlow 1 session listed them (Keras
+        2.0-2.2's ``multi_gpu_model`` asks)."""
+        return tf.config.list_logical_devices()
+
     def close(self):
         self._cache = {}
 
