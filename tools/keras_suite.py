@@ -241,6 +241,9 @@ def run(args, pytest_args):
     if args.backend.startswith('keras_backend.'):
         env['KERAS_SUITE_COMPAT'] = '1'
     paths = [HERE, REPO] + ([args.keras_path] if args.keras_path else [])
+    if env.get('KERAS_SUITE_COMPAT') and args.release in ('2.1.6', '2.0.8'):
+        # install() in every process of the run, spawned workers included (sitecustomize)
+        paths.insert(0, os.path.join(HERE, 'keras_suite_site'))
     if env.get('PYTHONPATH'):
         paths.append(env['PYTHONPATH'])
     env['PYTHONPATH'] = os.pathsep.join(paths)
