@@ -100,9 +100,11 @@ def _clear_session_as_keras_conftest_does():
     yield
     if os.environ.get('KERAS_BACKEND') in _CLEARED:
         # keras.backend re-exports clear_session only for 'tensorflow' and 'cntk'; its loader
-        # module holds every name of the external backend
-        from keras.backend import load_backend
-        load_backend.clear_session()
+        # module holds every name of the external backend (keras.backend.load_backend, 2.2.5
+        # and later; keras.backend itself before)
+        import sys
+        import keras.backend
+        sys.modules.get('keras.backend.load_backend', keras.backend).clear_session()
 
 
 # --- backend_test.py on our adapter ------------------------------------------------------
