@@ -134,3 +134,14 @@ def test_weights_drawn_in_a_layers_name_scope(K, op, args, check):
     assert check(first)
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, other)
+
+
+@pytest.mark.parametrize('name,args', [('random_normal', ((2, 3),)),
+                                       ('truncated_normal', ((2, 3),)),
+                                       ('random_normal_variable', ((2, 3), 0., 1.))])
+def test_a_normal_draw_refuses_an_integer_dtype(K, name, args):
+    """A ValueError naming 'dtype' on every engine (Keras 2's TensorFlow backend raised one;
+    engines gave their own errors, or an integer variable); 'double' is float64."""
+    with pytest.raises(ValueError, match='dtype'):
+        getattr(K, name)(*args, dtype='int32')
+    assert K.dtype(getattr(K, name)(*args, dtype='double')) == 'float64'

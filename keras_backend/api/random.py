@@ -41,7 +41,8 @@ Raises:
     TypeError: If ``shape`` is not a tuple of ints (or a shape tensor), ``mean``
         or ``stddev`` is not a number, ``seed`` is not an int, or ``dtype``
         names no numeric or bool dtype.
-    ValueError: If ``shape`` holds a negative size or ``stddev`` is negative.
+    ValueError: If ``shape`` holds a negative size or ``stddev`` is negative, or ``dtype`` is not a
+        floating-point dtype (``'int32'``: a normal distribution is drawn in floats).
 
 Example:
     >>> x = K.random_normal((2, 3), seed=1)
@@ -163,7 +164,8 @@ Raises:
     TypeError: If ``shape`` is not a tuple of ints (or a shape tensor), ``mean``
         or ``stddev`` is not a number, ``seed`` is not an int, or ``dtype``
         names no numeric or bool dtype.
-    ValueError: If ``shape`` holds a negative size or ``stddev`` is negative.
+    ValueError: If ``shape`` holds a negative size or ``stddev`` is negative, or ``dtype`` is not a
+        floating-point dtype (``'int32'``: a normal distribution is drawn in floats).
 
 Example:
     >>> x = K.truncated_normal((100,), mean=1., stddev=0.5, seed=1)

@@ -766,7 +766,8 @@ Returns:
 Raises:
     TypeError: If ``shape`` is not a tuple of ints, ``mean`` or ``scale`` is not a
         number, ``seed`` is not an int, or ``dtype`` names no numeric or bool dtype.
-    ValueError: If ``shape`` holds a negative size or ``scale`` is negative.
+    ValueError: If ``shape`` holds a negative size or ``scale`` is negative, or ``dtype`` is not a
+        floating-point dtype (``'int32'``: a normal distribution is drawn in floats).
 
 Example:
     >>> v = K.random_normal_variable((2, 3), 0., 1., seed=1)
