@@ -1,6 +1,9 @@
-"""What Keras 2.3.1 needs on today's Python and packages, restored where it is missing.
+"""What Keras 2 (2.0 to 2.3.1) needs on today's Python, packages and engines, restored where it
+is missing: one section per release family (every release; 2.3.x; 2.0.x-2.2.x on TensorFlow 2;
+2.0.x-2.2.x on NumPy 1.23+; 2.2.0-2.2.4's H5Dict; 2.0.x-2.1.x's loader; docs/semantics.md,
+"Keras 2.0-2.2").
 
-Two things Keras 2.3.1 (2019) relies on have gone since:
+What every release relies on and has gone since:
 
 * Python 3.10 removed the aliases of the abstract collections from the
   ``collections`` module (``collections.Iterable``, ``collections.Mapping``,
