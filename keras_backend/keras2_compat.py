@@ -468,10 +468,6 @@ def adopt_engine_name(module):
     _after_import('keras.engine.topology', _patch_keras_saving)
     _after_import('keras.utils.io_utils', _patch_h5dict)
     if name == 'tensorflow':
-        release = keras_release()
-        if release is not None and release < (2, 3):
-            _tensorflow_1_tensor_equality()
-            _tensorflow_1_variables()
         _after_import('keras.optimizers', _patch_tf_optimizer_check)
         _after_import('keras.callbacks', _drop_tensorflow_contrib,
                       _StandInModules(TENSORFLOW_CONTRIB_MODULES, _tensorflow_contrib_module))
@@ -512,34 +508,6 @@ def keras_release():
         if found:
             return tuple(int(g) for g in found.groups())
     return None
-
-
-def _tensorflow_1_tensor_equality():
-    """TensorFlow 1's tensor equality (``==`` is identity, tensors hash): what Keras 2.0-2.2's
-    engine relies on (``x in inputs``, tensors as dict keys in ``clone_model``); TensorFlow 2
-    compares elementwise and refuses to hash a graph tensor. TensorFlow's own switch,
-    ``tf.compat.v1.disable_tensor_equality``."""
-    from .tensorflow_backend.core import tf
-    tf.compat.v1.disable_tensor_equality()
-
-
-def _tensorflow_1_variables():
-    """TensorFlow 1's variables as Keras 2.0-2.2 use them: a variable is true in an ``if``
-    (2.1's ``Conv2DTranspose`` asks ``if self.bias:``; TensorFlow 2 reads its value, which a
-    graph refuses) and ``var *= x`` rebinds the name to the product (2.0-2.1's optimizers
-    scale their learning rate so, ``lr *= 1 / (1 + decay * iterations)``; TensorFlow 2
-    raises). Set on TensorFlow's variable class for the process (its other operators are
-    left as they are)."""
-    from tensorflow.python.ops import resource_variable_ops
-    cls = resource_variable_ops.BaseResourceVariable
-    if getattr(cls, '_keras2_compat', False):
-        return
-    cls.__bool__ = lambda self: True
-    cls.__iadd__ = lambda self, other: self + other
-    cls.__isub__ = lambda self, other: self - other
-    cls.__imul__ = lambda self, other: self * other
-    cls.__itruediv__ = lambda self, other: self / other
-    cls._keras2_compat = True
 
 
 class _Namespace(object):
@@ -800,7 +768,7 @@ class _OldKerasBackend(object):
         if OLD_LOADER_CHECK not in source:
             return spec          # Keras 2.2 and later load external backends themselves
         rows = [r for r in _engines.TABLE if r.name == engine]
-        spec.loader = _OldKerasBackendLoader(spec.loader, source, adapter,
+        spec.loader = _OldKerasBackendLoader(source, adapter,
                                              rows[0].keras2_known_as or engine, rows[0].title)
         return spec
 
@@ -809,8 +777,7 @@ class _OldKerasBackendLoader(object):
     """Runs Keras 2.0/2.1's ``keras/backend/__init__.py`` with our adapter (see
     :class:`_OldKerasBackend`)."""
 
-    def __init__(self, loader, source, adapter, keras_name, title):
-        self.loader = loader
+    def __init__(self, source, adapter, keras_name, title):
         self.source = source
         self.adapter = adapter
         self.keras_name = keras_name
