@@ -211,7 +211,7 @@ def image_dim_ordering():
         >>> K.image_dim_ordering()
         'tf'
     """
-    return 'th' if _IMAGE_DATA_FORMAT == 'channels_first' else 'tf'
+    return 'th' if _STATE._IMAGE_DATA_FORMAT == 'channels_first' else 'tf'
 
 
 def set_image_dim_ordering(dim_ordering):

@@ -358,6 +358,24 @@ def test_config_functions():
     assert [common.get_uid('a'), common.get_uid('a'), common.get_uid('b')] == [1, 2, 1]
 
 
+def test_every_getter_reads_the_shared_state():
+    """After share_state_with (Keras loaded us), every getter reads Keras' values."""
+    import types
+    theirs = types.ModuleType('keras_common_stand_in')
+    theirs._FLOATX, theirs._EPSILON, theirs._IMAGE_DATA_FORMAT = 'float64', 1e-3, 'channels_first'
+    before = common._STATE
+    try:
+        common.share_state_with(theirs)
+        assert (common.floatx(), common.epsilon()) == ('float64', 1e-3)
+        assert (common.image_data_format(), common.image_dim_ordering()) == ('channels_first', 'th')
+        assert common.normalize_data_format(None) == 'channels_first'
+        common.set_image_dim_ordering('tf')
+        assert theirs._IMAGE_DATA_FORMAT == 'channels_last'
+        assert common.image_dim_ordering() == 'tf'
+    finally:
+        common._STATE = before
+
+
 def test_diagnostics_never_blames_an_engine_nor_writes_the_file(avail, home):
     # A keras.json that TensorFlow's bundled Keras would refuse too.
     path = write_config(home, {'floatx': 'float31'})
