@@ -299,14 +299,24 @@ def test_launcher_kills_every_worker(workdir, how):
 
 
 def test_launcher_refuses_bad_arguments(workdir):
+    script = os.path.join(workdir, 'hello.py')
+    with open(script, 'w') as f:
+        f.write('print("hello")\n')
     for args, expected in ((['-n', '0', 'x.py'], '-n must be >= 1'),
                            (['-n', '2', '--backend', 'mxnet', 'x.py'], 'backend must be'),
                            (['-n', '2', '--backend', 'jax', os.path.join(workdir, 'no.py')],
-                            'no such script')):
+                            'no such script'),
+                           # a second host through an ssh that does not exist (192.0.2.0/24:
+                           # TEST-NET-1, never a real host)
+                           (['-n', '2', '--backend', 'jax', '--collectives', 'engine',
+                             '-H', 'localhost:1,192.0.2.77:1', '--ssh', '/nonexistent/ssh',
+                             script], 'error: cannot start /nonexistent/ssh: No such file')):
         proc = subprocess.run([sys.executable, '-m', 'keras_backend.distribute'] + args,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, env=_env('jax'), timeout=60)
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+        assert 'Traceback' not in proc.stderr and len(proc.stderr.splitlines()) == 1, \
+            proc.stderr
 
 
 # -- two workers on each engine ---------------------------------------------------------

@@ -433,6 +433,110 @@ def test_a_second_job_on_a_busy_folder_fails_at_once_naming_the_holder(workdir):
     assert state.restore(verbose=False) and state.epoch == 1
 
 
+def _writer_threads():
+    import threading
+    return [t for t in threading.enumerate() if t.name == 'keras_backend State' and t.is_alive()]
+
+
+def _folder_taken_by_another_process(folder):
+    """True when another process gets FolderInUse on ``folder`` (its lock is held here)."""
+    proc = subprocess.run(
+        [sys.executable, '-c', 'import sys; import keras_backend.distribute as kd\n'
+         'try:\n    kd.State(sys.argv[1])\nexcept kd.FolderInUse:\n    sys.exit(3)',
+         folder], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+        env=_env('tensorflow'), timeout=120)
+    assert proc.returncode in (0, 3), proc.stderr
+    return proc.returncode == 3
+
+
+def _wait_for(condition, seconds=10.0):
+    end = time.time() + seconds
+    while not condition() and time.time() < end:
+        time.sleep(0.02)
+    return condition()
+
+
+def test_close_and_with_give_the_folder_and_the_thread_back(workdir):
+    import gc
+    before = len(_writer_threads())
+    state = kd.State(workdir, epoch=0, w=np.arange(3.))
+    state.epoch = 1
+    state.commit()                       # in the writer thread
+    assert len(_writer_threads()) == before + 1
+    assert _folder_taken_by_another_process(workdir)
+    state.close()
+    assert state.closed and len(_writer_threads()) == before
+    assert not _folder_taken_by_another_process(workdir)
+    state.close()                        # again: nothing
+    with pytest.raises(ValueError, match='commit after close'):
+        state.commit()
+    assert state.restore(verbose=False) and state.epoch == 1     # reading still works
+    with kd.State(workdir, epoch=0) as again:
+        again.restore(verbose=False)
+        again.epoch = 2
+        again.commit()
+        assert _folder_taken_by_another_process(workdir)
+    assert again.closed and len(_writer_threads()) == before
+    assert not _folder_taken_by_another_process(workdir)
+    del state, again
+    gc.collect()
+    third = kd.State(workdir, epoch=0)
+    assert third.restore(verbose=False) and third.epoch == 2
+    third.close()
+
+
+def test_a_dropped_state_frees_its_lock_thread_and_snapshot(workdir):
+    import gc
+    import weakref
+    before = len(_writer_threads())
+    refs = []
+    for k in range(3):                   # a notebook's cells, a sweep's runs
+        state = kd.State(workdir, epoch=0, w=np.full(100000, float(k)))
+        state.epoch = k + 1
+        state.commit()
+        refs.append(weakref.ref(state))
+        del state
+        gc.collect()
+        assert refs[-1]() is None        # nothing holds it: not the writer thread
+        assert _wait_for(lambda: len(_writer_threads()) == before)
+    assert not any(r() for r in refs)
+    assert not _folder_taken_by_another_process(workdir)
+    last = kd.State(workdir, epoch=0, w=np.zeros(100000))
+    assert last.restore(verbose=False) and last.epoch == 3       # the queued commit landed
+    np.testing.assert_array_equal(last.w, np.full(100000, 2.))
+    last.close()
+
+
+@pytest.mark.parametrize('name', [elastic.LOCK_FILE, elastic.PROGRESS_FILE])
+def test_a_planted_symlink_is_never_followed(workdir, name):
+    victim = os.path.join(workdir, 'victim.txt')
+    with open(victim, 'w') as f:
+        f.write('precious\n')
+    folder = os.path.join(workdir, 'shared')
+    os.mkdir(folder)
+    os.symlink(victim, os.path.join(folder, name))
+    with pytest.raises(OSError, match='symbolic link'):
+        state = kd.State(folder, epoch=0)
+        state.note_progress(5)
+        state.commit()
+    with open(victim) as f:
+        assert f.read() == 'precious\n'
+    assert os.path.islink(os.path.join(folder, name))
+
+
+def test_what_a_killed_writer_leaves_is_cleaned_up(workdir):
+    leftovers = ['.state.npz.123.abcdef012345.tmp', '.state.npz.123.abcdef012345.tmp.link']
+    for name in leftovers:
+        with open(os.path.join(workdir, name), 'wb') as f:
+            f.write(b'half a commit')
+    with open(os.path.join(workdir, 'notes.tmp'), 'w') as f:      # not ours: kept
+        f.write('x')
+    state = kd.State(workdir, epoch=0)
+    assert not any(os.path.exists(os.path.join(workdir, n)) for n in leftovers)
+    assert os.path.exists(os.path.join(workdir, 'notes.tmp'))
+    state.close()
+
+
 def _damage(path, how):
     with open(path, 'rb') as f:
         data = bytearray(f.read())

@@ -317,6 +317,61 @@ def test_what_ended_a_worker_reads_as_it_should():
     assert launcher.signal_name(200) == 'signal 200'
 
 
+def _group_leader():
+    """A process in a session (and process group) of its own, sleeping."""
+    return subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],
+                            start_new_session=True)
+
+
+@pytest.mark.skipif(not os.path.exists('/proc/self/stat'), reason='no /proc here')
+def test_a_group_whose_pid_names_another_process_by_now_is_not_killed():
+    """kill_all and the reaper kill a registered group only while its pid still names the
+    process registered: a reaped worker's pid given to a new process is left alone."""
+    proc = _group_leader()
+    try:
+        pid, start = _supervision.parse_identity(_supervision.identity(proc.pid))
+        assert pid == proc.pid and start == _supervision.start_time(proc.pid) is not None
+        other = str(int(start) + 1)          # what a reaped worker of that pid registered
+        assert not _supervision.kill_group(pid, other)
+        time.sleep(0.2)
+        assert proc.poll() is None
+        assert _supervision.kill_group(pid, start)
+        assert proc.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    with pytest.raises(ValueError):
+        _supervision.parse_identity('12 34 56')
+
+
+@pytest.mark.skipif(not os.path.exists('/proc/self/stat'), reason='no /proc here')
+def test_the_reaper_leaves_a_pid_that_names_another_process_by_now(workdir):
+    folder = os.path.join(workdir, 'launcher')
+    os.mkdir(folder)
+    reused, ours, worker = _group_leader(), _group_leader(), _group_leader()
+    try:
+        start = _supervision.start_time(reused.pid)
+        with open(os.path.join(folder, '0.pid'), 'w') as f:
+            f.write('%d %d' % (reused.pid, int(start) + 1))   # a reaped worker's pid
+        with open(os.path.join(folder, '1.pid'), 'w') as f:
+            f.write(_supervision.identity(worker.pid))          # a live worker's
+        _supervision.register_group(folder, 'proc0', ours.pid)
+        reaper = _supervision.Reaper(folder)
+        reaper.proc.stdin.close()            # the launcher dies without saying 'done'
+        reaper.proc.wait(timeout=30)
+        assert ours.wait(timeout=10) == -signal.SIGKILL
+        assert worker.wait(timeout=10) == -signal.SIGKILL
+        time.sleep(0.2)
+        assert reused.poll() is None
+        assert not os.path.exists(folder)
+    finally:
+        for p in (reused, ours, worker):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 # -- per engine: collectives running ----------------------------------------------------------
 
 def _launch_supervised(engine, workdir, mode, extra=()):

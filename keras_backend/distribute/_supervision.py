@@ -25,9 +25,11 @@ alone):
 
 This module uses the standard library only and must import on CPython 3.6.
 """
+import errno
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 
@@ -84,6 +86,60 @@ def die_with_parent():
         if os.getppid() != parent:      # the parent died before the call
             os._exit(1)
     return preexec
+
+
+# -- which process a pid names -------------------------------------------------------------
+# A pid read back from a file may name another process by then: the worker it named was
+# reaped and the kernel gave the number to a new process. A registration therefore holds
+# the pid and the process's start time (Linux: /proc/<pid>/stat, field 22, in clock ticks
+# since boot); a process group is killed only while its leader is that process, or gone
+# (a pid that leads a live group is never handed out again, so a group of that number is
+# still the one registered).
+
+def start_time(pid):
+    """The start time of process ``pid`` (an opaque str), or None where it cannot be read
+    (no such process, no /proc)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[19]
+    except (IOError, OSError, IndexError, ValueError):
+        return None
+
+
+def identity(pid):
+    """The text a registration file holds for process ``pid``: ``'<pid> <start time>'``
+    (only the pid where the start time cannot be read)."""
+    start = start_time(pid)
+    return '%d %s' % (pid, start) if start is not None else '%d' % pid
+
+
+def parse_identity(text):
+    """``(pid, start time or None)`` of an :func:`identity` text.
+
+    Raises:
+        ValueError: not a pid (optionally followed by a start time).
+    """
+    parts = text.split()
+    if not 1 <= len(parts) <= 2:
+        raise ValueError('expected a pid and a start time, got %r' % (text,))
+    return int(parts[0]), (parts[1] if len(parts) == 2 else None)
+
+
+def kill_group(pid, start=None):
+    """SIGKILL process group ``pid`` unless its leader is now another process (``start``:
+    the start time registered with it; None: not known, the group is killed). Returns
+    True when the signal was sent."""
+    if pid <= 1:
+        return False
+    if start is not None:
+        now = start_time(pid)
+        if now is not None and now != start:
+            return False         # the pid was reused: not ours
+    try:
+        os.killpg(pid, signal.SIGKILL)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
 
 
 # -- CPU binding ---------------------------------------------------------------------------
@@ -189,18 +245,30 @@ def groups():
             continue          # that worker ended by itself
         try:
             with open(os.path.join(folder, name)) as f:
-                out.add(int(f.read().strip()))
-        except (OSError, ValueError):
+                parts = f.read().split()
+            out.add((int(parts[0]), parts[1] if len(parts) > 1 else None))
+        except (OSError, ValueError, IndexError):
             pass
     return out
 
+def start_time(pid):
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[19]
+    except (IOError, OSError, IndexError, ValueError):
+        return None
+
 for attempt in range(3):
-    for pid in groups():
-        if pid > 1:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    for pid, start in groups():
+        if pid <= 1:
+            continue
+        now = start_time(pid) if start is not None else None
+        if now is not None and now != start:
+            continue       # the pid names another process by now
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
     if attempt < 2:
         time.sleep(0.5)
 shutil.rmtree(folder, ignore_errors=True)
@@ -248,8 +316,9 @@ class Reaper(object):
 
 
 def register_group(folder, name, pid):
-    """Write ``<name>.group`` (``pid``, the leader of a process group the reaper kills)."""
-    _write(os.path.join(folder, '%s.group' % name), str(pid))
+    """Write ``<name>.group`` (the :func:`identity` of ``pid``, the leader of a process
+    group the reaper kills)."""
+    write_file(os.path.join(folder, '%s.group' % name), identity(pid))
 
 
 def unregister_group(folder, name):
@@ -259,11 +328,45 @@ def unregister_group(folder, name):
         pass
 
 
-def _write(path, text):
-    tmp = path + '.tmp'
-    with open(tmp, 'w') as f:
+def open_no_follow(path, flags, mode=0o644):
+    """``os.open(path, flags)`` that never follows a symbolic link at ``path`` (one planted
+    there by another user of the folder would make the write land in the file it points
+    to) and opens only a regular file. Returns the descriptor (close-on-exec).
+
+    Raises:
+        OSError: ``path`` is a symbolic link or not a regular file (the message says so),
+            or the open failed.
+    """
+    try:
+        fd = os.open(path, flags | getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_CLOEXEC', 0)
+                     | getattr(os, 'O_NONBLOCK', 0), mode)
+    except OSError as e:
+        if e.errno == getattr(errno, 'ELOOP', None) or (os.path.islink(path)):
+            raise OSError(e.errno, 'keras_backend.distribute: %s is a symbolic link; files '
+                          'this package writes are never opened through one' % path)
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, 'keras_backend.distribute: %s is not a regular '
+                          'file' % path)
+        if hasattr(os, 'O_NONBLOCK'):      # only there to open a planted FIFO at once
+            import fcntl
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_file(path, text):
+    """Write ``text`` to ``path`` whole (a temporary file of its own renamed over it),
+    through :func:`open_no_follow`."""
+    tmp = '%s.%d.tmp' % (path, os.getpid())
+    fd = open_no_follow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with os.fdopen(fd, 'w') as f:
         f.write(text)
     os.rename(tmp, path)
+
 
 
 def socket_path(folder):

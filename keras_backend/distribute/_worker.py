@@ -12,6 +12,8 @@ import os
 import runpy
 import sys
 
+from keras_backend.distribute import _supervision
+
 
 def _rank():
     for name in ('KERAS_BACKEND_DISTRIBUTE_RANK', 'OMPI_COMM_WORLD_RANK', 'PMI_RANK'):
@@ -19,13 +21,6 @@ def _rank():
         if v:
             return int(v)
     return 0
-
-
-def _write(path, text):
-    tmp = path + '.tmp'
-    with open(tmp, 'w') as f:
-        f.write(text)
-    os.rename(tmp, path)
 
 
 def main():
@@ -41,7 +36,8 @@ def main():
         piddir = ''     # started on another host (ssh, mpiexec -H): the launcher's folder
     rank = _rank()
     if piddir:
-        _write(os.path.join(piddir, '%d.pid' % rank), str(os.getpid()))
+        _supervision.write_file(os.path.join(piddir, '%d.pid' % rank),
+                                 _supervision.identity(os.getpid()))
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -66,7 +62,7 @@ def main():
             status = 1
         if piddir:
             try:
-                _write(os.path.join(piddir, '%d.exit' % rank), str(status))
+                _supervision.write_file(os.path.join(piddir, '%d.exit' % rank), str(status))
             except (IOError, OSError):
                 pass
     return status

@@ -32,6 +32,7 @@ import json
 import numbers
 import os
 import queue
+import shutil
 import socket
 import sys
 import threading
@@ -40,6 +41,8 @@ import weakref
 import zipfile
 
 import numpy as np
+
+from . import _supervision
 
 try:
     import fcntl
@@ -56,9 +59,12 @@ LOCK_FILE = 'state.lock'
 PROGRESS_FILE = 'progress'
 #: commits kept unless ``State(keep=...)`` says otherwise (the latest and the one before)
 DEFAULT_KEEP = 2
+#: the endings of the temporary names a commit writes (``.state.npz.<pid>.<id>.tmp`` and,
+#: while the kept commits move back, that name + ``.link``): what a killed writer leaves
+_TEMPORARY_ENDINGS = ('.tmp', '.tmp.link')
 _FORMAT = 2
 _RESERVED = ('directory', 'model', 'optimizer', 'background', 'keep', 'steps_redone',
-             'restored', 'commits')
+             'restored', 'commits', 'closed')
 #: the rank variables of the launchers that start workers (read before ``init``)
 _RANK_VARIABLES = ('KERAS_BACKEND_DISTRIBUTE_RANK', 'OMPI_COMM_WORLD_RANK', 'PMI_RANK',
                    'SLURM_PROCID')
@@ -159,7 +165,7 @@ def _lock_folder(directory):
             held[1] += 1
             return key
         path = os.path.join(directory, LOCK_FILE)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _supervision.open_no_follow(path, os.O_RDWR | os.O_CREAT)
         if fcntl is not None:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -179,7 +185,7 @@ def _lock_folder(directory):
                   .encode('utf-8'), 0)
         _LOCKS[key] = [fd, 1]
     for name in os.listdir(directory):    # a killed writer's half-written commits
-        if name.startswith('.' + COMMIT_FILE) and name.endswith('.tmp'):
+        if name.startswith('.' + COMMIT_FILE) and name.endswith(_TEMPORARY_ENDINGS):
             try:
                 os.unlink(os.path.join(directory, name))
             except OSError:
@@ -203,7 +209,8 @@ def _unlock_folder(key):
 
 # -- the end of the process: every commit reaches the disk, or the exit status says not ----
 
-_LIVE = weakref.WeakSet()     # States whose writer thread runs
+_LIVE = set()                 # the _Writers whose thread runs
+_LIVE_GUARD = threading.Lock()
 _EXIT_HOOK = []
 
 
@@ -211,19 +218,22 @@ def flush_all():
     """Wait for every State's last commit of this process to be on disk.
 
     Returns:
-        A list of ``(State, exception)`` for the commits whose write failed (empty when
+        A list of ``(State, exception)`` for the commits whose write failed (the State's
+        writer in its place where the State itself was dropped) (empty when
         every one is on disk); a line naming the folder and the error is printed to stderr
         for each. The launcher's worker and the end of the interpreter call it, and exit
         with status 1 when the list is not empty.
     """
     failed = []
-    for state in list(_LIVE):
+    with _LIVE_GUARD:
+        writers = list(_LIVE)
+    for writer in writers:
         try:
-            state.wait()
+            writer.wait()
         except Exception as e:     # OSError from the writer thread, most likely
-            failed.append((state, e))
+            failed.append((writer.state() or writer, e))
             sys.stderr.write('keras_backend.distribute: the last commit of State(%r) was not '
-                             'written: %s: %s\n' % (state.directory, type(e).__name__, e))
+                             'written: %s: %s\n' % (writer.directory, type(e).__name__, e))
     if failed:
         sys.stderr.flush()
     return failed
@@ -379,6 +389,66 @@ def _build_slots(model, optimizer):
         model._make_train_function()
 
 
+class _Writer(object):
+    """Rank 0's writer of one State's commits: a thread that writes them in commit order
+    while training goes on. It holds the folder, ``keep`` and the commits queued, never the
+    State itself: a State dropped by its user is freed, its queued commits still reach the
+    disk, and the thread ends and gives the folder's lock back after the last one.
+    """
+
+    _STOP = object()
+
+    def __init__(self, state, directory, keep):
+        self.state = weakref.ref(state)
+        self.directory = directory
+        self.keep = keep
+        self.jobs = queue.Queue()
+        self.written = threading.Event()
+        self.written.set()
+        self.error = None
+        self.lock_key = None     # given by the State when it goes: released at the end
+        self.thread = threading.Thread(target=self._loop, name='keras_backend State',
+                                       daemon=True)
+        with _LIVE_GUARD:
+            _LIVE.add(self)
+        _register_exit_hook()
+        self.thread.start()
+
+    def put(self, snap):
+        self.written.clear()
+        self.jobs.put(snap)
+
+    def wait(self):
+        self.written.wait()
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+
+    def stop(self, lock_key=None):
+        """End the thread after the commits queued; it then releases ``lock_key``."""
+        self.lock_key = lock_key
+        self.jobs.put(self._STOP)
+
+    def _loop(self):
+        try:
+            while True:
+                snap = self.jobs.get()
+                if snap is self._STOP:
+                    return
+                try:
+                    _write_commit(self.directory, self.keep, snap)
+                except Exception as e:    # raised again by wait()
+                    self.error = e
+                finally:
+                    self.written.set()
+        finally:
+            if self.error is None:
+                with _LIVE_GUARD:
+                    _LIVE.discard(self)
+            if self.lock_key is not None:
+                _unlock_folder(self.lock_key)
+
+
 class State(object):
     """The training state that a restarted job resumes from (Horovod's
     ``hvd.elastic.KerasState``, with a folder that every host can reach).
@@ -398,8 +468,9 @@ class State(object):
     EarlyStopping's counters, the epoch's running loss sums).
 
     Rank 0 is the folder's one writer: it holds an OS lock on ``directory/state.lock``
-    while the State lives (the kernel drops it when the process dies), so a second job
-    on the folder fails at once (:class:`FolderInUse`).
+    until :meth:`close` (``with State(...) as state:``), or until the State is dropped
+    (the kernel drops it when the process dies), so a second job on the folder fails at
+    once (:class:`FolderInUse`). Its files are never opened through a symbolic link.
 
     Args:
         directory: the folder of the committed file (str or path; created when missing).
@@ -420,7 +491,7 @@ class State(object):
             and ``set_weights``, ``keep`` not an int, or a value of another type than
             those above.
         ValueError: a value named like one of State's own attributes (directory, model,
-            optimizer, keep, steps_redone, restored, commits); ``keep`` < 1.
+            optimizer, keep, steps_redone, restored, commits, closed); ``keep`` < 1.
         FolderInUse: this process is its job's writer (rank 0) and another process
             holds the folder (another job on it, or workers of an earlier one still
             alive): the message names the holder's host and pid.
@@ -471,11 +542,8 @@ class State(object):
         object.__setattr__(self, 'commits', 0)
         object.__setattr__(self, '_progress_fd', None)
         object.__setattr__(self, '_background', bool(background))
-        object.__setattr__(self, '_writer', None)
-        object.__setattr__(self, '_queue', None)
-        object.__setattr__(self, '_written', threading.Event())
-        self._written.set()
-        object.__setattr__(self, '_write_error', None)
+        object.__setattr__(self, '_writer', None)     # rank 0's _Writer, once it commits
+        object.__setattr__(self, '_closed', False)
         #: the callbacks whose state commits hold (keras2_elastic.fit sets them)
         object.__setattr__(self, '_callbacks', None)
         #: {index: (class name, {attribute: value})} restored, for those callbacks
@@ -625,6 +693,7 @@ class State(object):
         Example:
             >>> state.batch += 1; state.commit()     # doctest: +SKIP
         """
+        self._check_open('commit')
         snap = self._snapshot(gather=True)
         object.__setattr__(self, '_memory', snap)
         object.__setattr__(self, 'commits', self.commits + 1)
@@ -633,18 +702,11 @@ class State(object):
         self._hold_lock()
         self.wait()               # one write at a time, in commit order
         if not self._background:
-            self._write(snap)
+            _write_commit(self._directory, self._keep, snap)
             return
         if self._writer is None:  # one thread for every commit (starting one costs ~1 ms)
-            writer = threading.Thread(target=self._write_loop, name='keras_backend State',
-                                      daemon=True)
-            object.__setattr__(self, '_writer', writer)
-            object.__setattr__(self, '_queue', queue.Queue())
-            writer.start()
-            _LIVE.add(self)
-            _register_exit_hook()
-        self._written.clear()
-        self._queue.put(snap)
+            object.__setattr__(self, '_writer', _Writer(self, self._directory, self._keep))
+        self._writer.put(snap)
 
     def wait(self):
         """Block until rank 0's last commit is on disk (``commit`` writes the file in a
@@ -654,100 +716,70 @@ class State(object):
         Raises:
             OSError: the last write failed (the previous commit is still the one read).
         """
-        self._written.wait()
-        error = self._write_error
-        if error is not None:
-            object.__setattr__(self, '_write_error', None)
-            raise error
+        if self._writer is not None:
+            self._writer.wait()
 
-    def _write_loop(self):
-        while True:
-            snap = self._queue.get()
-            try:
-                self._write(snap)
-            except Exception as e:    # raised again by wait()
-                object.__setattr__(self, '_write_error', e)
-            finally:
-                self._written.set()
+    def close(self):
+        """Wait for the last commit to be on disk, then end the writer thread, close the
+        progress file and give the folder's lock back (another job, or a new State,
+        may then write there). Called again, it does nothing; ``with State(...) as s:``
+        calls it at the block's end. A State dropped without it frees the same (its
+        queued commits are written first). After it, :meth:`commit` raises ValueError;
+        :meth:`restore` still reads the folder.
 
-    def _write(self, snap):
-        arrays = {}
-        json_values, array_values = {}, []
-        for k, v in sorted(snap['values'].items()):
-            if isinstance(v, np.ndarray):
-                arrays['value_%d' % len(array_values)] = v
-                array_values.append(k)
-            else:
-                json_values[k] = v
-        for i, w in enumerate(snap['weights']):
-            arrays['weight_%d' % i] = w
-        for i, w in enumerate(snap['optimizer']):
-            arrays['optimizer_%d' % i] = w
-        for i, (_, a) in enumerate(snap['hyper']):
-            arrays['hyper_%d' % i] = a
-        for i, a in enumerate(snap['accumulated']):
-            arrays['accumulated_%d' % i] = a
-        callbacks = None
-        if snap['callbacks'] is not None:
-            callbacks = []
-            for j, (index, cls, attrs) in enumerate(snap['callbacks']):
-                kinds = {}
-                for n, (a, kind) in sorted(attrs.items()):
-                    arrays['callback_%d_%s' % (j, n)] = a
-                    kinds[n] = kind
-                callbacks.append([index, cls, kinds])
-        name, keys, pos, has_gauss, cached = snap['rng']
-        arrays['rng_keys'] = keys
-        meta = {'format': _FORMAT, 'weights': len(snap['weights']),
-                'optimizer': len(snap['optimizer']), 'values': json_values,
-                'array_values': array_values, 'rng': [name, pos, has_gauss, cached],
-                'hyper': [n for n, _ in snap['hyper']],
-                'accumulated': len(snap['accumulated']), 'callbacks': callbacks,
-                'optimizer_class': snap['optimizer_class'],
-                'restart': restart_count(), 'sha256': _checksum(arrays)}
-        arrays['meta'] = np.array(json.dumps(meta))
-        buf = io.BytesIO()        # one write(): np.savez writes a file in small pieces
-        np.savez(buf, **arrays)
-        path = self.path
-        tmp = os.path.join(self._directory, '.%s.%d.%s.tmp'
-                           % (COMMIT_FILE, os.getpid(), uuid.uuid4().hex[:12]))
+        Raises:
+            OSError: the last commit's write failed (everything is released all the same).
+
+        Example:
+            >>> import tempfile
+            >>> with State(tempfile.mkdtemp(), epoch=1) as s:
+            ...     s.commit()
+            >>> s.closed
+            True
+        """
+        if self._closed:
+            return
+        object.__setattr__(self, '_closed', True)
+        writer, key = self._writer, self._lock
+        object.__setattr__(self, '_writer', None)
+        object.__setattr__(self, '_lock', None)
         try:
-            with open(tmp, 'wb') as f:
-                _write_bytes(f, buf.getbuffer())
-                f.flush()
-                _fsync(f.fileno())
-            self._rotate(tmp)
-            os.replace(tmp, path)
-        except BaseException:
+            if writer is not None:
+                writer.stop()
+                writer.thread.join()
+                with _LIVE_GUARD:
+                    _LIVE.discard(writer)
+                writer.wait()
+        finally:
+            self._close_progress()
+            if key is not None:
+                _unlock_folder(key)
+
+    @property
+    def closed(self):
+        """True after :meth:`close`."""
+        return self._closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _check_open(self, what):
+        if self._closed:
+            raise ValueError('State(%r): %s after close()' % (self._directory, what))
+
+    def _close_progress(self):
+        fd = self.__dict__.get('_progress_fd')
+        if fd is not None:
+            object.__setattr__(self, '_progress_fd', None)
             try:
-                os.unlink(tmp)
+                os.close(fd)
             except OSError:
                 pass
-            raise
-        _fsync_dir(self._directory)
 
-    def _rotate(self, tmp):
-        """Move the kept commits one place back (``state.npz`` -> ``state.npz.1`` ...),
-        each by a hard link and ``os.replace``, so that every name always holds a whole
-        commit; the newest stays in ``state.npz`` until ``tmp`` replaces it."""
-        path = self.path
-        names = [path] + ['%s.%d' % (path, k) for k in range(1, self._keep)]
-        for k in range(len(names) - 1, 0, -1):
-            src, dst = names[k - 1], names[k]
-            if not os.path.exists(src):
-                continue
-            link = tmp + '.link'
-            try:
-                os.link(src, link)
-            except OSError:        # no hard links here: a copy
-                import shutil
-                shutil.copyfile(src, link)
-            os.replace(link, dst)
-        for k in range(self._keep, self._keep + 64):     # a larger keep before
-            try:
-                os.unlink('%s.%d' % (path, k))
-            except OSError:
-                break
 
     def note_progress(self, step):
         """Rank 0 records ``step`` (int: the global steps done) in
@@ -757,8 +789,8 @@ class State(object):
             return
         fd = self._progress_fd
         if fd is None:
-            fd = os.open(os.path.join(self._directory, PROGRESS_FILE),
-                         os.O_WRONLY | os.O_CREAT, 0o644)
+            fd = _supervision.open_no_follow(os.path.join(self._directory, PROGRESS_FILE),
+                                             os.O_WRONLY | os.O_CREAT)
             object.__setattr__(self, '_progress_fd', fd)
         os.pwrite(fd, ('%20d\n' % int(step)).encode('ascii'), 0)
 
@@ -1053,12 +1085,98 @@ class State(object):
         return False
 
     def __del__(self):
-        fd = self.__dict__.get('_progress_fd')
-        if fd is not None:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        key = self.__dict__.get('_lock')
-        if key is not None:
+        # a State dropped without close(): its writer writes what is queued, then gives
+        # the lock back; nothing here may raise
+        if self.__dict__.get('_closed', True):
+            return
+        self.__dict__['_closed'] = True
+        self._close_progress()
+        writer, key = self.__dict__.get('_writer'), self.__dict__.get('_lock')
+        if writer is not None:
+            writer.stop(key)
+        elif key is not None:
             _unlock_folder(key)
+
+
+def _write_commit(directory, keep, snap):
+    """Write the commit ``snap`` to ``directory/state.npz`` (rank 0's writer: the thread of
+    :class:`_Writer`, or ``State.commit`` itself without ``background``)."""
+    arrays = {}
+    json_values, array_values = {}, []
+    for k, v in sorted(snap['values'].items()):
+        if isinstance(v, np.ndarray):
+            arrays['value_%d' % len(array_values)] = v
+            array_values.append(k)
+        else:
+            json_values[k] = v
+    for i, w in enumerate(snap['weights']):
+        arrays['weight_%d' % i] = w
+    for i, w in enumerate(snap['optimizer']):
+        arrays['optimizer_%d' % i] = w
+    for i, (_, a) in enumerate(snap['hyper']):
+        arrays['hyper_%d' % i] = a
+    for i, a in enumerate(snap['accumulated']):
+        arrays['accumulated_%d' % i] = a
+    callbacks = None
+    if snap['callbacks'] is not None:
+        callbacks = []
+        for j, (index, cls, attrs) in enumerate(snap['callbacks']):
+            kinds = {}
+            for n, (a, kind) in sorted(attrs.items()):
+                arrays['callback_%d_%s' % (j, n)] = a
+                kinds[n] = kind
+            callbacks.append([index, cls, kinds])
+    name, keys, pos, has_gauss, cached = snap['rng']
+    arrays['rng_keys'] = keys
+    meta = {'format': _FORMAT, 'weights': len(snap['weights']),
+            'optimizer': len(snap['optimizer']), 'values': json_values,
+            'array_values': array_values, 'rng': [name, pos, has_gauss, cached],
+            'hyper': [n for n, _ in snap['hyper']],
+            'accumulated': len(snap['accumulated']), 'callbacks': callbacks,
+            'optimizer_class': snap['optimizer_class'],
+            'restart': restart_count(), 'sha256': _checksum(arrays)}
+    arrays['meta'] = np.array(json.dumps(meta))
+    buf = io.BytesIO()        # one write(): np.savez writes a file in small pieces
+    np.savez(buf, **arrays)
+    path = os.path.join(directory, COMMIT_FILE)
+    tmp = os.path.join(directory, '.%s.%d.%s.tmp'
+                       % (COMMIT_FILE, os.getpid(), uuid.uuid4().hex[:12]))
+    try:
+        with os.fdopen(_supervision.open_no_follow(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL), 'wb') as f:
+            _write_bytes(f, buf.getbuffer())
+            f.flush()
+            _fsync(f.fileno())
+        _rotate(directory, keep, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(directory)
+
+def _rotate(directory, keep, tmp):
+    """Move the kept commits one place back (``state.npz`` -> ``state.npz.1`` ...),
+    each by a hard link and ``os.replace``, so that every name always holds a whole
+    commit; the newest stays in ``state.npz`` until ``tmp`` replaces it."""
+    path = os.path.join(directory, COMMIT_FILE)
+    names = [path] + ['%s.%d' % (path, k) for k in range(1, keep)]
+    for k in range(len(names) - 1, 0, -1):
+        src, dst = names[k - 1], names[k]
+        if not os.path.exists(src):
+            continue
+        link = tmp + '.link'   # a name of this write's own (_TEMPORARY_ENDINGS)
+        try:
+            os.link(src, link)
+        except OSError:        # no hard links here: a copy
+            with open(src, 'rb') as fsrc, os.fdopen(_supervision.open_no_follow(
+                    link, os.O_WRONLY | os.O_CREAT | os.O_EXCL), 'wb') as fdst:
+                shutil.copyfileobj(fsrc, fdst)
+        os.replace(link, dst)
+    for k in range(keep, keep + 64):     # a larger keep before
+        try:
+            os.unlink('%s.%d' % (path, k))
+        except OSError:
+            break

@@ -302,11 +302,6 @@ def _say(msg):
         pass
 
 
-def _kill_group(pid):
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _alive(pid):
@@ -380,6 +375,7 @@ class _Job(object):
         self.n = n
         self.piddir = piddir
         self.procs = []        # Popen: N workers, or one mpiexec
+        self.starts = {}       # pid -> start time (_supervision.identity) of those
         self.ended = []        # ranks, in the order their ends were seen
         self.seen = {}         # rank -> time.monotonic() its end was seen
         self.reported = {}     # rank -> status its parent reported (MPI ranks)
@@ -404,16 +400,25 @@ class _Job(object):
     def start(self, cmd, env, cpus=None):
         """Start one process (a worker, mpiexec or ssh) in a session of its own, dying
         with the launcher where the kernel allows (:func:`_supervision.die_with_parent`),
-        bound to the CPUs ``cpus`` (None: not bound), and register it for the reaper."""
+        bound to the CPUs ``cpus`` (None: not bound), and register it for the reaper.
+
+        Raises:
+            RuntimeError: the program could not be started (``--ssh`` or ``--mpiexec``
+                naming no program, say), naming it and why.
+        """
         die = _supervision.die_with_parent()
 
         def preexec():
             if die is not None:
                 die()
             _supervision.bind(cpus)
-        proc = subprocess.Popen(cmd, env=env, start_new_session=True,
-                                preexec_fn=preexec if die is not None or cpus else None)
+        try:
+            proc = subprocess.Popen(cmd, env=env, start_new_session=True,
+                                    preexec_fn=preexec if die is not None or cpus else None)
+        except OSError as e:      # one line, never a traceback (main says it, exit 2)
+            raise RuntimeError('cannot start %s: %s' % (cmd[0], e.strerror or e))
         self.procs.append(proc)
+        self.starts[proc.pid] = _supervision.start_time(proc.pid)   # not reaped yet: ours
         try:
             _supervision.register_group(self.piddir, 'proc%d' % (len(self.procs) - 1),
                                         proc.pid)
@@ -423,15 +428,19 @@ class _Job(object):
 
     def worker_pids(self):
         """{rank: pid} of the workers that registered (each its own process group)."""
-        pids = {}
+        return dict((rank, pid) for rank, (pid, _) in self.worker_identities().items())
+
+    def worker_identities(self):
+        """{rank: (pid, start time or None)} of the workers that registered."""
+        found = {}
         for name in os.listdir(self.piddir):
             if name.endswith('.pid'):
                 try:
                     with open(os.path.join(self.piddir, name)) as f:
-                        pids[int(name[:-4])] = int(f.read().strip())
+                        found[int(name[:-4])] = _supervision.parse_identity(f.read())
                 except (ValueError, IOError, OSError):
                     pass
-        return pids
+        return found
 
     def exit_status(self, rank):
         path = os.path.join(self.piddir, '%d.exit' % rank)
@@ -453,18 +462,21 @@ class _Job(object):
             self.server = None
 
     def kill_all(self):
-        for pid in self.worker_pids().values():
-            _kill_group(pid)
+        """SIGKILL the process groups of the job: the workers that registered and the
+        processes the launcher started, each only while its pid still names the process
+        registered (a worker reaped long before may have left its pid to another one)."""
+        for pid, start in self.worker_identities().values():
+            _supervision.kill_group(pid, start)
         for p in self.procs:
-            _kill_group(p.pid)
+            _supervision.kill_group(p.pid, self.starts.get(p.pid))
         for p in self.procs:
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 pass
         # a worker whose registration raced with the kill
-        for pid in self.worker_pids().values():
-            _kill_group(pid)
+        for pid, start in self.worker_identities().values():
+            _supervision.kill_group(pid, start)
         self.close()
 
     # -- watching ------------------------------------------------------------------------
