@@ -32,6 +32,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 
 #: the launcher's folder: ``<rank>.pid`` / ``<rank>.exit`` (the workers), ``*.group``
 #: (the processes the launcher started, one process group each) and the socket
@@ -123,6 +124,54 @@ def parse_identity(text):
     if not 1 <= len(parts) <= 2:
         raise ValueError('expected a pid and a start time, got %r' % (text,))
     return int(parts[0]), (parts[1] if len(parts) == 2 else None)
+
+
+#: the flag of /proc/<pid>/stat's flags field set when the process starts exiting
+_PF_EXITING = 0x4
+
+
+def ended(pid, start=None):
+    """True when process ``pid`` (registered with ``start``) has ended or is ending: no
+    such process, one that is exiting (Linux's PF_EXITING: a signal killed it, and the
+    kernel is still freeing its memory, which takes milliseconds for a large process), a
+    zombie (ended, not yet reaped), or another process that took its pid."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        return fields[0] in ('Z', 'X') or bool(int(fields[6]) & _PF_EXITING) or (
+            start is not None and fields[19] != start)
+    except (IOError, OSError, IndexError, ValueError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass
+    return False
+
+
+def ended_peers(folder, rank):
+    """The ranks of the other workers registered in ``folder`` (``<rank>.pid``) whose
+    process has ended by now: what a failing worker notes at once, so that the launcher
+    names the worker whose end came first, not one that failed because of it."""
+    out = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return out
+    for name in names:
+        stem, _, kind = name.rpartition('.')
+        if kind != 'pid' or not stem.isdigit() or int(stem) == rank:
+            continue
+        try:
+            with open(os.path.join(folder, name)) as f:
+                pid, start = parse_identity(f.read())
+        except (IOError, OSError, ValueError):
+            continue
+        if ended(pid, start):
+            out.append(int(stem))
+    return sorted(out)
 
 
 def kill_group(pid, start=None):
@@ -555,9 +604,10 @@ def parent(argv):
         channel.settimeout(None)
         threading.Thread(target=watch, daemon=True).start()
     rc = proc.wait()
+    ended = time.monotonic()         # the launcher orders the failures by these times
     if channel is not None:
         try:
-            channel.sendall(('status %d\n' % rc).encode('ascii'))
+            channel.sendall(('status %d %r\n' % (rc, ended)).encode('ascii'))
         except (socket.error, OSError):
             pass
     if rc < 0:

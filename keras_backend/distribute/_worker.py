@@ -11,6 +11,7 @@ registered.
 import os
 import runpy
 import sys
+import time
 
 from keras_backend.distribute import _supervision
 
@@ -42,15 +43,23 @@ def main():
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = 1
+    failed_at = None        # when the script failed, on this host's monotonic clock,
+    ended = []              # and the peers whose process had ended by then
     try:
         runpy.run_path(script, run_name='__main__')
         status = 0
     except SystemExit as e:
+        failed_at = time.monotonic()
+        if e.code not in (None, 0) and piddir:
+            ended = _supervision.ended_peers(piddir, rank)
         code = e.code
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if code is not None and not isinstance(code, int):
             sys.stderr.write('%s\n' % (code,))
     except BaseException:
+        failed_at = time.monotonic()
+        if piddir:
+            ended = _supervision.ended_peers(piddir, rank)
         import traceback
         traceback.print_exc()
         status = 1
@@ -62,7 +71,11 @@ def main():
             status = 1
         if piddir:
             try:
-                _supervision.write_file(os.path.join(piddir, '%d.exit' % rank), str(status))
+                # the status, and for a failure its time: the launcher names the worker
+                # that failed first, not the first whose end it saw
+                _supervision.write_file(os.path.join(piddir, '%d.exit' % rank), (
+                    '%d %r %s' % (status, failed_at, ','.join(map(str, ended)) or '-')
+                    if status and failed_at is not None else str(status)))
             except (IOError, OSError):
                 pass
     return status

@@ -42,8 +42,6 @@ import zipfile
 
 import numpy as np
 
-from . import _supervision
-
 try:
     import fcntl
 except ImportError:     # no POSIX locks on this platform: one writer is not enforced
@@ -96,6 +94,13 @@ def restart_count():
     if value < 0:
         raise ValueError('%s must be an integer >= 0, got %r' % (ENV_RESTART, raw))
     return value
+
+
+def _open_no_follow(path, flags):
+    # imported here: the package's import must not import _supervision, which the
+    # launcher runs as ``python -m keras_backend.distribute._supervision``
+    from ._supervision import open_no_follow
+    return open_no_follow(path, flags)
 
 
 def _fsync(fd):
@@ -165,7 +170,7 @@ def _lock_folder(directory):
             held[1] += 1
             return key
         path = os.path.join(directory, LOCK_FILE)
-        fd = _supervision.open_no_follow(path, os.O_RDWR | os.O_CREAT)
+        fd = _open_no_follow(path, os.O_RDWR | os.O_CREAT)
         if fcntl is not None:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -789,7 +794,7 @@ class State(object):
             return
         fd = self._progress_fd
         if fd is None:
-            fd = _supervision.open_no_follow(os.path.join(self._directory, PROGRESS_FILE),
+            fd = _open_no_follow(os.path.join(self._directory, PROGRESS_FILE),
                                              os.O_WRONLY | os.O_CREAT)
             object.__setattr__(self, '_progress_fd', fd)
         os.pwrite(fd, ('%20d\n' % int(step)).encode('ascii'), 0)
@@ -1142,7 +1147,7 @@ def _write_commit(directory, keep, snap):
     tmp = os.path.join(directory, '.%s.%d.%s.tmp'
                        % (COMMIT_FILE, os.getpid(), uuid.uuid4().hex[:12]))
     try:
-        with os.fdopen(_supervision.open_no_follow(
+        with os.fdopen(_open_no_follow(
                 tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL), 'wb') as f:
             _write_bytes(f, buf.getbuffer())
             f.flush()
@@ -1171,7 +1176,7 @@ def _rotate(directory, keep, tmp):
         try:
             os.link(src, link)
         except OSError:        # no hard links here: a copy
-            with open(src, 'rb') as fsrc, os.fdopen(_supervision.open_no_follow(
+            with open(src, 'rb') as fsrc, os.fdopen(_open_no_follow(
                     link, os.O_WRONLY | os.O_CREAT | os.O_EXCL), 'wb') as fdst:
                 shutil.copyfileobj(fsrc, fdst)
         os.replace(link, dst)

@@ -102,6 +102,7 @@ import subprocess
 import sys
 import shlex
 import tempfile
+import threading
 import time
 
 from . import (ENGINES, ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, ENV_TIMEOUT,
@@ -330,7 +331,7 @@ def signal_name(signum):
 KILLED = -1000
 #: how long an end that its channel announced may take to show in the process's status
 _SETTLE = 5.0
-#: the ends seen this soon after the first failure are weighed with it (who crashed first)
+#: the ends seen this soon after the first failure are weighed with it (who failed first)
 _TIE = 0.02
 #: the signals a supervisor sends to stop a process (mpiexec when a rank failed, the
 #: launcher, a user): a worker they ended did not fail first
@@ -379,6 +380,8 @@ class _Job(object):
         self.ended = []        # ranks, in the order their ends were seen
         self.seen = {}         # rank -> time.monotonic() its end was seen
         self.reported = {}     # rank -> status its parent reported (MPI ranks)
+        self.died = {}         # rank -> time.monotonic() its process ended (seen by the
+        #                        kernel's wait: a thread per child, or an MPI rank's parent)
         self.parents = set()   # ranks whose parent's channel is open (MPI ranks)
         self.selector = None
         self.server = None
@@ -419,6 +422,9 @@ class _Job(object):
             raise RuntimeError('cannot start %s: %s' % (cmd[0], e.strerror or e))
         self.procs.append(proc)
         self.starts[proc.pid] = _supervision.start_time(proc.pid)   # not reaped yet: ours
+        if not self.mpi:       # procs[rank] is worker rank's process (or its ssh)
+            threading.Thread(target=self._note_death, args=(len(self.procs) - 1, proc.pid),
+                             name='keras_backend-launcher-wait', daemon=True).start()
         try:
             _supervision.register_group(self.piddir, 'proc%d' % (len(self.procs) - 1),
                                         proc.pid)
@@ -442,13 +448,40 @@ class _Job(object):
                     pass
         return found
 
-    def exit_status(self, rank):
-        path = os.path.join(self.piddir, '%d.exit' % rank)
+    def _note_death(self, rank, pid):
+        """Wait (without reaping: ``Popen.poll`` still does) for the end of worker
+        ``rank``'s process and note its time: the moment the kernel ended it, whatever the
+        order its connections' ends reach the launcher in."""
         try:
-            with open(path) as f:
-                return int(f.read().strip())
-        except (ValueError, IOError, OSError):
+            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        except (OSError, AttributeError):     # reaped already, or no waitid here
+            return
+        self.died.setdefault(rank, time.monotonic())
+
+    def _exit_file(self, rank):
+        """(status, failure time or None, [ranks ended before it failed]) from
+        ``<rank>.exit`` (the worker's own report, :mod:`_worker`), or None."""
+        try:
+            with open(os.path.join(self.piddir, '%d.exit' % rank)) as f:
+                words = f.read().split()
+            ended = [int(r) for r in words[2].split(',')] if len(words) > 2 and \
+                words[2] != '-' else []
+            return int(words[0]), (float(words[1]) if len(words) > 1 else None), ended
+        except (ValueError, IndexError, IOError, OSError):
             return None
+
+    def exit_status(self, rank):
+        got = self._exit_file(rank)
+        return None if got is None else got[0]
+
+    def failure_time(self, rank):
+        """When worker ``rank`` failed, on this host's monotonic clock: its own report
+        (the moment its script raised or exited with a non-zero status), else the moment
+        its process ended (a signal), else the moment the launcher saw it end."""
+        got = self._exit_file(rank)
+        if got is not None and got[1] is not None:
+            return got[1]
+        return self.died.get(rank, self.seen.get(rank))
 
     def close(self):
         if self.selector is not None:
@@ -545,8 +578,10 @@ class _Job(object):
                         self.parents.add(int(words[0]))
                 state[0] = int(words[0])
                 return True
-            if state[2] == b'parent' and len(words) == 2 and words[0] == b'status':
+            if state[2] == b'parent' and len(words) in (2, 3) and words[0] == b'status':
                 self.reported[state[0]] = int(words[1])
+                if len(words) == 3:         # when its parent's wait returned
+                    self.died.setdefault(state[0], float(words[2]))
                 self._ended(state[0])
                 return True
         except ValueError:
@@ -588,11 +623,14 @@ class _Job(object):
         """(rank or None, status) of the first worker that failed, or None; ('done', 0)
         when every worker finished well.
 
-        The first end seen with a non-zero status decides, once every earlier end has its
-        status, with those seen up to :data:`_TIE` after it: among them a worker killed
-        by a signal other than a supervisor's stop (:data:`_STOP_SIGNALS`) comes first
-        (a peer that exits by itself after its loss took time to notice it; and a
-        process's connections close in some order at its end), then the order seen."""
+        The ends seen up to :data:`_TIE` after the first one with a non-zero status are
+        weighed together, once every earlier end has its status: the worker that failed
+        first on this host's clock (:meth:`failure_time`: its own report, or when its
+        process ended) is named, not the first the launcher happened to see (a process's
+        connections close in some order at its end); but a worker whose report says a
+        peer's process had ended when it failed (it failed because of the loss, or at
+        the same moment) comes after that peer. A worker stopped by a supervisor's signal
+        (:data:`_STOP_SIGNALS`) comes after every other failure."""
         self._look()
         now = time.monotonic()
         first, failed = None, []
@@ -609,13 +647,23 @@ class _Job(object):
             if status != 0:
                 if first is None:
                     first = self.seen[rank]
-                crashed = status < 0 and status != KILLED and -status not in _STOP_SIGNALS
-                failed.append((not crashed, order, rank, status))
+                stopped = status < 0 and -status in _STOP_SIGNALS
+                when = self.failure_time(rank)
+                report = self._exit_file(rank)
+                failed.append((stopped, when if when is not None else now, order, rank,
+                               status, report[2] if report is not None else []))
         if failed:
             if now - first < _TIE and len(self.ended) < self.n:
                 return None                # what ends in the next moments may weigh more
-            _, _, rank, status = min(failed)
-            return rank, status
+            failed.sort()
+            named, seen = failed[0], set()
+            while True:          # it failed after a peer's process ended: that peer first
+                seen.add(named[3])
+                before = [f for f in failed if f[3] in named[5] and f[3] not in seen]
+                if not before:
+                    break
+                named = before[0]
+            return named[3], named[4]
         if self.mpi:
             rc = self.procs[0].poll()
             if rc is None:
