@@ -955,6 +955,21 @@ def ctc_shapes(call):
     sp = call.static_shape(call.args['y_pred'])
     if sp is not None and len(sp) != 3:
         call.fail('y_pred', 'must be a 3-D tensor (batch, time, classes)', call.args['y_pred'])
+    if 'input_length' not in call.args:
+        return
+    # the batch: y_pred's, else y_true's (None where neither static shape says it)
+    st = call.static_shape(call.args['y_true'])
+    batch = sp[0] if sp is not None and sp[0] is not None else (
+        st[0] if st is not None and st else None)
+    for name in ('input_length', 'label_length'):
+        sl = call.static_shape(call.args[name])
+        if sl is None:
+            continue
+        if len(sl) not in (1, 2) or (len(sl) == 2 and sl[1] not in (None, 1)):
+            call.fail(name, 'must have shape (samples, 1)', call.args[name])
+        if batch is not None and sl and sl[0] is not None and sl[0] != batch:
+            call.fail(name, 'must have one entry per sample: shape (%d, 1)' % batch,
+                      call.args[name])
 
 
 def ctc_decode_args(call):

@@ -326,6 +326,38 @@ def test_state_intact_after_bad_calls(K):
     np.testing.assert_allclose(f([np.ones((2, 3), 'float32')])[0], [3., 3.])
 
 
+def test_ctc_lengths_of_the_wrong_shape_are_refused(K):
+    """ctc_batch_cost's input_length and label_length hold one length per sample (shape
+    (samples, 1)): a static shape that says otherwise is refused when the loss is built,
+    and fed values that do at run time, on every engine with our ValueError (never the
+    engine's own shape error, never a number)."""
+    yt, yp = K.placeholder(shape=(2, 4), dtype='int32'), K.placeholder(shape=(2, 2, 3))
+    ok = K.placeholder(shape=(2, 1), dtype='int32')
+    for name, bad in (('input_length', (3, 1)), ('label_length', (1, 1)),
+                      ('input_length', (2, 2)), ('label_length', (2, 1, 1))):
+        wrong = K.placeholder(shape=bad, dtype='int32')
+        args = (wrong, ok) if name == 'input_length' else (ok, wrong)
+        with pytest.raises(ValueError, match="ctc_batch_cost: argument '%s' must have" % name):
+            K.ctc_batch_cost(yt, yp, *args)
+    # batch sizes known only when fed
+    yt, yp = K.placeholder(shape=(None, 4), dtype='int32'), K.placeholder(shape=(None, 2, 3))
+    il, ll = (K.placeholder(shape=(None, 1), dtype='int32') for _ in range(2))
+    f = K.function([yt, yp, il, ll], [K.ctc_batch_cost(yt, yp, il, ll)])
+    labels = np.array([[0, 1, 0, 1], [0, 1, 0, 0]], 'int32')
+    y_pred = np.full((2, 2, 3), 1. / 3, 'float32')
+    two = np.array([[2], [2]], 'int32')
+    np.testing.assert_allclose(f([labels, y_pred, two, np.array([[2], [1]], 'int32')])[0][:, 0],
+                               [np.log(9.0), np.log(3.0)], rtol=1e-4)
+    for il_value, ll_value in ((np.array([[2], [2], [2], [2]], 'int32'), two),
+                               (two, np.array([[2]], 'int32'))):
+        with pytest.raises(ValueError) as info:
+            f([labels, y_pred, il_value, ll_value])
+        assert type(info.value) is ValueError
+        assert str(info.value).startswith(('ctc_batch_cost', 'function')), info.value
+        if K.backend() == 'cntk':
+            assert 'must have one entry per sample' in str(info.value)
+
+
 def test_run_time_bad_values_raise_value_error(K):
     """Values known only when the graph runs: a CTC label sequence longer than its input
     (fed, and from constants), and, on CNTK (whose tensors hold indices as floats), gather
@@ -360,6 +392,19 @@ def test_run_time_bad_values_raise_value_error(K):
         index = make(np.array([0.5, 1.0], 'float32'))
         with pytest.raises((ValueError, TypeError), match="gather: argument 'indices'"):
             K.gather(ref, index)
+    # indices fed through a placeholder: refused when it is built (a float placeholder;
+    # CNTK holds every tensor as floats: there, the values are checked when fed)
+    fed = K.placeholder(shape=(2,), dtype='float32')
+    if K.backend() == 'cntk':
+        g = K.function([fed], [K.gather(ref, fed)])
+        np.testing.assert_array_equal(g([np.array([2., 0.], 'float32')])[0],
+                                      np.arange(12.0).reshape(4, 3)[[2, 0]])
+        with pytest.raises(ValueError, match=r"gather: argument 'indices' must hold whole "
+                                             r"numbers .*got \[2\.7"):
+            g([np.array([0., 2.7], 'float32')])
+    else:
+        with pytest.raises(TypeError, match="gather: argument 'indices'"):
+            K.gather(ref, fed)
     if K.backend() == 'cntk':
         with pytest.raises(ValueError, match='whole numbers'):
             K.gather(ref, K.constant(np.array([0.5, 1.0], 'float32')))

@@ -81,7 +81,11 @@ Returns:
 
 Raises:
     TypeError: If an argument is not a tensor or numeric value.
-    ValueError: If ``y_true`` is not 2-D or ``y_pred`` is not 3-D.
+    ValueError: If ``y_true`` is not 2-D or ``y_pred`` is not 3-D; if the
+        static shape of ``input_length`` or ``label_length`` is not
+        ``(batch, 1)``; when it runs, if a label sequence needs more steps
+        than its input has, or the lengths fed are not one per sample (the
+        engine's refusal, as a ValueError).
 
 Example:
     >>> y_pred = K.constant(np.full((2, 2, 3), 1. / 3))    # 2 steps, 2 classes + blank

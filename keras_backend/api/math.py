@@ -167,7 +167,9 @@ Raises:
     TypeError: If ``reference`` is not a tensor or numeric value, or ``indices``
         holds non-integers (a float tensor too, except on CNTK).
     ValueError: If ``reference`` is a scalar, or numpy or list ``indices`` fall
-        outside the rows of ``reference``.
+        outside the rows of ``reference``; on CNTK (whose tensors hold indices
+        as floats), if constant indices, or values a ``K.function`` feeds to a
+        placeholder taken as the indices, are not whole numbers.
 
 Example:
     >>> ref = K.constant([[1., 2.], [3., 4.], [5., 6.]])

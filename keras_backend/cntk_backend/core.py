@@ -1017,6 +1017,28 @@ def _attach_operators():
 # Engine plumbing: the session and the adapter's state
 # ---------------------------------------------------------------------------
 
+#: uids of the inputs (placeholders) that ``gather`` takes as its indices: CNTK holds
+#: indices as floats, so a K.function checks the values fed there (whole numbers only)
+INDEX_INPUTS = set()
+
+
+def whole_indices(value):
+    """gather's check of indices CNTK holds as floats: whole numbers only (a value fed
+    to a placeholder, or a constant's).
+
+    Raises:
+        ValueError: a value with a fractional part (named, with up to 4 of them).
+    """
+    value = np.asarray(value)
+    if value.dtype.kind not in 'fc':
+        return
+    frac = np.mod(value, 1) != 0
+    if np.any(frac):
+        odd = np.unique(value[frac])[:4].tolist()
+        raise ValueError("gather: argument 'indices' must hold whole numbers (CNTK holds them "
+                         "as floats); got %s" % odd)
+
+
 def _feed_value(var, value):
     v = _var(var)
     if v.is_sparse:
@@ -1341,9 +1363,11 @@ class Function(object):
 
     def _plan(self):
         """Which graph argument each input feeds (inputs the graph does not use
-        are dropped); learning-phase arguments that no input feeds get 0."""
+        are dropped); learning-phase arguments that no input feeds get 0; which inputs
+        ``gather`` takes as its indices (their values are checked to be whole numbers)."""
         by_uid = dict((a.uid, a) for a in self._graph.arguments)
         self._feed_plan = []
+        self._index_feeds = []
         fed = set()
         for pos, var in enumerate(self.inputs):
             if isinstance(var, int):
@@ -1353,6 +1377,8 @@ class Function(object):
                 a = by_uid[uid]
                 self._feed_plan.append((pos, a, None if a.is_sparse else np.dtype(a.dtype)))
                 fed.add(uid)
+                if uid in INDEX_INPUTS:
+                    self._index_feeds.append(pos)
         self._defaults = dict((a, np.asarray(0., np.dtype(a.dtype))) for a in by_uid.values()
                               if a.uid not in fed and a.name == 'keras_learning_phase')
         self._heads = self._graph.outputs
@@ -1392,6 +1418,8 @@ class Function(object):
             if self._graph is not None:
                 self._plan()
         checks.check_feeds(self._feed_specs, inputs)
+        for pos in getattr(self, '_index_feeds', ()):
+            whole_indices(inputs[pos])
         # variables returned as outputs are read before the updates run
         out = [_leaf_value(p) if kind == 'value' else p for kind, p in self._slots]
         if self._graph is not None:

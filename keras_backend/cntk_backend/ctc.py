@@ -62,10 +62,15 @@ def _ctc_alpha_beta(lp, labels):
 
 
 def _ctc_items(lp, y_true, in_len, lab_len):
-    for i in range(lp.shape[0]):
-        T = int(np.asarray(in_len).reshape(lp.shape[0], -1)[i, 0])
-        L = int(np.asarray(lab_len).reshape(lp.shape[0], -1)[i, 0])
-        yield i, T, [int(v) for v in y_true[i, :L]]
+    n = lp.shape[0]
+    for name, value in (('input_length', in_len), ('label_length', lab_len)):
+        if np.size(value) != n:        # the values fed: one length per sample
+            raise ValueError(checks.runtime_check_message(
+                'ctc_batch_cost', "argument '%s' must have one entry per sample (shape "
+                "(%d, 1)); got %d entries" % (name, n, np.size(value))))
+    in_len, lab_len = np.asarray(in_len).reshape(n), np.asarray(lab_len).reshape(n)
+    for i in range(n):
+        yield i, int(in_len[i]), [int(v) for v in y_true[i, :int(lab_len[i])]]
 
 
 def _ctc_loss_np(lp, y_true, in_len, lab_len):

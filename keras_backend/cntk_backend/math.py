@@ -9,9 +9,10 @@ import builtins
 import numpy as np
 
 from .. import shape_rules
-from .core import (C, dtype, _add_axis, _coerce_pair, _constant_like, _drop_axes, _drop_axis,
-                   _is_engine_tensor, _keras_meta, _nd, _numpy_op, _per_sample, _shape_arg,
-                   _static_shape, _to_tensor, _unbatch, _var)
+from .core import (C, INDEX_INPUTS, dtype, whole_indices, _add_axis, _coerce_pair,
+                   _constant_like, _drop_axes, _drop_axis, _is_engine_tensor, _keras_meta,
+                   _nd, _numpy_op, _per_sample, _shape_arg, _static_shape, _to_tensor,
+                   _unbatch, _var)
 
 
 def dot(x, y):
@@ -68,22 +69,17 @@ def transpose(x):
     return C.transpose(x, list(range(n))[::-1])
 
 
-def _whole_indices(value):
-    """gather's check of indices CNTK holds as floats: whole numbers only."""
-    if not np.all(np.equal(np.mod(value, 1), 0)):
-        odd = np.unique(value[np.mod(value, 1) != 0])[:4].tolist()
-        raise ValueError("gather: argument 'indices' must hold whole numbers (CNTK holds them "
-                         "as floats); got %s" % odd)
-
-
 def gather(reference, indices):
     """``C.gather``; the indices are held as floats: the values of constant and variable
-    indices are checked to be whole numbers here; those fed at run time are not (a check
-    node would cost every Embedding step; ``C.gather`` truncates them, as under Keras
-    2.3.1's CNTK backend)."""
+    indices are checked to be whole numbers here, and those a ``K.function`` feeds to a
+    placeholder taken as the indices when it is called (not in the graph: a check node
+    would cost every Embedding step). Indices computed in the graph are not checked
+    (``C.gather`` truncates them, as under Keras 2.3.1's CNTK backend)."""
     reference = _to_tensor(reference)
     if getattr(indices, 'is_constant', False) or getattr(indices, 'is_parameter', False):
-        _whole_indices(np.asarray(indices.value))
+        whole_indices(np.asarray(indices.value))
+    elif _is_engine_tensor(indices) and _var(indices).is_input:
+        INDEX_INPUTS.add(_var(indices).uid)
     indices = _to_tensor(indices, dtype=dtype(reference))
     n = _nd(indices)
     if _nd(reference) == 1:
