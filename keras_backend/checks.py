@@ -955,7 +955,7 @@ def ctc_shapes(call):
     sp = call.static_shape(call.args['y_pred'])
     if sp is not None and len(sp) != 3:
         call.fail('y_pred', 'must be a 3-D tensor (batch, time, classes)', call.args['y_pred'])
-    if 'input_length' not in call.args:
+    if 'label_length' not in call.args:     # ctc_decode: its own rules
         return
     # the batch: y_pred's, else y_true's (None where neither static shape says it)
     st = call.static_shape(call.args['y_true'])
