@@ -231,14 +231,15 @@ def _script(out, statedir, interval, plan, *extra):
             plan] + list(extra)
 
 
-def _reference(engine, workdir, shuffle=False, schedules=False):
+def _reference(engine, workdir, shuffle=False, schedules=False, boundaries=False):
     """The uninterrupted run: one process on the global batch, on ``engine``."""
-    key = (engine, shuffle, schedules)
+    key = (engine, shuffle, schedules, boundaries)
     if key not in _REFERENCE:
         out = os.path.join(workdir, 'reference')
         proc, _ = _run(engine, [sys.executable] + _script(
             out, os.path.join(workdir, 'reference_state'), 100, 'none',
-            *(['shuffle'] if shuffle else []) + (['schedules'] if schedules else [])))
+            *(['shuffle'] if shuffle else []) + (['schedules'] if schedules else [])
+            + (['boundaries'] if boundaries else [])))
         assert proc.returncode == 0, proc.stderr[-5000:]
         with np.load(out + '.0.npz') as d:
             _REFERENCE[key] = dict((k, np.array(d[k])) for k in d.files)
@@ -383,6 +384,65 @@ def test_schedules_and_accumulation_resume_at_every_step_of_an_epoch(engine, wor
     print('[%s] killed at each step of epoch 2 (4 restarts, %.1f s): rates %s; final weights '
           'max abs difference %.3g' % (engine, took, np.round(ref['lrs'], 4).tolist(),
                                        np.abs(got['weights'] - ref['weights']).max()))
+
+
+#: the kill points of a run of 3 epochs of 4 steps with validation, in the order training
+#: reaches them: inside every step but the first (``kill:0:S``: S steps done), inside each
+#: epoch's validation (after its last step, before any on_epoch_end) and in each epoch's
+#: on_epoch_end (after the other callbacks', before the epoch-end commit)
+BOUNDARY_PLAN = ['kill:0:1', 'kill:0:2', 'kill:0:3', 'val:0:0', 'epochend:0:0',
+                 'kill:0:4', 'kill:0:5', 'kill:0:6', 'kill:0:7', 'val:0:1', 'epochend:0:1',
+                 'kill:0:8', 'kill:0:9', 'kill:0:10', 'kill:0:11', 'val:0:2', 'epochend:0:2']
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_a_resume_at_every_step_and_epoch_boundary_ends_as_the_uninterrupted_run(engine,
+                                                                                 workdir):
+    """One worker committing every 2 steps (so an epoch's last step is a commit step),
+    killed once at each point of BOUNDARY_PLAN (17 restarts), with validation,
+    backward_passes_per_step=2, and ReduceLROnPlateau, EarlyStopping(restore_best_weights)
+    and ModelCheckpoint(save_best_only) deciding on val_loss: it ends as the uninterrupted
+    run (the weights EarlyStopping took back, the rate of every step, the epochs'
+    val_loss, the epoch it stopped at, the checkpoint file's weights). A commit after an
+    epoch's last step but before its end used to make the resume skip that end (every
+    callback's decision, and validation); EarlyStopping's best weights were not committed
+    (a crash at its stop after a resume)."""
+    _engine_or_skip(engine)
+    ref = _reference(engine, workdir, boundaries=True)
+    assert int(ref['stopped_epoch']) == 2 and len(ref['val_loss']) == 3
+    proc, took, out = _launch_elastic(engine, workdir, 'bounds', 1, 2, ','.join(BOUNDARY_PLAN),
+                                      len(BOUNDARY_PLAN), 60, script_extra=['boundaries'])
+    assert proc.returncode == 0, proc.stderr[-8000:]
+    assert len(_log(out)) == len(BOUNDARY_PLAN) + 1, proc.stderr[-8000:]
+    with np.load(out + '.0.npz') as d:
+        got = dict((k, np.array(d[k])) for k in d.files)
+    assert int(got['stopped_epoch']) == 2
+    np.testing.assert_allclose(got['weights'], ref['weights'], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got['checkpoint'], ref['checkpoint'], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got['lrs'], ref['lrs'][-len(got['lrs']):], rtol=1e-6)
+    np.testing.assert_allclose(got['val_loss'], ref['val_loss'][-len(got['val_loss']):],
+                               rtol=1e-5)
+    print('[%s] killed at %d points (%.1f s): final weights max abs difference %.3g'
+          % (engine, len(BOUNDARY_PLAN), took, np.abs(got['weights'] - ref['weights']).max()))
+
+
+@pytest.mark.parametrize('engine', ENGINES)
+def test_two_workers_take_the_callbacks_state_from_rank_0_through_sync(engine, workdir):
+    """Two workers, rank 0 restores and sync() gives the other rank the callbacks' state
+    (EarlyStopping's best weights among them, a list of arrays): killed in epoch 1's
+    validation (worker 1) and in epoch 2's on_epoch_end (worker 0), the job ends as the
+    uninterrupted run."""
+    _engine_or_skip(engine)
+    ref = _reference(engine, workdir, boundaries=True)
+    proc, took, out = _launch_elastic(engine, workdir, 'bounds2', 2, 2,
+                                      'val:1:1,epochend:0:2', 2, 60,
+                                      script_extra=['boundaries'])
+    assert proc.returncode == 0, proc.stderr[-8000:]
+    for rank in (0, 1):
+        with np.load('%s.%d.npz' % (out, rank)) as d:
+            np.testing.assert_allclose(d['weights'], ref['weights'], rtol=1e-5, atol=1e-7)
+            assert int(d['stopped_epoch']) == 2
+            np.testing.assert_allclose(d['lrs'], ref['lrs'][-len(d['lrs']):], rtol=1e-6)
 
 
 # -- one writer per folder, damaged commits, failed writes ---------------------------------

@@ -302,21 +302,32 @@ def _accumulators(optimizer):
 
 
 def _pack(value):
-    """(0-d array, kind) of a callback's number: 'py' for a Python number, 'np' for a numpy
-    scalar (its dtype kept, so that the restored arithmetic rounds as before)."""
+    """(value as arrays, kind) of a callback's attribute: 'py' for a Python number, 'np'
+    for a numpy scalar (its dtype kept, so that the restored arithmetic rounds as before)
+    (a 0-d array each); 'arrays' for a list of numpy arrays (EarlyStopping's
+    ``best_weights``: the list); 'none' for None (an empty array)."""
+    if value is None:
+        return np.zeros(0, np.int8), 'none'
+    if isinstance(value, (list, tuple)) and all(isinstance(a, np.ndarray) for a in value):
+        return [np.array(a) for a in value], 'arrays'
     if isinstance(value, np.generic):
         return np.asarray(value), 'np'
     return np.asarray(value), 'py'
 
 
 def _unpack(array, kind):
+    if kind == 'none':
+        return None
+    if kind == 'arrays':
+        return [np.array(a) for a in array]
     return array[()] if kind == 'np' else array.item()
 
 
 #: the attributes of Keras 2.3.1's callbacks that decide what they do next
 CALLBACK_ATTRIBUTES = {
     'ReduceLROnPlateau': ('best', 'wait', 'cooldown_counter'),
-    'EarlyStopping': ('best', 'wait', 'stopped_epoch'),
+    'EarlyStopping': ('best', 'wait', 'stopped_epoch', 'best_weights'),
+    'ModelCheckpoint': ('best', 'epochs_since_last_save'),
 }
 
 
@@ -340,6 +351,15 @@ def _set_callback_state(callback, values):
         return
     for n, v in values.items():
         setattr(callback, n, v)
+
+
+def _read_callback_value(arrays, j, name, kind):
+    """(value as arrays, kind) of attribute ``name`` of the ``j``-th callback of a commit
+    file's ``arrays``."""
+    if kind.startswith('arrays:'):
+        return [arrays['callback_%d_%s_%d' % (j, name, k)]
+                for k in range(int(kind[len('arrays:'):]))], 'arrays'
+    return arrays['callback_%d_%s' % (j, name)], kind
 
 
 def _checksum(arrays):
@@ -834,7 +854,7 @@ class State(object):
             name, pos, has_gauss, cached = meta['rng']
             callbacks = None
             if meta['callbacks'] is not None:
-                callbacks = [(index, cls, dict((n, (arrays['callback_%d_%s' % (j, n)], kind))
+                callbacks = [(index, cls, dict((n, _read_callback_value(arrays, j, n, kind))
                                                for n, kind in kinds.items()))
                              for j, (index, cls, kinds) in enumerate(meta['callbacks'])]
             return {
@@ -1037,10 +1057,18 @@ class State(object):
         snap = self._snapshot()
         memory = self._memory if self.restored else None
         rows = memory['accumulated'] if memory is not None else []
-        callbacks = {}
+        callbacks, listed = {}, []     # listed: the arrays of 'arrays' values, in order
         for index, cls, attrs in (memory['callbacks'] or []) if memory is not None else []:
-            callbacks[str(index)] = [cls, dict((n, [a.item(), kind, a.dtype.str])
-                                               for n, (a, kind) in attrs.items())]
+            entry = {}
+            for n, (a, kind) in sorted(attrs.items()):
+                if kind == 'arrays':
+                    entry[n] = [[list(v.shape) for v in a], kind, [v.dtype.str for v in a]]
+                    listed.extend(a)
+                elif kind == 'none':
+                    entry[n] = [None, kind, '']
+                else:
+                    entry[n] = [a.item(), kind, a.dtype.str]
+            callbacks[str(index)] = [cls, entry]
         meta = json.dumps({'values': dict((k, v) for k, v in snap['values'].items()
                                           if not isinstance(v, np.ndarray)),
                            'rng': [snap['rng'][0]] + list(snap['rng'][2:]),
@@ -1076,11 +1104,25 @@ class State(object):
                 mine = r[_rank()] if r.shape[0] == _size() else r.mean(axis=0)
                 pairs.append((v, mine.astype(np.dtype(K.dtype(v)))))
             K.batch_set_value(pairs)
+        if _rank() != 0:             # the arrays of 'arrays' values, from rank 0
+            listed = [np.zeros(shape, np.dtype(dt))
+                      for index in sorted(got['callbacks'], key=int)
+                      for n, (shapes, kind, dts) in sorted(got['callbacks'][index][1].items())
+                      if kind == 'arrays' for shape, dt in zip(shapes, dts)]
+        listed = list(broadcast_values(listed, root=0)) if listed else []
         states = {}
-        for index, (cls, attrs) in got['callbacks'].items():
-            states[int(index)] = (cls, dict(
-                (n, np.dtype(dt).type(value) if kind == 'np' else value)
-                for n, (value, kind, dt) in attrs.items()))
+        for index in sorted(got['callbacks'], key=int):
+            cls, attrs = got['callbacks'][index]
+            values = {}
+            for n, (value, kind, dt) in sorted(attrs.items()):
+                if kind == 'arrays':
+                    values[n] = [np.array(a) for a in listed[:len(value)]]
+                    listed = listed[len(value):]
+                elif kind == 'np':
+                    values[n] = np.dtype(dt).type(value)
+                else:
+                    values[n] = value      # 'py', or None for 'none'
+            states[int(index)] = (cls, values)
         object.__setattr__(self, 'callback_states', states)
 
     def check_host_updates(self):
@@ -1128,8 +1170,13 @@ def _write_commit(directory, keep, snap):
         for j, (index, cls, attrs) in enumerate(snap['callbacks']):
             kinds = {}
             for n, (a, kind) in sorted(attrs.items()):
-                arrays['callback_%d_%s' % (j, n)] = a
-                kinds[n] = kind
+                if kind == 'arrays':        # one array each, the count in the kind
+                    for k, item in enumerate(a):
+                        arrays['callback_%d_%s_%d' % (j, n, k)] = item
+                    kinds[n] = 'arrays:%d' % len(a)
+                else:
+                    arrays['callback_%d_%s' % (j, n)] = a
+                    kinds[n] = kind
             callbacks.append([index, cls, kinds])
     name, keys, pos, has_gauss, cached = snap['rng']
     arrays['rng_keys'] = keys

@@ -37,6 +37,10 @@ class CommitStateCallback(keras.callbacks.Callback):
     ``state.step`` (batches done since the start) up to date and commits ``state``
     every ``batches_per_commit`` steps and at the end of every epoch (Horovod's
     ``CommitStateCallback``, whose commit is in memory only; ours also writes the file).
+    A commit is either inside an epoch or at its end, after every callback's
+    ``on_epoch_end`` (validation included): when an epoch's last batch is a multiple of
+    ``batches_per_commit``, only the epoch-end commit is made, so that a resume never
+    starts between an epoch's last batch and its end (which would skip the end).
 
     Args:
         state: a :class:`keras_backend.distribute.State`.
@@ -73,11 +77,23 @@ class CommitStateCallback(keras.callbacks.Callback):
         self.batch_offset = 0
         #: set by :func:`fit`, which records the epoch's random state itself
         self.epoch_recorded = False
+        #: the batches of an epoch of the fit call (from Keras' params; None: unknown)
+        self.steps = None
 
     def on_epoch_begin(self, epoch, logs=None):
         self.state.epoch = int(epoch)
         if not self.epoch_recorded:
             self.state.record_epoch_start()   # before Keras' own shuffle
+
+    def on_train_begin(self, logs=None):
+        # the batches of each epoch of this fit call: the last one's commit waits for
+        # the epoch's end (after every callback's on_epoch_end), so that a resume never
+        # starts after an epoch's last batch and before its end
+        params = self.params or {}
+        steps = params.get('steps')
+        if steps is None and params.get('samples') is not None and params.get('batch_size'):
+            steps = -(-int(params['samples']) // int(params['batch_size']))
+        self.steps = steps
 
     def on_batch_end(self, batch, logs=None):
         state = self.state
@@ -86,7 +102,7 @@ class CommitStateCallback(keras.callbacks.Callback):
         values['step'] = step
         values['batch'] = self.batch_offset + int(batch) + 1
         state.note_progress(step)
-        if step % self.batches_per_commit == 0:
+        if step % self.batches_per_commit == 0 and int(batch) + 1 != self.steps:
             state.commit()
 
     def on_epoch_end(self, epoch, logs=None):

@@ -12,7 +12,22 @@ i ($KERAS_BACKEND_DISTRIBUTE_RESTART), or 'none':
   after 2 s);
 * ``hang:R:S``: worker R sleeps for ever there (the collective timeout catches it);
 * ``commitkill:R:S``: worker R (0: the one that writes) is killed inside the commit made
-  after step S, once half of the temporary file is written (before ``os.replace``).
+  after step S, once half of the temporary file is written (before ``os.replace``);
+* ``val:R:E``: worker R sends itself SIGKILL inside epoch E's validation (its first batch:
+  after the epoch's last step, before any ``on_epoch_end``);
+* ``epochend:R:E``: the same in epoch E's ``on_epoch_end``, after every other callback's
+  and before the epoch-end commit.
+
+With BOUNDARIES (``boundaries``): SGD with momentum through
+``DistributedOptimizer(backward_passes_per_step=2)``, validation data (32 rows), and the
+callbacks whose state decides what happens next, each on ``val_loss`` with ``mode='max'``
+(so that no epoch after the first is a new best: their counters and best values matter):
+``ReduceLROnPlateau`` (patience 1: the rate halves at the end of epochs 1, 2...),
+``EarlyStopping(restore_best_weights=True)`` (patience 2: training stops at the end of
+epoch 2 and takes epoch 0's weights back) and ``ModelCheckpoint(save_best_only=True)``
+(OUT.best.<rank>.h5: epoch 0's weights, written once). OUT.<rank>.npz then also holds
+``val_loss``, the checkpoint's weights (``checkpoint``) and EarlyStopping's
+``stopped_epoch``.
 
 With SCHEDULES (``schedules`` among the last arguments) the optimizer is SGD with momentum
 through ``DistributedOptimizer(backward_passes_per_step=2)``, a per-batch learning-rate
@@ -51,6 +66,7 @@ shuffle = 'shuffle' in sys.argv[5:]
 schedules = 'schedules' in sys.argv[5:]
 odd_rows = 'rows65' in sys.argv[5:]          # one row more: a last global batch of one
 no_sync = 'nosync' in sys.argv[5:]           # rank 0 restores, the others do not
+boundaries = 'boundaries' in sys.argv[5:]
 GLOBAL_BATCH, EPOCHS = 16, 4
 rng = np.random.RandomState(0)
 X = rng.randn(64, 5).astype('float32')
@@ -65,7 +81,7 @@ model = keras.models.Sequential([
 init = np.random.RandomState(1)
 model.set_weights([init.uniform(-0.5, 0.5, w.shape).astype('float32')
                    for w in model.get_weights()])
-if schedules:
+if schedules or boundaries:
     model.compile(kd.DistributedOptimizer(keras.optimizers.SGD(0.1, momentum=0.9),
                                           backward_passes_per_step=2), 'mse')
 else:
@@ -107,8 +123,22 @@ if kind == 'commitkill' and kd.rank() == who:
     elastic._write_commit = _write
 
 
+def _kill_here():
+    time.sleep(2.0 if kd.size() > 1 else 0.3)   # the commit in flight lands first
+    _note_event()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 class Events(keras.callbacks.Callback):
     first = None
+
+    def on_test_batch_begin(self, batch, logs=None):
+        if kind == 'val' and kd.rank() == who and state.epoch == at and batch == 0:
+            _kill_here()
+
+    def on_epoch_end(self, epoch, logs=None):
+        if kind == 'epochend' and kd.rank() == who and epoch == at:
+            _kill_here()
 
     def on_batch_begin(self, batch, logs=None):
         if kd.rank() != who or state.step != at:
@@ -144,12 +174,34 @@ if schedules:
              # counter of epochs 2 and 3; the schedule sets it during epochs 1 and 2)
              keras.callbacks.ReduceLROnPlateau(monitor='loss', factor=0.5, patience=2,
                                                min_delta=1.0, min_lr=1e-4)]
+fit_extra, saved = {}, {}
+CHECKPOINT = '%s.best.%d.h5' % (out, kd.rank())
+if boundaries:
+    val = np.random.RandomState(2)
+    XV = val.randn(32, 5).astype('float32')
+    fit_extra['validation_data'] = (XV, np.tanh(XV.dot(rng.randn(5, 2))).astype('float32'))
+    stopper = keras.callbacks.EarlyStopping(monitor='val_loss', mode='max', patience=2,
+                                            restore_best_weights=True)
+    extra = [keras.callbacks.ReduceLROnPlateau(monitor='val_loss', mode='max', factor=0.5,
+                                               patience=1, min_lr=1e-4),
+             stopper,
+             # every worker runs the same callbacks (a file each: HDF5 locks it)
+             keras.callbacks.ModelCheckpoint(CHECKPOINT, monitor='val_loss', mode='max',
+                                             save_best_only=True, save_weights_only=True)]
 history = kde.fit(model, state, X, Y, GLOBAL_BATCH, EPOCHS, shuffle=shuffle,
                   batches_per_commit=interval,
                   callbacks=[kd.MetricAverageCallback(), kd.BroadcastGlobalVariablesCallback(0)]
-                  + extra + [Events()])
+                  + extra + [Events()], **fit_extra)
+if boundaries:
+    weights_now = model.get_weights()
+    model.load_weights(CHECKPOINT)
+    saved['checkpoint'] = np.concatenate([w.ravel() for w in model.get_weights()])
+    model.set_weights(weights_now)
+    saved['val_loss'] = np.array(history.history['val_loss'])
+    saved['stopped_epoch'] = np.array(stopper.stopped_epoch)
 np.savez('%s.%d.npz' % (out, kd.rank()), lrs=np.array(LRS),
          weights=np.concatenate([w.ravel() for w in model.get_weights()]),
          loss=np.array(history.history['loss']), epochs=np.array(history.epoch),
-         iterations=np.array(int(keras.backend.get_value(model.optimizer.iterations))))
+         iterations=np.array(int(keras.backend.get_value(model.optimizer.iterations))),
+         **saved)
 kd.barrier()
