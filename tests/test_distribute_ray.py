@@ -231,3 +231,73 @@ def test_two_actors_train_as_one_process(engine, cluster):
     assert 'keras_backend.distribute.ray: restart 1 of 1 at ' in proc.stdout
     assert 'starting 2 worker(s) from the last commit' in proc.stdout
     print('%s: %.1f s for 4 starts, the training, the errors and a restart' % (engine, took))
+
+
+_OMPI_DRIVER = '''
+import sys, time
+import ray
+ray.init(address=sys.argv[1])
+from keras_backend.distribute.ray import RayExecutor
+executor = RayExecutor(num_workers=1, backend='theano')
+env = executor._start_ompi_server()
+print(executor._server.pid, env['OMPI_MCA_pmix_server_uri'], flush=True)
+time.sleep(600)
+'''
+
+
+def _listening_ports(pid):
+    """(address, port) of the TCP sockets process ``pid`` listens on (/proc/net/tcp, tcp6)."""
+    inodes = set()
+    for fd in os.listdir('/proc/%d/fd' % pid):
+        try:
+            target = os.readlink('/proc/%d/fd/%s' % (pid, fd))
+        except OSError:
+            continue
+        if target.startswith('socket:['):
+            inodes.add(target[8:-1])
+    found = []
+    for table in ('/proc/net/tcp', '/proc/net/tcp6'):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                parts = line.split()
+                if parts[3] == '0A' and parts[9] in inodes:       # LISTEN
+                    address, port = parts[1].split(':')
+                    found.append((table[-4:], address, int(port, 16)))
+    return found
+
+
+def test_the_mpi_engines_ompi_server_gives_the_loopback_and_dies_with_the_driver(cluster):
+    """On a one-node cluster ompi-server's URI names 127.0.0.1 only (no other address, no
+    IPv6), and it ends when the driver is killed (SIGKILL: nothing of the driver runs)."""
+    import shutil
+    if not shutil.which('ompi-server'):
+        pytest.skip('OpenMPI\'s ompi-server is not installed here')
+    env = _env('theano')
+    env['PYTHONPATH'] = os.pathsep.join([REPO, env.get('PYTHONPATH', '')])
+    driver = subprocess.Popen([sys.executable, '-c', _OMPI_DRIVER, cluster['address']],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, env=env, cwd=REPO)
+    try:
+        line = driver.stdout.readline().split()
+        assert len(line) == 2, driver.stderr.read()[-3000:]
+        pid, uri = int(line[0]), line[1]
+        addresses = [part.split('//', 1)[1].rsplit(':', 1)[0] for part in uri.split(';')[1:]]
+        assert addresses == ['127.0.0.1'], uri
+        print('ompi-server %d: URI %s; listening %s' % (pid, uri, _listening_ports(pid)))
+        driver.kill()
+        driver.wait()
+        end = time.time() + 10
+        while time.time() < end and os.path.exists('/proc/%d' % pid):
+            with open('/proc/%d/stat' % pid) as f:
+                if f.read().rsplit(')', 1)[1].split()[0] == 'Z':
+                    break
+            time.sleep(0.05)
+        gone = not os.path.exists('/proc/%d' % pid)
+        if not gone:
+            with open('/proc/%d/stat' % pid) as f:
+                gone = f.read().rsplit(')', 1)[1].split()[0] == 'Z'
+        assert gone, 'ompi-server %d outlived its driver' % pid
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()

@@ -63,6 +63,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 try:
@@ -75,6 +76,7 @@ except ImportError as _e:
 from .. import engines as _engines
 from . import (ENV_COORDINATOR, ENV_LOCAL_RANK, ENV_RANK, ENV_SIZE, WorkerLost,
                _configured_engine)
+from . import _supervision
 from . import rendezvous as _rendezvous
 from .elastic import ENV_RESTART
 
@@ -217,6 +219,27 @@ def _check_engine(engine):
                          'keras_backend.distribute -n N script.py, or mpirun'
                          % (engine, ' / '.join(r.python_text() for r in rows),
                             RAY_PYTHON[0], RAY_PYTHON[1]))
+
+
+class _Tail(object):
+    """Reads a pipe to its end in a thread of its own, keeping its last ``keep`` bytes."""
+
+    def __init__(self, pipe, keep=65536):
+        self.pipe, self.keep, self.data = pipe, keep, b''
+        self.thread = threading.Thread(target=self._read, name='keras_backend-ompi-server',
+                                       daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        try:
+            for chunk in iter(lambda: self.pipe.read1(4096) if hasattr(self.pipe, 'read1')
+                              else self.pipe.read(4096), b''):
+                self.data = (self.data + chunk)[-self.keep:]
+        except (OSError, ValueError):
+            pass
+
+    def text(self):
+        return self.data.decode('utf-8', 'replace')
 
 
 class RayExecutor(object):
@@ -428,9 +451,17 @@ class RayExecutor(object):
         if hasattr(os, 'geteuid') and os.geteuid() == 0:
             env.setdefault('OMPI_ALLOW_RUN_AS_ROOT', '1')
             env.setdefault('OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1')
+        # OpenMPI's TCP listener binds every interface (it takes no address): what it
+        # gives out in its URI is limited to the job's own interface (the loopback on one
+        # node), without IPv6; it dies with this process (the kernel's PR_SET_PDEATHSIG) and what it
+        # prints is read as it comes (kept for the error below), so that it never blocks
+        env['OMPI_MCA_oob_tcp_if_include'] = self._ompi_server_network()
+        env['OMPI_MCA_oob_tcp_disable_ipv6_family'] = '1'
         self._server = subprocess.Popen([exe, '--no-daemonize', '-r', uri_file], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        start_new_session=True)
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, start_new_session=True,
+                                        preexec_fn=_supervision.die_with_parent())
+        self._server_output = _Tail(self._server.stderr)
         deadline = time.time() + min(60.0, self.settings.timeout_s)
         uri = ''
         while time.time() < deadline:
@@ -443,17 +474,37 @@ class RayExecutor(object):
                 break
             time.sleep(0.05)
         if not uri:
-            err = b''
             if self._server.poll() is not None:
-                err = self._server.stderr.read()
+                self._server_output.thread.join(5)
+            err = self._server_output.text()
             self._stop()
             raise RuntimeError('RayExecutor: ompi-server did not report its URI (%s)'
-                               % err.decode('utf-8', 'replace').strip()[:500])
+                               % err.strip()[-500:])
         out = {'OMPI_MCA_pmix_server_uri': uri,
                'OMPI_MCA_btl_vader_single_copy_mechanism': 'none'}
         if hasattr(os, 'geteuid') and os.geteuid() == 0:
             out.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
         return out
+
+    def _ompi_server_network(self):
+        """The interface ``ompi-server`` gives out (``oob_tcp_if_include``, an interface
+        name: OpenMPI matches a /32 against no interface): ``lo`` when the cluster is this
+        one node, else ``nics``' first interface that has an address, else the one that
+        holds this node's address as Ray reports it (``lo`` where none does)."""
+        try:
+            alive = [n for n in ray.nodes() if n.get('Alive')]
+        except Exception:
+            alive = []
+        if len(alive) <= 1:
+            return 'lo'
+        for nic in self.settings.nics or ():
+            if _rendezvous._interface_ipv4(nic):
+                return nic
+        address = ray.util.get_node_ip_address()
+        for name, ipv4 in _rendezvous.interfaces():
+            if ipv4 == address:
+                return name
+        return 'lo'
 
     # -- run ----------------------------------------------------------------------------
 
