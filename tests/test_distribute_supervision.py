@@ -342,13 +342,13 @@ os.kill(os.getpid(), signal.SIGKILL)
 def test_of_two_failures_the_earlier_is_named(engine, first, workdir):
     """The launcher names the worker that failed first on the host's clock (its own report,
     or its process's end), not the first end it saw: at 5-20 ms apart the end of a
-    worker killed by a signal used to be taken first, whatever the order."""
+    worker killed by a signal used to be taken first, whatever the order (15 ms here)."""
     _mpi_or_skip(engine)
     script = os.path.join(workdir, 'two.py')
     with open(script, 'w') as f:
         f.write(_TWO_FAILURES)
     proc = subprocess.run([sys.executable, '-m', 'keras_backend.distribute', '-n', '2',
-                           '--backend', engine, script, workdir, str(first), '0.008'],
+                           '--backend', engine, script, workdir, str(first), '0.015'],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, env=_env(engine), cwd=REPO, timeout=300)
     times = {}
@@ -360,7 +360,7 @@ def test_of_two_failures_the_earlier_is_named(engine, first, workdir):
     named = {0: 'worker 0 of 2 exited with status 1', 1: 'worker 1 of 2 was killed by SIGKILL'}
     print('planned first %d, failed first %d, %.2f ms apart' % (first, earlier, gap * 1e3))
     assert 'WorkerLost: ' in proc.stderr and 'Warning' not in proc.stderr, proc.stderr[-3000:]
-    if gap >= 0.001:      # closer than that: a tie, either is right
+    if gap >= 0.003:      # closer than that (a busy machine's scheduling): either is right
         assert 'WorkerLost: %s; killing the others' % named[earlier] in proc.stderr, \
             (times, proc.stderr[-3000:])
         assert proc.returncode == (1 if earlier == 0 else 128 + signal.SIGKILL)
