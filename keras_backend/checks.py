@@ -159,21 +159,37 @@ def tensor(allow_none=False, allow_scipy_sparse=False):
         if _is_array_like(v):
             return
         if isinstance(v, (list, tuple)):
-            for item in _flatten(v):
+            items = list(_flatten(v))
+            for item in items:
                 if item is None or isinstance(item, (str, bytes)) or not (
                         call.is_tensor(item) or _is_number(item)
                         or isinstance(item, (bool, np.bool_, np.ndarray))):
                     call.fail(arg, 'must be a tensor, a variable or a numeric array '
                                    '(a list holding only numbers and tensors)', v, TypeError)
+            if not any(call.is_tensor(item) for item in items) and _ragged(v):
+                call.fail(arg, 'must be a rectangular array (its nested lists of one length '
+                               'at each level)', v)
             return
         call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
     return check
 
 
+def _ragged(v):
+    """True for nested lists (of numbers or arrays) that make no rectangular array
+    ([[1, 2], [3]], [np.zeros(2), np.zeros(3)])."""
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')     # NumPy < 1.24 warns, then makes objects
+            return np.asarray(v).dtype == object
+    except (ValueError, Warning):
+        return True
+
+
 def evaluable():
     """Anything an adapter can evaluate (tensors, variables, updates, numbers, arrays)."""
     def check(call, arg, v):
-        if v is None or isinstance(v, (str, bytes, dict, set)):
+        if v is None or isinstance(v, (str, bytes, dict, set, type)):
             call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
     return check
 
@@ -191,8 +207,8 @@ def phase():
 def eye_size():
     def check(call, arg, v):
         sizes = [v] if _is_int(v) else v
-        if not isinstance(sizes, (list, tuple)) or not 1 <= len(sizes) <= 2 or not all(
-                _is_int(s) for s in sizes):
+        if not isinstance(sizes, (list, tuple)) or len(sizes) != (1 if _is_int(v) else 2) \
+                or not all(_is_int(s) for s in sizes):
             call.fail(arg, 'must be an int or a pair of ints', v, TypeError)
         if any(s < 0 for s in sizes):
             call.fail(arg, 'must hold sizes >= 0', v)
@@ -701,6 +717,10 @@ def output_shape_rank(n):
     def check(call):
         conv_channels(n, transpose=True)(call)
         out = call.args.get('output_shape')
+        if _is_int(out) or (isinstance(out, np.ndarray) and out.ndim == 0):
+            # TensorFlow's C++ kernel aborts the process on a scalar output shape
+            call.fail('output_shape', 'must hold %d sizes (batch, %d spatial axes, '
+                      'channels), not one int' % (n + 2, n), out)
         if isinstance(out, (list, tuple)) and len(out) != n + 2:
             call.fail('output_shape', 'must hold %d sizes (batch, %d spatial axes, channels)'
                       % (n + 2, n), out)
@@ -770,6 +790,49 @@ def broadcastable(x_name='x', y_name='y'):
     return check
 
 
+def nonempty_axis(call):
+    """argmax / argmin: the axis reduced must hold at least one value."""
+    sx = call.static_shape(call.args['x'])
+    ax = call.args.get('axis', -1)
+    if sx and _is_int(ax) and -len(sx) <= ax < len(sx) and sx[ax] == 0:
+        call.fail('x', 'must have values along axis %d (its size there is 0)' % ax,
+                  call.args['x'])
+
+
+def integer_tensor(name):
+    """A tensor argument that holds integers (indices, lengths): a float tensor is a
+    TypeError, except on CNTK, whose tensors are all floats."""
+    def check(call):
+        v = call.args.get(name)
+        if call.is_tensor(v) and call.K.backend() != 'cntk':
+            if np.dtype(_dtype_name(call, v)).kind not in 'iub':
+                call.fail(name, 'must be an integer tensor', v, TypeError)
+        elif isinstance(v, np.ndarray) and v.dtype.kind == 'f' and v.size and \
+                not np.all(np.mod(v, 1) == 0):
+            call.fail(name, 'must hold integers', v, TypeError)
+    return check
+
+
+def float_x_on_tensorflow(call):
+    """TensorFlow's ops of these names take float tensors only (Keras 2.3.1's TensorFlow
+    backend refused an integer one with a TypeError); JAX follows TensorFlow's
+    conventions. Theano, PyTensor and CNTK compute them on integers (as Keras' own
+    backends did): no check there."""
+    if call.K.backend() not in ('tensorflow', 'jax'):
+        return
+    x = call.args.get('x')
+    if not call.is_tensor(x):
+        return
+    if np.dtype(_dtype_name(call, x)).kind in 'iub':
+        if call.fname == 'relu' and all(
+                v is None or (_is_number(v) and float(v).is_integer())
+                for v in (call.args.get('alpha', 0.), call.args.get('max_value'),
+                          call.args.get('threshold', 0.))):
+            return                 # relu of integers with integral bounds: integers
+        call.fail('x', 'must be a float tensor on TensorFlow (and JAX, which follows its '
+                       'conventions); cast it with K.cast', x, TypeError)
+
+
 def gather_indices(call):
     ref, idx = call.args['reference'], call.args['indices']
     if call.ndim(ref) == 0:
@@ -812,6 +875,8 @@ def in_top_k_shapes(call):
 def slice_args(call):
     x, start, size = call.args['x'], call.args['start'], call.args['size']
     n = call.ndim(x)
+    if n == 0:
+        call.fail('x', 'must be a tensor of rank >= 1 (a scalar has nothing to slice)', x)
     for arg, v, lo in (('start', start, 0), ('size', size, -1)):
         if call.is_tensor(v):
             continue
@@ -941,7 +1006,17 @@ def crossentropy_shapes(class_axis=True, sparse=False):
         if st is None or so is None:
             return
         if sparse:
-            if len(so) < 1 or len(st) not in (len(so) - 1, len(so)):
+            ax = call.args.get('axis', -1)
+            ax = ax % len(so) if _is_int(ax) and so and -len(so) <= ax < len(so) else None
+            rest = tuple(d for i, d in enumerate(so) if i != ax) if ax is not None else None
+            # the target's class ids, one per position of 'output' without its class
+            # axis: that shape, or as many values (a size-1 axis kept; Keras flattens both)
+            known = rest is not None and all(_known(d) for d in st + rest)
+            if len(so) < 1 or len(st) not in (len(so) - 1, len(so)) or (
+                    rest is not None and len(st) == len(rest) and any(
+                        _known(a, b) and a != b for a, b in zip(st, rest))) or (
+                    known and len(st) == len(so) and
+                    int(np.prod(st)) != int(np.prod(rest))):
                 raise ValueError("%s: argument 'target' (shape %s) must have the shape of "
                                  "'output' %s without its class axis" % (call.fname, st, so))
             return
@@ -1022,6 +1097,10 @@ def batch_norm_params(call):
         s = call.static_shape(v)
         if s is not None and len(s) == 1 and _known(c, s[0]) and s[0] not in (c, 1):
             call.fail(arg, "must have the size of axis %d of 'x' (%d, shape %s)" % (ax, c, sx), v)
+        if s is not None and len(s) > 1 and (len(s) > len(sx) or any(
+                _known(a, b) and a != b and a != 1 and b != 1
+                for a, b in zip(reversed(s), reversed(sx)))):
+            call.fail(arg, "must broadcast against 'x' (shape %s)" % (sx,), v)
 
 
 def function_args(call):
@@ -1106,6 +1185,27 @@ def check_call(K, fname, arguments, spec):
             checker(call, arg, arguments[arg])
     for checker in across:
         checker(call)
+    if not getattr(K, 'HOLDS_EMPTY_TENSORS', True) and fname not in _ASKS_ONLY:
+        # CNTK (its ops module says so): no argument with an axis of 0 values
+        for arg, v in arguments.items():
+            items = v if isinstance(v, (list, tuple)) else [v]
+            if arg == 'shape' and (_is_int(v) or (isinstance(v, (list, tuple))
+                                                   and all(_is_int(d) for d in v))):
+                items = [np.zeros(tuple(v) if isinstance(v, (list, tuple)) else (v,))]
+            for item in items:
+                shape = call.static_shape(item) if call.is_tensor(item) else (
+                    item.shape if isinstance(item, np.ndarray) else None)
+                if shape is not None and 0 in shape:
+                    from . import engines
+                    call.fail(arg, 'has an axis of 0 values (shape %s), which %s cannot '
+                                   'compute on' % (tuple(shape), engines.ENGINE_TITLES.get(
+                                       K.ENGINE, K.ENGINE)), item)
+
+
+#: the names that only ask about a tensor (never compute on it)
+_ASKS_ONLY = frozenset(('is_tensor', 'is_variable', 'is_placeholder', 'is_keras_tensor',
+                        'is_sparse', 'int_shape', 'ndim', 'dtype', 'get_variable_shape',
+                        'count_params'))
 
 
 def wrap(fn, fname, K, spec):

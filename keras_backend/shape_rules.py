@@ -32,6 +32,41 @@ def normalize_tuple(value, n, name):
     return tuple(int(v) for v in values)
 
 
+def constant_shape(shape):
+    """The shape a constant is built with: a tuple of ints (one int ``n``: ``(n,)``, as
+    ``tf.constant`` takes it), or None.
+
+    Example:
+        >>> constant_shape(3), constant_shape([2, 1]), constant_shape(None)
+        ((3,), (2, 1), None)
+    """
+    if shape is None:
+        return None
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def constant_array(arr, shape):
+    """``arr`` (a numpy array) as a constant of ``shape`` (:func:`constant_shape`'s; None:
+    as it is): one value fills the shape, as many values as the shape holds are reshaped.
+
+    Raises:
+        ValueError: another number of values (naming ``constant``).
+
+    Example:
+        >>> constant_array(np.array(2.), (2,)).tolist(), constant_array(np.arange(4), (2, 2)).shape
+        ([2.0, 2.0], (2, 2))
+    """
+    if shape is None:
+        return arr
+    if arr.size == 1:
+        return np.full(shape, arr.reshape(()), dtype=arr.dtype)
+    if arr.size == int(np.prod(shape)):
+        return arr.reshape(shape)
+    raise ValueError('constant: value of %d elements cannot fill shape %r' % (arr.size, shape))
+
+
 def is_static_size(value):
     """True for a size known before run time: a Python or numpy integer, or a 0-d
     numpy integer array (bools are not sizes)."""

@@ -105,7 +105,7 @@ def all(x, axis=None, keepdims=False):  # noqa: A001
 def logsumexp(x, axis=None, keepdims=False):
     x = f64(x)
     ax = _axes(axis, x.ndim)
-    m = np.max(x, axis=ax, keepdims=True)
+    m = np.max(x, axis=ax, keepdims=True, initial=-np.inf)   # an empty axis: -inf
     out = np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True)) + m
     if not keepdims:
         out = np.squeeze(out, axis=ax)
@@ -161,6 +161,9 @@ def pow(x, a):  # noqa: A001
 
 
 def clip(x, min_value, max_value):
+    # Keras 2.3.1: a bound of None is no bound
+    min_value = -np.inf if min_value is None else min_value
+    max_value = np.inf if max_value is None else max_value
     if max_value < min_value:
         max_value = min_value
     return np.minimum(np.maximum(f64(x), min_value), max_value)

@@ -233,6 +233,8 @@ BAD = [
     ('conv2d', call(x2, k2), ValueError, 'x'),
     ('conv2d', call(img, k2, data_format='NHWC'), ValueError, 'data_format'),
     ('conv2d_transpose', call(img, V(2, 2, 4, 3), (1, 4, 4)), ValueError, 'output_shape'),
+    # one int: TensorFlow's kernel aborted the process (found by tests/fuzz_api.py)
+    ('conv2d_transpose', call(img, V(2, 2, 4, 3), 3), ValueError, 'output_shape'),
     ('separable_conv1d', call(seq, V(2, 3, 1), V(1, 4, 2)), ValueError, 'pointwise_kernel'),
     ('separable_conv2d', call(img, V(2, 2, 3, 1), V(1, 1, 3, 2), dilation_rate=(0, 1)),
      ValueError, 'dilation_rate'),

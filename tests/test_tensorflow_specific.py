@@ -270,3 +270,18 @@ def test_lean_py_func_entry_runs_the_body(K):
     f = K.function([x], [out + 1.0])
     np.testing.assert_array_equal(f([np.array([1., 2., 3.], 'float32')])[0], [3., 5., 7.])
     assert calls == [(3,)]
+
+
+@pytest.mark.parametrize('name', ['equal', 'not_equal', 'greater', 'greater_equal', 'less',
+                                  'less_equal', 'maximum', 'minimum'])
+def test_two_tensors_of_two_dtypes_raise_type_error(K, name):
+    """TensorFlow's binary ops take one dtype: a float32 and an int32 tensor are refused
+    with our TypeError naming both arguments (TensorFlow's eager InvalidArgumentError
+    before; found by tests/fuzz_api.py); a number takes the tensor's dtype."""
+    x = K.constant(np.array([1., 2.], 'float32'))
+    y = K.constant(np.array([2, 1], 'int32'), dtype='int32')
+    with pytest.raises(TypeError, match=r"%s: arguments 'x' and 'y' must have the same dtype "
+                                        r"on TensorFlow; got float32 and int32" % name):
+        getattr(K, name)(x, y)
+    want = getattr(np, name)(np.array([1., 2.]), 2.)
+    np.testing.assert_array_equal(K.eval(getattr(K, name)(x, 2)), want)

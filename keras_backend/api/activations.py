@@ -6,7 +6,7 @@ in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
 from ..checks import (BOOL, SEED, T, anything, axes, axis, crossentropy_shapes,
-    in_top_k_shapes, integer, number)
+    float_x_on_tensorflow, in_top_k_shapes, integer, number)
 
 TITLE = 'Activations and losses'
 NAMES = ('relu', 'elu', 'softmax', 'softplus', 'softsign', 'categorical_crossentropy',
@@ -21,7 +21,7 @@ DOCS = {}
 # ---------------------------------------------------------------------------
 
 SPECS['relu'] = ({'x': T, 'alpha': number(), 'max_value': number(allow_none=True),
-                  'threshold': number()}, [])
+                  'threshold': number()}, [float_x_on_tensorflow])
 
 DOCS['relu'] = """Rectified linear unit, with optional leak, ceiling and threshold.
 
@@ -63,7 +63,7 @@ Example:
 # elu
 # ---------------------------------------------------------------------------
 
-SPECS['elu'] = ({'x': T, 'alpha': number()}, [])
+SPECS['elu'] = ({'x': T, 'alpha': number()}, [float_x_on_tensorflow])
 
 DOCS['elu'] = """Exponential linear unit, elementwise.
 
@@ -415,7 +415,7 @@ Example:
 # l2_normalize
 # ---------------------------------------------------------------------------
 
-SPECS['l2_normalize'] = ({'x': T, 'axis': axes('x')}, [])
+SPECS['l2_normalize'] = ({'x': T, 'axis': axes('x')}, [float_x_on_tensorflow])
 
 DOCS['l2_normalize'] = """Scale a tensor to unit L2 norm along an axis.
 

@@ -5,7 +5,7 @@ argument rules (``SPECS[name]``: ``({argument: checker}, [checks across argument
 in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
-from ..checks import BOOL, T, ctc_decode_args, ctc_shapes, integer, rank
+from ..checks import BOOL, T, ctc_decode_args, ctc_shapes, integer, integer_tensor, rank
 
 TITLE = 'CTC'
 NAMES = ('ctc_label_dense_to_sparse', 'ctc_batch_cost', 'ctc_decode')
@@ -17,7 +17,8 @@ DOCS = {}
 # ctc_label_dense_to_sparse
 # ---------------------------------------------------------------------------
 
-SPECS['ctc_label_dense_to_sparse'] = ({'labels': rank(2), 'label_lengths': T}, [])
+SPECS['ctc_label_dense_to_sparse'] = ({'labels': rank(2), 'label_lengths': T},
+                                      [integer_tensor('label_lengths')])
 
 DOCS['ctc_label_dense_to_sparse'] = """Convert dense CTC label sequences to a sparse tensor.
 

@@ -6,7 +6,7 @@ in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
 from ..checks import (BOOL, T, axes, axis, batch_dot_sizes, batch_norm_params, broadcastable,
-    dot_sizes, gather_indices, number, reduction_axes, tensor)
+    dot_sizes, gather_indices, nonempty_axis, number, reduction_axes, tensor)
 
 TITLE = 'Math'
 NAMES = ('dot', 'batch_dot', 'transpose', 'gather', 'max', 'min', 'sum', 'prod', 'cumsum',
@@ -577,7 +577,7 @@ Example:
 # argmax
 # ---------------------------------------------------------------------------
 
-SPECS['argmax'] = ({'x': T, 'axis': axis('x')}, [])
+SPECS['argmax'] = ({'x': T, 'axis': axis('x')}, [nonempty_axis])
 
 DOCS['argmax'] = """Index of the largest value along an axis.
 
@@ -611,7 +611,7 @@ Example:
 # argmin
 # ---------------------------------------------------------------------------
 
-SPECS['argmin'] = ({'x': T, 'axis': axis('x')}, [])
+SPECS['argmin'] = ({'x': T, 'axis': axis('x')}, [nonempty_axis])
 
 DOCS['argmin'] = """Index of the smallest value along an axis.
 

@@ -6,7 +6,7 @@ in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
 from ..checks import (DF, DT, T, arange_step, axes, axis, choice, concatenate_shapes,
-    int_tuple, integer, number, padding_pairs, pattern_length, permutation, rank,
+    int_tuple, integer, integer_tensor, number, padding_pairs, pattern_length, permutation, rank,
     reshape_count, shape_arg, slice_args, stack_shapes, tensor_list)
 
 TITLE = 'Shape manipulation'
@@ -621,7 +621,8 @@ Example:
 # one_hot
 # ---------------------------------------------------------------------------
 
-SPECS['one_hot'] = ({'indices': T, 'num_classes': integer(1, allow_tensor=True)}, [])
+SPECS['one_hot'] = ({'indices': T, 'num_classes': integer(1, allow_tensor=True)},
+                   [integer_tensor('indices')])
 
 DOCS['one_hot'] = """One-hot encoding of a tensor of integer class indices.
 

@@ -17,6 +17,11 @@ from . import (configuration, session, tensors, updates, math, shapes, functions
 from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
 from .core import _engine_int_shape  # noqa: F401  (what the argument checks read)
 
+#: CNTK holds no tensor with an axis of 0 values reliably (building one whose last axis is
+#: empty, or an op's constant of such a shape, aborts the process with SIGFPE): the shared
+#: checks refuse empty tensors here with a ValueError naming the argument
+HOLDS_EMPTY_TENSORS = False
+
 #: the section modules, in the order of ``api.SECTIONS``
 _MODULES = (configuration, session, tensors, updates, math, shapes, functions, control_flow,
             activations, convolution, random, ctc, higher_order, locally_connected)

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from .. import checks, common
+from .. import checks, common, shape_rules
 from . import core
 from .core import (C, _after_control_updates, _constant_like, _evaluate, _INT_DTYPES,
                    _is_engine_tensor, _keras_meta, _normalize_dtype, _np_dtype, _numpy_op,
@@ -43,6 +43,14 @@ def to_dense(tensor):
     return x
 
 
+def _holdable(fname, arg, shape):
+    """CNTK aborts the process (SIGFPE) building a tensor whose last axis holds 0 values
+    (a 1-D one of size 0 too): refused with our ValueError instead."""
+    if len(shape) and shape[-1] == 0:
+        raise ValueError("%s: argument '%s' has shape %s: CNTK cannot hold a tensor whose last "
+                         "axis has 0 values" % (fname, arg, tuple(shape)))
+
+
 def variable(value, dtype=None, name=None, constraint=None):
     """A CNTK ``C.parameter``; float16 is held as is, integer dtypes in ``floatx()`` and bool as
     0/1 in ``floatx()`` (``K.dtype`` reports ``'bool'``). ``name`` is prefixed by the open name
@@ -57,6 +65,7 @@ def variable(value, dtype=None, name=None, constraint=None):
     if reported == 'bool':
         value = value.astype(bool)
     value = value.astype(held)
+    _holdable('variable', 'value', value.shape)
     p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
                     name=common._scoped_name(name, 'variable', '_') or '')
     try:
@@ -79,12 +88,8 @@ def constant(value, dtype=None, shape=None, name=None):
     if reported == 'bool':
         value = value.astype(bool)
     value = value.astype(dt)
-    if shape is not None:
-        shape = tuple(int(s) for s in shape)
-        if value.ndim == 0 or value.size == 1:
-            value = np.full(shape, value.reshape(()), dtype=dt)
-        else:
-            value = value.reshape(shape)
+    value = shape_rules.constant_array(value, shape_rules.constant_shape(shape))
+    _holdable('constant', 'value', value.shape)
     c = C.constant(value, dtype=dt, name=common._scoped_name(name, 'constant', '_') or '')
     if reported is not None:
         c._keras_dtype = reported
@@ -149,6 +154,9 @@ def shape(x):
     """Integer values held in ``floatx()``: a constant for a static shape; free dims are read at
     run time by a numpy graph node (``UserFunction``)."""
     s = int_shape(x)
+    if not s:          # CNTK holds no tensor of 0 values (its constant aborts the process)
+        raise ValueError("shape: argument 'x' is a scalar, whose shape () would be a tensor "
+                         "of 0 values, which CNTK cannot hold (K.int_shape(x) gives ())")
     if builtins.all(d is not None for d in s):
         return C.constant(np.asarray(s, dtype=_np_dtype()))
     out = _numpy_op([x], lambda v: [np.asarray(v.shape)], [(len(s),)], name='shape')[0]

@@ -8,7 +8,7 @@ import math as _math
 
 import numpy as np
 
-from .. import common
+from .. import common, shape_rules
 from . import core
 from .core import (Function, jax, jnp, Placeholder, records_keras_shape, Tensor, Variable,
                    _apply, _builtin_all, _EVAL_CACHE, _IDS, _LEARNING_PHASE, _ndim, _node,
@@ -60,12 +60,7 @@ def constant(value, dtype=None, shape=None, name=None):
     if isinstance(value, Tensor):
         value = eval(value)
     arr = np.asarray(value, dtype=dtype)
-    if shape is not None:
-        shape = tuple(int(s) for s in shape)
-        if arr.size == 1:
-            arr = np.full(shape, arr.reshape(()), dtype=dtype)
-        else:
-            arr = arr.reshape(shape)
+    arr = shape_rules.constant_array(arr, shape_rules.constant_shape(shape))
     return jnp.asarray(arr)
 
 

@@ -255,70 +255,84 @@ def clip(x, min_value, max_value):
     return tf.clip_by_value(x, lo, hi)
 
 
-def _coerce_pair(x, y):
+def _coerce_pair(x, y, fname=None):
     """``x`` and ``y`` as tensors; a non-tensor operand (number, list, numpy
-    array) takes the dtype of the tensor one."""
+    array) takes the dtype of the tensor one. Two tensors of different dtypes: TypeError
+    naming ``fname`` (TensorFlow's binary ops take one dtype, as under Keras 2.3.1's
+    TensorFlow backend, whose graph refused them with a TypeError)."""
     if not isinstance(x, (tf.Tensor, tf.Variable)) and isinstance(y, (tf.Tensor, tf.Variable)):
         y = _to_tensor(y)
         return _to_tensor(x, y.dtype), y
     x = _to_tensor(x)
     y = _to_tensor(y, x.dtype) if not isinstance(y, (tf.Tensor, tf.Variable)) else _to_tensor(y)
+    if fname is not None and x.dtype.base_dtype != y.dtype.base_dtype:
+        raise TypeError("%s: arguments 'x' and 'y' must have the same dtype on TensorFlow; "
+                        "got %s and %s (cast one with K.cast)"
+                        % (fname, x.dtype.base_dtype.name, y.dtype.base_dtype.name))
     return x, y
 
 
 @graph_aware
 def equal(x, y):
-    """``tf.equal``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.equal``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'equal')
     return tf.equal(x, y)
 
 
 @graph_aware
 def not_equal(x, y):
-    """``tf.not_equal``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.not_equal``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'not_equal')
     return tf.not_equal(x, y)
 
 
 @graph_aware
 def greater(x, y):
-    """``tf.greater``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.greater``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'greater')
     return tf.greater(x, y)
 
 
 @graph_aware
 def greater_equal(x, y):
-    """``tf.greater_equal``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.greater_equal``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'greater_equal')
     return tf.greater_equal(x, y)
 
 
 @graph_aware
 def less(x, y):
-    """``tf.less``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.less``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'less')
     return tf.less(x, y)
 
 
 @graph_aware
 def less_equal(x, y):
-    """``tf.less_equal``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.less_equal``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'less_equal')
     return tf.less_equal(x, y)
 
 
 @graph_aware
 def maximum(x, y):
-    """``tf.maximum``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.maximum``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'maximum')
     return tf.maximum(x, y)
 
 
 @graph_aware
 def minimum(x, y):
-    """``tf.minimum``; a non-tensor operand takes the tensor operand's dtype."""
-    x, y = _coerce_pair(x, y)
+    """``tf.minimum``; a non-tensor operand takes the tensor operand's dtype;
+    tensors of two dtypes: TypeError."""
+    x, y = _coerce_pair(x, y, 'minimum')
     return tf.minimum(x, y)
 
 

@@ -90,11 +90,18 @@ def constant(value, dtype=None, shape=None, name=None):
     """``tf.constant``; a tensor ``value`` is cast with ``tf.cast`` (and reshaped to
     ``shape``)."""
     dtype = _normalize_dtype(dtype, 'constant: dtype')
-    if shape is not None:
-        shape = tuple(int(s) for s in shape)
+    shape = shape_rules.constant_shape(shape)
     if isinstance(value, (tf.Tensor, tf.Variable)):
         out = tf.cast(value, dtype)
-        return _keras_meta(tf.reshape(out, shape) if shape is not None else tf.identity(out))
+        if shape is None:
+            return _keras_meta(tf.identity(out))
+        n = out.shape.num_elements()
+        if n == 1:             # one value fills the shape, as for a numpy value
+            return _keras_meta(tf.broadcast_to(tf.reshape(out, ()), shape))
+        if n is not None and n != int(np.prod(shape)):
+            raise ValueError('constant: value of %d elements cannot fill shape %r'
+                             % (n, shape))
+        return _keras_meta(tf.reshape(out, shape))
     try:
         return _keras_meta(tf.constant(value, dtype=dtype, shape=shape, name=name))
     except (TypeError, ValueError) as e:

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 import numpy as np
 
-from .. import common
+from .. import common, shape_rules
 from . import core
 from .core import (is_sparse_tensor, records_keras_shape, T, _engine, _is_engine_tensor,
                    _known_shape, _normalize_dtype, _op_seed, _to_tensor, _with_shape)
@@ -59,15 +59,7 @@ def constant(value, dtype=None, shape=None, name=None):
     dtype = _normalize_dtype(dtype, 'constant')
     name = common._scoped_name(name, 'constant')
     arr = np.asarray(value, dtype=dtype)
-    if shape is not None:
-        shape = tuple(int(s) for s in shape)
-        if arr.size == 1:
-            arr = np.full(shape, arr.reshape(()), dtype=dtype)
-        elif arr.size == int(np.prod(shape)):
-            arr = arr.reshape(shape)
-        else:   # the shared rules do not compare the value's size with the shape
-            raise ValueError('constant: value of %d elements cannot fill shape %r'
-                             % (arr.size, shape))
+    arr = shape_rules.constant_array(arr, shape_rules.constant_shape(shape))
     c = T.constant(arr, name=name, dtype=dtype)
     c._keras_shape = tuple(arr.shape)
     c._uses_learning_phase = False
