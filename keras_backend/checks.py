@@ -818,7 +818,8 @@ def float_x_on_tensorflow(call):
     backend refused an integer one with a TypeError); JAX follows TensorFlow's
     conventions. Theano, PyTensor and CNTK compute them on integers (as Keras' own
     backends did): no check there."""
-    if call.K.backend() not in ('tensorflow', 'jax'):
+    from . import engines
+    if call.K.backend() not in engines.following('tensorflow'):
         return
     x = call.args.get('x')
     if not call.is_tensor(x):
@@ -1189,9 +1190,13 @@ def check_call(K, fname, arguments, spec):
         # CNTK (its ops module says so): no argument with an axis of 0 values
         for arg, v in arguments.items():
             items = v if isinstance(v, (list, tuple)) else [v]
-            if arg == 'shape' and (_is_int(v) or (isinstance(v, (list, tuple))
-                                                   and all(_is_int(d) for d in v))):
-                items = [np.zeros(tuple(v) if isinstance(v, (list, tuple)) else (v,))]
+            if arg == 'shape':          # the shape of a tensor to make (zeros, random_...)
+                dims = (v,) if _is_int(v) else (v if isinstance(v, (list, tuple)) else ())
+                if any(_is_int(d) and d == 0 for d in dims):
+                    from . import engines
+                    call.fail(arg, 'has a size of 0, which %s cannot hold'
+                              % engines.ENGINE_TITLES.get(K.ENGINE, K.ENGINE), v)
+                continue
             for item in items:
                 shape = call.static_shape(item) if call.is_tensor(item) else (
                     item.shape if isinstance(item, np.ndarray) else None)
@@ -1205,7 +1210,8 @@ def check_call(K, fname, arguments, spec):
 #: the names that only ask about a tensor (never compute on it)
 _ASKS_ONLY = frozenset(('is_tensor', 'is_variable', 'is_placeholder', 'is_keras_tensor',
                         'is_sparse', 'int_shape', 'ndim', 'dtype', 'get_variable_shape',
-                        'count_params'))
+                        'count_params', 'eval', 'get_value', 'batch_get_value',
+                        'print_tensor'))
 
 
 def wrap(fn, fname, K, spec):

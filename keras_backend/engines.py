@@ -263,6 +263,23 @@ def worker_start(name):
 ENGINE_TITLES = dict((row.engine, row.title) for row in TABLE)
 
 
+def following(keras_name):
+    """The backend names (``K.backend()``) whose conventions are Keras 2.3.1's backend
+    ``keras_name``'s: that name, and the engines Keras must see as it (JAX follows
+    TensorFlow's).
+
+    Example:
+        >>> sorted(following('tensorflow'))
+        ['jax', 'tensorflow']
+    """
+    return frozenset([keras_name] + [r.name for r in TABLE if r.keras2_known_as == keras_name])
+
+
+def packages():
+    """The import names of every engine's package (``tensorflow``, ``pytensor``...)."""
+    return frozenset(r.package.split('.')[0] for r in TABLE)
+
+
 def title(engine):
     """The name users read for ``engine`` (an adapter's ``ENGINE`` or a backend name);
     anything else is returned as it is.

@@ -30,6 +30,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import reference as R
+from keras_backend import engines
 
 #: names whose arguments include functions (rnn's step function, map_fn's...): not drawn
 NOT_DRAWN = ('rnn', 'map_fn', 'foldl', 'foldr', 'function', 'gradients', 'control_dependencies',
@@ -146,8 +147,9 @@ def _for_engine(K, value):
     return value
 
 
-ENGINE_MODULES = ('tensorflow', 'jax', 'jaxlib', 'pytensor', 'theano', 'cntk', 'tf_keras',
-                  'keras', 'ml_dtypes', 'h5py')
+#: the modules whose exception classes are the engines' own (and their libraries')
+ENGINE_MODULES = engines.packages() | frozenset(('jaxlib', 'tf_keras', 'keras', 'ml_dtypes',
+                                                 'h5py'))
 
 
 def _clear(name, kwargs, error):

@@ -201,5 +201,6 @@ def test_a_loss_over_size_has_the_gradient_of_the_mean():
 
 
 def test_a_placeholder_with_a_dimension_of_size_0_is_a_clear_value_error():
-    with pytest.raises(ValueError, match=r'placeholder: CNTK cannot hold a dimension of size 0'):
+    with pytest.raises(ValueError, match=r"placeholder: argument 'shape' has a size of 0, which "
+                                         r'CNTK cannot hold'):
         K.placeholder((None, 0, 2))
