@@ -230,11 +230,9 @@ def ones(shape, dtype=None, name=None):
 
 def eye(size, dtype=None, name=None):
     """A CNTK parameter; dtypes are held as ``variable`` holds them."""
-    if isinstance(size, (tuple, list)):
-        if len(size) != 2:   # the shared rules take a one-element size too
-            raise ValueError('eye: size must be an int or (rows, cols), got %r' % (size,))
-        return variable(np.eye(size[0], size[1]), dtype, name)
-    return variable(np.eye(size), dtype, name)
+    value = np.eye(*size) if isinstance(size, (tuple, list)) else np.eye(size)
+    _holdable('eye', 'size', value.shape)
+    return variable(value, dtype, name)
 
 
 def zeros_like(x, dtype=None, name=None):
