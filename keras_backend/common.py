@@ -137,11 +137,19 @@ def cast_to_floatx(x):
     Returns:
         numpy array of the same shape with dtype ``floatx()``.
 
+    Raises:
+        TypeError: ``x`` is not something numpy makes an array of (an engine's tensor:
+            ``K.cast`` casts those); ValueError: a ragged list (as numpy says).
+
     Example:
         >>> K.cast_to_floatx([1, 2]).dtype
         dtype('float32')
     """
-    return np.asarray(x, dtype=_STATE._FLOATX)
+    try:
+        return np.asarray(x, dtype=_STATE._FLOATX)
+    except (TypeError, ValueError) as e:
+        raise type(e)("cast_to_floatx: argument 'x' must be a number, a list or a numpy "
+                      "array (K.cast casts a tensor); got %s (%s)" % (type(x).__name__, e))
 
 
 def image_data_format():

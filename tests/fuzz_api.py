@@ -226,11 +226,18 @@ def run_case(K, name, kwargs):
         return _clear('constant', {'value': 0, 'dtype': 0}, e)
     try:
         with np.errstate(all='ignore'):
-            got = _evaluate(K, getattr(K, name)(**engine_kwargs))
+            out = getattr(K, name)(**engine_kwargs)
     except Exception as e:
         # our clear error is always an answer: Keras refuses much that numpy takes (None
         # for a tensor, an axis of None for cumsum...)
         return _clear(name, kwargs, e)
+    try:
+        with np.errstate(all='ignore'):
+            got = _evaluate(K, out)
+    except Exception as e:
+        # what only the run decides: the engine's refusal as our ValueError of the
+        # function that ran it (docs/semantics.md, "Errors")
+        return _clear('eval', {'x': 0}, e)
     if ref is None or (ref_error is None and not _numeric(want)):
         return ''                      # the reference cannot say (it took a wrong kind)
     if ref_error is not None:

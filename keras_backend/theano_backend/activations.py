@@ -18,6 +18,12 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     """Elementwise ``T.maximum`` / ``T.minimum``; ``alpha``, ``max_value`` and ``threshold``
     may be tensors (broadcast against ``x``, as Keras' Theano backend took them)."""
     x = _to_tensor(x)
+    if x.dtype.startswith(('int', 'uint')) and any(
+            isinstance(v, float) and not float(v).is_integer()
+            for v in (alpha, max_value, threshold) if v is not None):
+        # integers with a fractional bound: computed in floatx (Keras' Theano backend's
+        # T.clip upcast them), never the bound truncated to an integer
+        x = T.cast(x, common.floatx())
     zero = _constant_like(x, 0.)
     thr = None if _is_zero_number(threshold) else _param_like(x, threshold)
     if thr is not None:

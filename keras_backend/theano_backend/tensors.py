@@ -58,6 +58,10 @@ def constant(value, dtype=None, shape=None, name=None):
     """``T.constant``."""
     dtype = _normalize_dtype(dtype, 'constant')
     name = common._scoped_name(name, 'constant')
+    if _is_engine_tensor(value):      # a tensor: cast (and reshaped), as on TensorFlow
+        out = T.cast(value, dtype)
+        shape = shape_rules.constant_shape(shape)
+        return out if shape is None else T.reshape(out, shape)
     arr = np.asarray(value, dtype=dtype)
     arr = shape_rules.constant_array(arr, shape_rules.constant_shape(shape))
     c = T.constant(arr, name=name, dtype=dtype)
