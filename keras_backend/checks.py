@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from . import shape_rules
+from . import engines, shape_rules
 
 DATA_FORMATS = ('channels_first', 'channels_last')
 PADDINGS = ('valid', 'same')
@@ -818,7 +818,6 @@ def float_x_on_tensorflow(call):
     backend refused an integer one with a TypeError); JAX follows TensorFlow's
     conventions. Theano, PyTensor and CNTK compute them on integers (as Keras' own
     backends did): no check there."""
-    from . import engines
     if call.K.backend() not in engines.following('tensorflow'):
         return
     x = call.args.get('x')
@@ -1193,7 +1192,6 @@ def check_call(K, fname, arguments, spec):
             if arg == 'shape':          # the shape of a tensor to make (zeros, random_...)
                 dims = (v,) if _is_int(v) else (v if isinstance(v, (list, tuple)) else ())
                 if any(_is_int(d) and d == 0 for d in dims):
-                    from . import engines
                     call.fail(arg, 'has a size of 0, which %s cannot hold'
                               % engines.ENGINE_TITLES.get(K.ENGINE, K.ENGINE), v)
                 continue
@@ -1201,7 +1199,6 @@ def check_call(K, fname, arguments, spec):
                 shape = call.static_shape(item) if call.is_tensor(item) else (
                     item.shape if isinstance(item, np.ndarray) else None)
                 if shape is not None and 0 in shape:
-                    from . import engines
                     call.fail(arg, 'has an axis of 0 values (shape %s), which %s cannot '
                                    'compute on' % (tuple(shape), engines.ENGINE_TITLES.get(
                                        K.ENGINE, K.ENGINE)), item)

@@ -245,27 +245,6 @@ time.sleep(600)
 '''
 
 
-def _listening_ports(pid):
-    """(address, port) of the TCP sockets process ``pid`` listens on (/proc/net/tcp, tcp6)."""
-    inodes = set()
-    for fd in os.listdir('/proc/%d/fd' % pid):
-        try:
-            target = os.readlink('/proc/%d/fd/%s' % (pid, fd))
-        except OSError:
-            continue
-        if target.startswith('socket:['):
-            inodes.add(target[8:-1])
-    found = []
-    for table in ('/proc/net/tcp', '/proc/net/tcp6'):
-        with open(table) as f:
-            for line in f.readlines()[1:]:
-                parts = line.split()
-                if parts[3] == '0A' and parts[9] in inodes:       # LISTEN
-                    address, port = parts[1].split(':')
-                    found.append((table[-4:], address, int(port, 16)))
-    return found
-
-
 def test_the_mpi_engines_ompi_server_gives_the_loopback_and_dies_with_the_driver(cluster):
     """On a one-node cluster ompi-server's URI names 127.0.0.1 only (no other address, no
     IPv6), and it ends when the driver is killed (SIGKILL: nothing of the driver runs)."""
@@ -283,7 +262,6 @@ def test_the_mpi_engines_ompi_server_gives_the_loopback_and_dies_with_the_driver
         pid, uri = int(line[0]), line[1]
         addresses = [part.split('//', 1)[1].rsplit(':', 1)[0] for part in uri.split(';')[1:]]
         assert addresses == ['127.0.0.1'], uri
-        print('ompi-server %d: URI %s; listening %s' % (pid, uri, _listening_ports(pid)))
         driver.kill()
         driver.wait()
         end = time.time() + 10

@@ -474,13 +474,13 @@ class _Job(object):
         got = self._exit_file(rank)
         return None if got is None else got[0]
 
-    def failure_time(self, rank):
+    def failure_time(self, rank, report=None):
         """When worker ``rank`` failed, on this host's monotonic clock: its own report
-        (the moment its script raised or exited with a non-zero status), else the moment
-        its process ended (a signal), else the moment the launcher saw it end."""
-        got = self._exit_file(rank)
-        if got is not None and got[1] is not None:
-            return got[1]
+        (``report``, its :meth:`_exit_file`: the moment its script raised or exited with a
+        non-zero status), else the moment its process ended (a signal), else the moment
+        the launcher saw it end."""
+        if report is not None and report[1] is not None:
+            return report[1]
         return self.died.get(rank, self.seen.get(rank))
 
     def close(self):
@@ -648,8 +648,8 @@ class _Job(object):
                 if first is None:
                     first = self.seen[rank]
                 stopped = status < 0 and -status in _STOP_SIGNALS
-                when = self.failure_time(rank)
                 report = self._exit_file(rank)
+                when = self.failure_time(rank, report)
                 failed.append((stopped, when if when is not None else now, order, rank,
                                status, report[2] if report is not None else []))
         if failed:
