@@ -99,6 +99,26 @@ class Call(object):
         shape = self.static_shape(v)
         return None if shape is None else len(shape)
 
+    def known_value(self, v):
+        """``v``'s values as a numpy array where they are known before anything runs: a
+        number, a list or numpy array, or a tensor whose engine already holds its value (a
+        constant, an eager tensor: the adapter's ``_engine_known_value``); else None."""
+        if isinstance(v, np.ndarray) or _is_number(v):
+            return np.asarray(v)
+        if self.is_tensor(v):
+            known = getattr(self.K, '_engine_known_value', None)
+            try:
+                return None if known is None else known(v)
+            except Exception:
+                return None
+        if isinstance(v, (list, tuple)):
+            try:
+                arr = np.asarray(v)
+            except Exception:
+                return None
+            return arr if arr.dtype.kind in 'biuf' else None
+        return None
+
     def fail(self, arg, expected, value, error=ValueError):
         raise error("%s: argument '%s' %s; got %s" % (self.fname, arg, expected,
                                                      self.describe(value)))
@@ -311,6 +331,9 @@ def reduction_axes():
             if v not in ('per-activation', 'spatial'):
                 call.fail(arg, "must be a list of axes, 'per-activation' or 'spatial'", v)
             return
+        if not isinstance(v, (list, tuple, np.ndarray)):
+            # Keras 2.3.1's backends sort it: an int was a TypeError there too
+            call.fail(arg, 'must be a list of axes', v, TypeError)
         listed(call, arg, v)
     return check
 
@@ -447,6 +470,7 @@ def shape_arg(allow_none_dims=False, allow_minus_one=False, allow_tensor=True, a
         minus = 0
         for d in dims:
             if d is None and allow_none_dims:
+                minus += allow_minus_one     # where -1 is allowed, None is read as -1
                 continue
             if allow_tensor and call.is_tensor(d):
                 continue
@@ -460,7 +484,7 @@ def shape_arg(allow_none_dims=False, allow_minus_one=False, allow_tensor=True, a
                 call.fail(arg, 'must hold sizes >= 0%s' % (' (or one -1)' if allow_minus_one else ''),
                           v)
         if minus > 1:
-            call.fail(arg, 'may hold at most one -1', v)
+            call.fail(arg, 'may hold at most one -1 (or None)', v)
     return check
 
 
@@ -820,7 +844,8 @@ def float_x_on_tensorflow(call):
     backends did): no check there."""
     if call.K.backend() not in engines.following('tensorflow'):
         return
-    x = call.args.get('x')
+    arg = next((a for a in ('x', 'output', 'y_pred') if a in call.args), 'x')
+    x = call.args.get(arg)
     if not call.is_tensor(x):
         return
     if np.dtype(_dtype_name(call, x)).kind in 'iub':
@@ -829,14 +854,127 @@ def float_x_on_tensorflow(call):
                 for v in (call.args.get('alpha', 0.), call.args.get('max_value'),
                           call.args.get('threshold', 0.))):
             return                 # relu of integers with integral bounds: integers
-        call.fail('x', 'must be a float tensor on TensorFlow (and JAX, which follows its '
+        call.fail(arg, 'must be a float tensor on TensorFlow (and JAX, which follows its '
                        'conventions); cast it with K.cast', x, TypeError)
 
 
+def broadcast_to_shape(*names):
+    """Random draws: a tensor given for ``names`` (a mean, a bound) must broadcast to the
+    ``shape`` drawn (static sizes, where known)."""
+    def check(call):
+        shape = call.args.get('shape')
+        dims = (shape,) if _is_int(shape) else shape
+        if not isinstance(dims, (list, tuple)) or not all(_is_int(d) for d in dims):
+            return
+        for name in names:
+            v = call.args.get(name)
+            if not call.is_tensor(v):
+                continue
+            sv = call.static_shape(v)
+            if sv is None:
+                continue
+            if len(sv) > len(dims) or any(_known(a, b) and a != b and a != 1 for a, b in
+                                          zip(reversed(sv), reversed(dims))):
+                call.fail(name, 'must broadcast to the shape drawn, %s' % (tuple(dims),), v)
+    return check
+
+
+def label_lengths_per_row(call):
+    """``ctc_label_dense_to_sparse``: one length per row of ``labels`` (shape ``(batch,)`` or
+    ``(batch, 1)``), each, where known, in ``[0, labels' columns]``."""
+    labels, lengths = call.args.get('labels'), call.args.get('label_lengths')
+    sl, sn = call.static_shape(labels), call.static_shape(lengths)
+    if sl is None or len(sl) != 2 or sn is None:
+        return
+    if len(sn) not in (1, 2) or (len(sn) == 2 and sn[1] not in (1, None)) or \
+            _known(sn[0], sl[0]) and sn[0] != sl[0]:
+        call.fail('label_lengths', "must hold one length per row of 'labels' (shape (%s,) or "
+                  "(%s, 1))" % (sl[0], sl[0]), lengths)
+    known = call.known_value(lengths)
+    if known is not None and known.size and sl[1] is not None and \
+            (known.max() > sl[1] or known.min() < 0):
+        call.fail('label_lengths', "must hold lengths in [0, %d] (the columns of 'labels')"
+                  % sl[1], lengths)
+
+
+def integer_powers(call):
+    """``pow`` of integers: the exponent's known values must not be negative (numpy and
+    TensorFlow refuse; JAX gave garbage)."""
+    x, a = call.args.get('x'), call.args.get('a')
+    if not (call.is_tensor(x) or isinstance(x, np.ndarray)):
+        return
+    if np.dtype(_dtype_name(call, x) if call.is_tensor(x) else x.dtype).kind not in 'iu':
+        return
+    if call.K.backend() in engines.following('tensorflow'):
+        # TensorFlow's pow takes one dtype: a float exponent would be truncated to x's
+        if call.is_tensor(a) and np.dtype(_dtype_name(call, a)).kind == 'f' or \
+                _is_number(a) and not float(a).is_integer():
+            call.fail('a', 'must hold whole numbers for an integer x on TensorFlow (and JAX); '
+                           'cast x with K.cast', a, TypeError)
+    known = call.known_value(a)
+    if known is not None and known.dtype.kind in 'iuf' and known.size and known.min() < 0:
+        call.fail('a', 'must not be negative for an integer x (integers to negative integer '
+                       'powers are not integers; cast x with K.cast)', a)
+
+
+def integer_clip_bounds(call):
+    """``clip`` of an integer tensor on TensorFlow (and JAX, which follows it): a bound that
+    is not a whole number is refused as TensorFlow's ``clip_by_value`` refused it (Keras
+    2.3.1's TensorFlow backend: TypeError); JAX truncated it."""
+    if call.K.backend() not in engines.following('tensorflow'):
+        return
+    x = call.args.get('x')
+    if not call.is_tensor(x) or np.dtype(_dtype_name(call, x)).kind not in 'iu':
+        return
+    for arg in ('min_value', 'max_value'):
+        v = call.args.get(arg)
+        if _is_number(v) and not float(v).is_integer():
+            call.fail(arg, 'must be a whole number for an integer x on TensorFlow (and JAX); '
+                           'cast x with K.cast', v, TypeError)
+
+
+def kept_axes_parameters(call):
+    """``gamma`` / ``beta`` of ``normalize_batch_in_training``: one value per position of
+    the axes of ``x`` that are not reduced (their sizes where known), or a shape that
+    broadcasts against ``x`` with the reduced axes of size 1."""
+    x, red = call.args.get('x'), call.args.get('reduction_axes')
+    sx = call.static_shape(x)
+    if sx is None or not isinstance(red, (list, tuple)) or \
+            not all(_is_int(a) and -len(sx) <= a < len(sx) for a in red):
+        return
+    red = set(a % len(sx) for a in red)
+    target = tuple(1 if i in red else d for i, d in enumerate(sx))
+    kept = [d for i, d in enumerate(sx) if i not in red]
+    if None in kept:
+        return
+    want = int(np.prod(kept)) if kept else 1
+    for arg in ('gamma', 'beta'):
+        v = call.args.get(arg)
+        sv = call.static_shape(v) if v is not None else None
+        if sv is None or None in sv:
+            continue
+        size = int(np.prod(sv)) if sv else 1
+        broadcasts = len(sv) <= len(target) and all(
+            a == b or a == 1 or b == 1 for a, b in zip(reversed(sv), reversed(target)))
+        if size != want and not broadcasts:
+            call.fail(arg, "must hold one value per position of the axes of 'x' not reduced "
+                           "(%d, shape %s)" % (want, target), v)
+
+
 def gather_indices(call):
+    """Integer indices; where their values are known (numbers, arrays, constants and eager
+    tensors), each in ``[0, rows)``: TensorFlow raised its own error for one out of range,
+    JAX and CNTK clamp it, and a GPU gives zeros."""
     ref, idx = call.args['reference'], call.args['indices']
     if call.ndim(ref) == 0:
         call.fail('reference', 'must be a tensor of rank >= 1', ref)
+    known = call.known_value(idx)
+    if known is not None and call.is_tensor(idx):
+        n = (call.static_shape(ref) or (None,))[0]
+        if known.dtype.kind in 'iu' and known.size and n is not None and \
+                (known.max() >= n or known.min() < 0):
+            call.fail('indices', "must be in [0, %d) (the rows of 'reference'); it holds %d"
+                      % (n, known.max() if known.max() >= n else known.min()), idx)
     if isinstance(idx, np.ndarray) or isinstance(idx, (list, tuple)) or _is_number(idx):
         arr = np.asarray(idx)
         if arr.dtype.kind == 'f':
@@ -880,7 +1018,7 @@ def slice_args(call):
     for arg, v, lo in (('start', start, 0), ('size', size, -1)):
         if call.is_tensor(v):
             continue
-        vals = [v] if _is_int(v) else v
+        vals = v      # one int was refused by Keras 2.3.1's backends too (tf.slice, zip)
         if not isinstance(vals, (list, tuple)) or not all(
                 _is_int(i) or call.is_tensor(i) for i in vals):
             call.fail(arg, 'must be a list of ints', v, TypeError)

@@ -377,11 +377,27 @@ def batch_dot_output_shape(x_shape, y_shape, ax, ay):
     return out
 
 
-def clip_bounds(min_value, max_value):
-    """``clip``'s bounds with ``None`` as -inf / +inf and, when both are numbers, an
-    upper bound below the lower one raised to it (Keras 2's rule)."""
-    lo = -np.inf if min_value is None else min_value
-    hi = np.inf if max_value is None else max_value
+def as_dims(shape):
+    """A shape argument as a tuple: one int ``n`` is the shape ``(n,)`` (as numpy and
+    TensorFlow read it), a list its tuple, None stays None."""
+    if shape is None:
+        return None
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    return tuple(shape)
+
+
+def clip_bounds(min_value, max_value, dtype=None):
+    """``clip``'s bounds with ``None`` as -inf / +inf (an integer ``dtype``'s extremes) and,
+    when both are numbers, an upper bound below the lower one raised to it (Keras 2's
+    rule)."""
+    if dtype is not None and np.dtype(dtype).kind in 'iu':
+        info = np.iinfo(np.dtype(dtype))
+        lowest, highest = int(info.min), int(info.max)
+    else:
+        lowest, highest = -np.inf, np.inf
+    lo = lowest if min_value is None else min_value
+    hi = highest if max_value is None else max_value
     if isinstance(lo, (int, float, np.number)) and isinstance(hi, (int, float, np.number)) \
             and hi < lo:
         hi = lo

@@ -46,6 +46,9 @@ def batch_dot(x, y, axes=None):
     elif isinstance(axes, int):
         axes = (axes, axes)
     ax, ay = axes[0] % xn, axes[1] % yn
+    if x.shape[0] == 0 and y.shape[0] == 0:   # an empty batch: the shape of one sample's
+        one = batch_dot(np.zeros((1,) + x.shape[1:]), np.zeros((1,) + y.shape[1:]), axes)
+        return one[:0]
     outs = [np.tensordot(x[i], y[i], axes=([ax - 1], [ay - 1])) for i in range(x.shape[0])]
     out = np.stack(outs, axis=0)
     if out.ndim == 1:
@@ -66,12 +69,26 @@ def _reduce(fn, x, axis, keepdims):
     return fn(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
 
 
+def _extreme(fn, x, axis, keepdims, lowest):
+    """max / min; over an empty axis the reduction's identity (-inf / +inf, an integer
+    dtype's extreme), as TensorFlow's reduce_max / reduce_min (Keras 2.3.1's engine) give:
+    numpy refuses, an engine may refuse too (our ValueError)."""
+    x = np.asarray(x)
+    if x.dtype.kind == 'f':
+        initial = -np.inf if lowest else np.inf
+    elif x.dtype.kind in 'iu':
+        initial = np.iinfo(x.dtype).min if lowest else np.iinfo(x.dtype).max
+    else:
+        return _reduce(fn, x, axis, keepdims)
+    return fn(x, axis=_axes(axis, x.ndim), keepdims=keepdims, initial=initial)
+
+
 def max(x, axis=None, keepdims=False):  # noqa: A001 - mirrors the API name
-    return _reduce(np.max, x, axis, keepdims)
+    return _extreme(np.max, x, axis, keepdims, True)
 
 
 def min(x, axis=None, keepdims=False):  # noqa: A001
-    return _reduce(np.min, x, axis, keepdims)
+    return _extreme(np.min, x, axis, keepdims, False)
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001
@@ -228,7 +245,9 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     # threshold (relu(x) for threshold 0), clipped to [0, max_value]; alpha
     # adds the slope below the threshold.
     x = f64(x)
-    kept = np.where(x > threshold, x, 0.) if threshold != 0 else np.maximum(x, 0.)
+    # a NaN stays NaN (as the engines' relu, maximum and where)
+    kept = np.where(x > threshold, x, np.where(np.isnan(x), x, 0.)) if threshold != 0 \
+        else np.maximum(x, 0.)
     if max_value is not None:
         kept = np.clip(kept, 0., float(max_value))
     if alpha != 0:
@@ -284,7 +303,9 @@ def binary_crossentropy(target, output, from_logits=False, eps=EPSILON):
     t, x = f64(target), f64(output)
     if from_logits:
         return np.maximum(x, 0.) - x * t + np.log1p(np.exp(-np.abs(x)))
-    p = np.clip(x, eps, 1. - eps)
+    # the upper bound as float32 holds it (1 - 1.19e-7 for eps 1e-7): what every engine's
+    # clip of a float32 output gives
+    p = np.clip(x, eps, float(np.float32(1. - eps)))
     return -(t * np.log(p) + (1. - t) * np.log(1. - p))
 
 
@@ -315,11 +336,11 @@ def _bcast_param(p, axis, ndim):
     return p
 
 
-def batch_normalization(x, mean_, var_, beta, gamma, axis=-1, epsilon=1e-3):
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     x = f64(x)
     nd = x.ndim
-    m = _bcast_param(mean_, axis, nd)
-    v = _bcast_param(var_, axis, nd)
+    m = _bcast_param(mean, axis, nd)
+    v = _bcast_param(var, axis, nd)
     out = (x - m) / np.sqrt(v + epsilon)
     if gamma is not None:
         out = out * _bcast_param(gamma, axis, nd)
@@ -402,7 +423,7 @@ def flatten(x):
 
 def batch_flatten(x):
     x = np.asarray(x)
-    return x.reshape((x.shape[0], -1))
+    return x.reshape((x.shape[0], int(np.prod(x.shape[1:]))))
 
 
 def expand_dims(x, axis=-1):

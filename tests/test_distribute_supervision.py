@@ -337,8 +337,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 '''
 
 
-@pytest.mark.parametrize('engine', ENGINES)
 @pytest.mark.parametrize('first', [0, 1])
+@pytest.mark.parametrize('engine', ENGINES)
 def test_of_two_failures_the_earlier_is_named(engine, first, workdir):
     """The launcher names the worker that failed first on the host's clock (its own report,
     or its process's end), not the first end it saw: at 5-20 ms apart the end of a

@@ -180,3 +180,19 @@ def test_operator_overloads(K):
     x, y = K.variable(X), K.variable(Y)
     np.testing.assert_allclose(K.eval(x * y + x - y / (K.abs(y) + 1.)),
                                X * Y + X - Y / (np.abs(Y) + 1.), atol=1e-5)
+
+
+def test_nan_stays_nan_through_every_engine(K):
+    """A NaN in stays NaN out (and is true for any / all), as in numpy: CNTK's own sqrt,
+    element_max and comparisons turn it into 0 (docs/semantics.md)."""
+    x = np.array([np.nan, -1., 0., 2.], dtype='float32')
+    xt = K.constant(x)
+    for name in ('sqrt', 'sign', 'elu', 'std', 'any', 'all'):
+        got = np.asarray(K.eval(getattr(K, name)(xt)), dtype='float64')
+        want = np.asarray(getattr(R, name)(x), dtype='float64')
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True,
+                                   err_msg=name)
+    # the gradient of sqrt where x is a number is unchanged
+    v = K.variable(np.array([4., 9.], dtype='float32'))
+    g = K.eval(K.gradients(K.sum(K.sqrt(v)), [v])[0])
+    np.testing.assert_allclose(g, [0.25, 1. / 6.], rtol=1e-5)

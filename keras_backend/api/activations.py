@@ -92,7 +92,7 @@ Example:
 # softmax
 # ---------------------------------------------------------------------------
 
-SPECS['softmax'] = ({'x': T, 'axis': axis('x')}, [])
+SPECS['softmax'] = ({'x': T, 'axis': axis('x')}, [float_x_on_tensorflow])
 
 DOCS['softmax'] = """Softmax of a tensor along one axis.
 
@@ -126,7 +126,7 @@ Example:
 # softplus
 # ---------------------------------------------------------------------------
 
-SPECS['softplus'] = ({'x': T}, [])
+SPECS['softplus'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['softplus'] = """Softplus, ``log(1 + exp(x))``, elementwise.
 
@@ -151,7 +151,7 @@ Example:
 # softsign
 # ---------------------------------------------------------------------------
 
-SPECS['softsign'] = ({'x': T}, [])
+SPECS['softsign'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['softsign'] = """Softsign, ``x / (1 + abs(x))``, elementwise.
 
@@ -262,7 +262,7 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['binary_crossentropy'] = ({'target': T, 'output': T, 'from_logits': BOOL},
-                                [crossentropy_shapes()])
+                                [crossentropy_shapes(), float_x_on_tensorflow])
 
 DOCS['binary_crossentropy'] = """Binary crossentropy between targets and predictions, elementwise.
 
@@ -300,7 +300,7 @@ Example:
 # sigmoid
 # ---------------------------------------------------------------------------
 
-SPECS['sigmoid'] = ({'x': T}, [])
+SPECS['sigmoid'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['sigmoid'] = """Logistic sigmoid, ``1 / (1 + exp(-x))``, elementwise.
 
@@ -323,7 +323,7 @@ Example:
 # hard_sigmoid
 # ---------------------------------------------------------------------------
 
-SPECS['hard_sigmoid'] = ({'x': T}, [])
+SPECS['hard_sigmoid'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['hard_sigmoid'] = """Piecewise linear approximation of the sigmoid, elementwise.
 
@@ -349,7 +349,7 @@ Example:
 # tanh
 # ---------------------------------------------------------------------------
 
-SPECS['tanh'] = ({'x': T}, [])
+SPECS['tanh'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['tanh'] = """Hyperbolic tangent, elementwise.
 
@@ -373,7 +373,7 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['dropout'] = ({'x': T, 'level': number(0, 1, open_max=True), 'noise_shape': anything(),
-                     'seed': SEED}, [])
+                     'seed': SEED}, [float_x_on_tensorflow])
 
 DOCS['dropout'] = """Randomly set entries to zero and scale the others (inverted dropout).
 

@@ -5,7 +5,8 @@ argument rules (``SPECS[name]``: ``({argument: checker}, [checks across argument
 in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
-from ..checks import BOOL, T, ctc_decode_args, ctc_shapes, integer, integer_tensor, rank
+from ..checks import (BOOL, T, ctc_decode_args, ctc_shapes, float_x_on_tensorflow, integer,
+                      integer_tensor, label_lengths_per_row, rank)
 
 TITLE = 'CTC'
 NAMES = ('ctc_label_dense_to_sparse', 'ctc_batch_cost', 'ctc_decode')
@@ -18,7 +19,7 @@ DOCS = {}
 # ---------------------------------------------------------------------------
 
 SPECS['ctc_label_dense_to_sparse'] = ({'labels': rank(2), 'label_lengths': T},
-                                      [integer_tensor('label_lengths')])
+                                      [integer_tensor('label_lengths'), label_lengths_per_row])
 
 DOCS['ctc_label_dense_to_sparse'] = """Convert dense CTC label sequences to a sparse tensor.
 
@@ -105,7 +106,7 @@ Example:
 
 SPECS['ctc_decode'] = ({'y_pred': T, 'input_length': T, 'greedy': BOOL,
                         'beam_width': integer(1), 'top_paths': integer(1),
-                        'merge_repeated': BOOL}, [ctc_decode_args])
+                        'merge_repeated': BOOL}, [ctc_decode_args, float_x_on_tensorflow])
 
 DOCS['ctc_decode'] = """Decode CTC predictions into label sequences.
 

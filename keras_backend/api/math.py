@@ -6,7 +6,8 @@ in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
 from ..checks import (BOOL, T, axes, axis, batch_dot_sizes, batch_norm_params, broadcastable,
-    dot_sizes, gather_indices, nonempty_axis, number, reduction_axes, tensor)
+    dot_sizes, float_x_on_tensorflow, gather_indices, integer_clip_bounds, integer_powers,
+    kept_axes_parameters, nonempty_axis, number, reduction_axes, tensor)
 
 TITLE = 'Math'
 NAMES = ('dot', 'batch_dot', 'transpose', 'gather', 'max', 'min', 'sum', 'prod', 'cumsum',
@@ -689,7 +690,7 @@ Example:
 # sqrt
 # ---------------------------------------------------------------------------
 
-SPECS['sqrt'] = ({'x': T}, [])
+SPECS['sqrt'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['sqrt'] = """Elementwise square root.
 
@@ -714,7 +715,7 @@ Example:
 # exp
 # ---------------------------------------------------------------------------
 
-SPECS['exp'] = ({'x': T}, [])
+SPECS['exp'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['exp'] = """Elementwise exponential, ``e ** x``.
 
@@ -739,7 +740,7 @@ Example:
 # log
 # ---------------------------------------------------------------------------
 
-SPECS['log'] = ({'x': T}, [])
+SPECS['log'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['log'] = """Elementwise natural logarithm.
 
@@ -851,7 +852,7 @@ Example:
 # pow
 # ---------------------------------------------------------------------------
 
-SPECS['pow'] = ({'x': T, 'a': T}, [])
+SPECS['pow'] = ({'x': T, 'a': T}, [broadcastable('x', 'a'), integer_powers])
 
 DOCS['pow'] = """Elementwise power, ``x ** a``.
 
@@ -882,7 +883,7 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['clip'] = ({'x': T, 'min_value': tensor(allow_none=True), 'max_value': tensor(allow_none=True)},
-                 [])
+                 [integer_clip_bounds])
 
 DOCS['clip'] = """Elementwise clipping of a tensor to the range ``[min_value, max_value]``.
 
@@ -1155,7 +1156,7 @@ Example:
 # sin
 # ---------------------------------------------------------------------------
 
-SPECS['sin'] = ({'x': T}, [])
+SPECS['sin'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['sin'] = """Elementwise sine (of angles in radians).
 
@@ -1178,7 +1179,7 @@ Example:
 # cos
 # ---------------------------------------------------------------------------
 
-SPECS['cos'] = ({'x': T}, [])
+SPECS['cos'] = ({'x': T}, [float_x_on_tensorflow])
 
 DOCS['cos'] = """Elementwise cosine (of angles in radians).
 
@@ -1204,7 +1205,7 @@ Example:
 SPECS['normalize_batch_in_training'] = ({'x': T, 'gamma': tensor(allow_none=True),
                                          'beta': tensor(allow_none=True),
                                          'reduction_axes': reduction_axes(),
-                                         'epsilon': number(0)}, [])
+                                         'epsilon': number(0)}, [kept_axes_parameters])
 
 DOCS['normalize_batch_in_training'] = """Batch normalization with the batch's own statistics.
 

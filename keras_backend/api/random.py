@@ -5,7 +5,7 @@ argument rules (``SPECS[name]``: ``({argument: checker}, [checks across argument
 in the vocabulary of :mod:`keras_backend.checks`) and its one docstring
 (``DOCS[name]``). :mod:`keras_backend.api` gathers the sections in order.
 """
-from ..checks import DT, SEED, float_dtype, number, shape_arg
+from ..checks import DT, SEED, broadcast_to_shape, float_dtype, number, shape_arg
 
 TITLE = 'Random'
 NAMES = ('random_normal', 'random_uniform', 'random_binomial', 'truncated_normal')
@@ -18,7 +18,7 @@ DOCS = {}
 # ---------------------------------------------------------------------------
 
 SPECS['random_normal'] = ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0), 'dtype': float_dtype(),
-                           'seed': SEED}, [])
+                           'seed': SEED}, [broadcast_to_shape('mean', 'stddev')])
 
 DOCS['random_normal'] = """Tensor of random values drawn from a normal distribution.
 
@@ -59,7 +59,7 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['random_uniform'] = ({'shape': shape_arg(), 'minval': number(), 'maxval': number(),
-                            'dtype': DT, 'seed': SEED}, [])
+                            'dtype': DT, 'seed': SEED}, [broadcast_to_shape('minval', 'maxval')])
 
 DOCS['random_uniform'] = """Tensor of random values drawn uniformly from ``[minval, maxval)``.
 
@@ -137,7 +137,8 @@ Example:
 # ---------------------------------------------------------------------------
 
 SPECS['truncated_normal'] = ({'shape': shape_arg(), 'mean': number(), 'stddev': number(0),
-                              'dtype': float_dtype(), 'seed': SEED}, [])
+                              'dtype': float_dtype(), 'seed': SEED},
+                             [broadcast_to_shape('mean', 'stddev')])
 
 DOCS['truncated_normal'] = """Tensor of random values from a truncated normal distribution.
 

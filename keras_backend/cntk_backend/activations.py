@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import shape_rules
 from ..common import epsilon
-from .core import (C, dtype, _coerce_pair, _constant_like, _drop_axis, _is_engine_tensor,
+from .core import (C, dtype, keep_nan, _coerce_pair, _constant_like, _drop_axis, _is_engine_tensor,
                    _log_softmax, _nd, _one_hot, _op_seed, _param_like, _static_shape,
                    _to_tensor)
 from .math import sum
@@ -36,11 +36,11 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
 
 def elu(x, alpha=1.):
     """``C.element_select`` between ``x`` and ``alpha * (exp(x) - 1)``; ``alpha`` may be a
-    tensor (broadcast against ``x``)."""
+    tensor (broadcast against ``x``); NaN stays NaN (``core.keep_nan``)."""
     x = _to_tensor(x)
     neg = ((C.exp(C.element_min(x, _constant_like(x, 0))) - _constant_like(x, 1))
            * _param_like(x, alpha))
-    return C.element_select(C.greater(x, _constant_like(x, 0)), x, neg)
+    return keep_nan(x, C.element_select(C.greater(x, _constant_like(x, 0)), x, neg))
 
 
 def softmax(x, axis=-1):

@@ -313,6 +313,16 @@ def _constant_like(x, value):
     return C.constant(np.asarray(value, dtype=_var(x).dtype))
 
 
+def keep_nan(x, result):
+    """``result`` where ``x`` is a number, and ``x``'s NaN where ``x`` is NaN. CNTK's
+    ``sqrt``, ``element_max`` / ``element_min`` and comparisons turn a NaN into 0 (or
+    false), which would hide a diverged value behind a number (``K.sqrt``, ``K.std``,
+    ``K.sign``, ``K.elu`` of NaN are NaN on every other engine and in numpy);
+    ``C.element_select`` on ``x == x`` (false only for NaN) puts it back, and the gradient
+    flows to ``result`` wherever ``x`` is a number."""
+    return C.element_select(C.equal(x, x), result, x)
+
+
 def _param_like(x, value):
     """A parameter of an op on ``x`` (a number or a CNTK tensor) in ``x``'s dtype."""
     if _is_engine_tensor(value):
@@ -344,6 +354,17 @@ def _nd(x):
 
 def _shape_arg(shape):
     return tuple(_FREE if d is None else int(d) for d in shape)
+
+
+def _engine_known_value(x):
+    """The value of ``x`` where CNTK holds it (a ``C.Constant``), else None; the argument
+    checks read it (indices in range...)."""
+    if isinstance(x, C.Constant):
+        try:
+            return np.asarray(x.value)
+        except Exception:
+            return None
+    return None
 
 
 def _engine_int_shape(x):

@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from .. import shape_rules
-from .core import (C, INDEX_INPUTS, dtype, whole_indices, _add_axis, _coerce_pair,
+from .core import (C, INDEX_INPUTS, dtype, keep_nan, whole_indices, _add_axis, _coerce_pair,
                    _constant_like, _drop_axes, _drop_axis, _is_engine_tensor, _keras_meta,
                    _nd, _numpy_op, _per_sample, _shape_arg, _static_shape, _to_tensor,
                    _unbatch, _var)
@@ -199,8 +199,9 @@ def var(x, axis=None, keepdims=False):
 
 
 def std(x, axis=None, keepdims=False):
-    """``C.sqrt`` of ``var``."""
-    return C.sqrt(var(x, axis, keepdims))
+    """``C.sqrt`` of ``var`` (NaN where the variance is NaN, see ``sqrt``)."""
+    v = var(x, axis, keepdims)
+    return keep_nan(v, C.sqrt(v))
 
 
 def mean(x, axis=None, keepdims=False):
@@ -209,15 +210,19 @@ def mean(x, axis=None, keepdims=False):
 
 
 def any(x, axis=None, keepdims=False):
-    """1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    """1.0/0.0 in ``floatx()`` (CNTK has no bool): the largest of ``C.not_equal(x, 0)``
+    (a NaN counts as true, as in numpy)."""
     x = _to_tensor(x)
-    return C.greater(max(C.abs(x), axis, keepdims), _constant_like(x, 0))
+    return C.greater(max(C.not_equal(x, _constant_like(x, 0)), axis, keepdims),
+                     _constant_like(x, 0))
 
 
 def all(x, axis=None, keepdims=False):
-    """1.0/0.0 in ``floatx()`` (CNTK has no bool)."""
+    """1.0/0.0 in ``floatx()`` (CNTK has no bool): the smallest of ``C.not_equal(x, 0)``
+    (a NaN counts as true, as in numpy)."""
     x = _to_tensor(x)
-    return C.greater(min(C.abs(x), axis, keepdims), _constant_like(x, 0))
+    return C.greater(min(C.not_equal(x, _constant_like(x, 0)), axis, keepdims),
+                     _constant_like(x, 0))
 
 
 def argmax(x, axis=-1):
@@ -245,9 +250,10 @@ def abs(x):
 
 
 def sqrt(x):
-    """``C.sqrt``; negatives are clipped to 0 first."""
+    """``C.sqrt``; negatives are clipped to 0 first (as Keras does), a NaN stays NaN
+    (CNTK's own ``sqrt`` and ``element_max`` give 0 for it; ``core.keep_nan``)."""
     x = _to_tensor(x)
-    return C.sqrt(C.element_max(x, _constant_like(x, 0)))
+    return keep_nan(x, C.sqrt(C.element_max(x, _constant_like(x, 0))))
 
 
 def exp(x):
@@ -276,9 +282,9 @@ def round(x):
 
 
 def sign(x):
-    """``C.greater(x, 0) - C.less(x, 0)``."""
+    """``C.greater(x, 0) - C.less(x, 0)``; NaN stays NaN (``core.keep_nan``)."""
     x = _to_tensor(x)
-    return C.greater(x, _constant_like(x, 0)) - C.less(x, _constant_like(x, 0))
+    return keep_nan(x, C.greater(x, _constant_like(x, 0)) - C.less(x, _constant_like(x, 0)))
 
 
 def pow(x, a):

@@ -15,7 +15,7 @@ from . import (configuration, session, tensors, updates, math, shapes, functions
                control_flow, activations, convolution, random, ctc, higher_order,
                locally_connected)
 from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
-from .core import _engine_int_shape  # noqa: F401  (what the argument checks read)
+from .core import _engine_int_shape, _engine_known_value  # noqa: F401  (the checks read them)
 
 #: CNTK holds no tensor with an axis of 0 values reliably (building one whose last axis is
 #: empty, or an op's constant of such a shape, aborts the process with SIGFPE): the shared

@@ -84,6 +84,10 @@ def constant(value, dtype=None, shape=None, name=None):
     """A CNTK ``C.constant``; integer dtypes are held in ``floatx()`` and bool as 0/1 (``K.dtype``
     reports ``'bool'``)."""
     dt, reported = _storage_dtype(dtype, 'constant')
+    if _is_engine_tensor(value):     # a tensor: cast (and reshaped), as on TensorFlow
+        out = cast(value, dtype or common.floatx())
+        shape = shape_rules.constant_shape(shape)
+        return out if shape is None else C.reshape(out, shape)
     value = np.asarray(value)
     if reported == 'bool':
         value = value.astype(bool)
@@ -117,7 +121,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         if ndim is None:
             raise ValueError('placeholder: give shape or ndim')
         shape = (None,) * int(ndim)
-    shape = tuple(shape)
+    shape = shape_rules.as_dims(shape)
     if 0 in shape:
         # CNTK's input variables reject a dimension of size 0 (its own error and C++ stack)
         raise ValueError('placeholder: CNTK cannot hold a dimension of size 0 in an input; '

@@ -34,7 +34,8 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     def op(v, a, top, thr):
         if shifted:
             thr = jnp.asarray(thr, v.dtype)
-            kept = v * (v > thr).astype(v.dtype)
+            # where, not v * (v > thr): -inf below the threshold gives 0, NaN stays NaN
+            kept = jnp.where(v <= thr, jnp.zeros((), v.dtype), v)
         else:
             kept = jax.nn.relu(v)
         if top is not None:

@@ -305,6 +305,18 @@ def _index_key(leaf):
     return v if not _is_concrete_int(v) else int(np.asarray(v))
 
 
+def _engine_known_value(x):
+    """The value of ``x`` where it is concrete (a ``jax.Array`` that is no tracer: what
+    ``K.constant`` and ops on it give), else None; the argument checks read it (indices in
+    range...)."""
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
+        try:
+            return np.asarray(x)
+        except Exception:
+            return None
+    return None
+
+
 def _is_concrete_int(v):
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return True

@@ -200,12 +200,7 @@ def clip(x, min_value, max_value):
     x = _to_tensor(x)
     if not isinstance(min_value, (Tensor, jax.Array)) and \
             not isinstance(max_value, (Tensor, jax.Array)):
-        if min_value is None:
-            min_value = -np.inf
-        if max_value is None:
-            max_value = np.inf
-        if max_value < min_value:
-            max_value = min_value
+        min_value, max_value = shape_rules.clip_bounds(min_value, max_value, str(x.dtype))
 
     def op(v, lo, hi):
         lo = jnp.asarray(lo).astype(v.dtype) if lo is not None else None
@@ -213,10 +208,11 @@ def clip(x, min_value, max_value):
         if lo is not None and hi is not None:
             hi = jnp.maximum(hi, lo)
         # where, not jnp.clip: a value on a bound keeps its gradient (tf.clip_by_value)
+        # a NaN bound gives NaN (lo != lo), as numpy's and TensorFlow's clip
         if lo is not None:
-            v = jnp.where(v < lo, lo, v)
+            v = jnp.where((v < lo) | (lo != lo), lo, v)
         if hi is not None:
-            v = jnp.where(v > hi, hi, v)
+            v = jnp.where((v > hi) | (hi != hi), hi, v)
         return v
     return _apply(op, x, min_value, max_value)
 

@@ -14,6 +14,7 @@ from . import (configuration, session, tensors, updates, math, shapes, functions
                control_flow, activations, convolution, random, ctc, higher_order,
                locally_connected)
 from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
+from .core import _engine_known_value  # noqa: F401  (what the argument checks read)
 
 #: the section modules, in the order of ``api.SECTIONS``
 _MODULES = (configuration, session, tensors, updates, math, shapes, functions, control_flow,

@@ -166,7 +166,9 @@ def flatten(x):
 
 @records_keras_shape
 def batch_flatten(x):
-    return _apply(lambda v: jnp.reshape(v, (v.shape[0], -1)), _to_tensor(x))
+    # the sizes, not -1: an empty batch leaves -1 undetermined (jnp.reshape divides by 0)
+    return _apply(lambda v: jnp.reshape(v, (v.shape[0], int(np.prod(v.shape[1:])))),
+                  _to_tensor(x))
 
 
 @records_keras_shape

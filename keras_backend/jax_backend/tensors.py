@@ -85,7 +85,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         if ndim is None:
             raise ValueError('placeholder: give shape or ndim (JAX needs the rank)')
         shape = (None,) * int(ndim)
-    shape = tuple(None if s is None else int(s) for s in shape)
+    shape = tuple(None if s is None else int(s) for s in shape_rules.as_dims(shape))
     name = common._scoped_name(name, 'placeholder') or 'placeholder_%d' % next(_IDS)
     x = Placeholder(shape, dtype, name=name, sparse=sparse)
     x._keras_shape = shape

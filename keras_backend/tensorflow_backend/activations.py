@@ -26,7 +26,8 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
         kept = tf.nn.relu(x)
     else:
         thr = _constant_like(x, threshold)
-        kept = x * tf.cast(tf.greater(x, thr), x.dtype)
+        # where, not x * (x > thr): -inf below the threshold gives 0 (not NaN), NaN stays NaN
+        kept = tf.where(x <= thr, tf.zeros((), x.dtype), x)
     if max_value is not None:
         kept = tf.clip_by_value(kept, tf.zeros((), x.dtype), _constant_like(x, max_value))
     if _is_zero(alpha):
@@ -47,9 +48,14 @@ def elu(x, alpha=1.):
 
 @graph_aware
 def softmax(x, axis=-1):
-    """``tf.nn.softmax``."""
+    """``tf.nn.softmax``; a slice holding a NaN (or giving one: +inf) is NaN throughout, as
+    in numpy and on the other engines (TensorFlow's kernel gave numbers beside it)."""
     x = _to_tensor(x)
-    return tf.nn.softmax(x, axis=axis)
+    out = tf.nn.softmax(x, axis=axis)
+    if not x.dtype.is_floating:
+        return out
+    bad = tf.reduce_any(tf.math.is_nan(x) | tf.math.is_nan(out), axis=axis, keepdims=True)
+    return tf.where(bad, tf.constant(float('nan'), out.dtype), out)
 
 
 @graph_aware

@@ -563,6 +563,17 @@ def int_shape(x):
     return _engine_int_shape(x)
 
 
+def _engine_known_value(x):
+    """The value of ``x`` where TensorFlow already holds it (an eager tensor: what an op on
+    constants gave), else None; the argument checks read it (indices in range...)."""
+    if isinstance(x, _EagerTensor):
+        try:
+            return x.numpy()
+        except Exception:
+            return None
+    return None
+
+
 def _engine_int_shape(x):
     """``int_shape`` as TensorFlow knows it (ignoring ``_keras_shape``); the checks
     read this one (a shape Keras recorded is not checked by the engine, and Keras

@@ -175,16 +175,27 @@ def all(x, axis=None, keepdims=False):
 
 @graph_aware
 def argmax(x, axis=-1):
-    """``tf.argmax``; the indices are int64."""
+    """``tf.argmax``; the indices are int64. A NaN counts as the largest value (the first
+    NaN is the answer), as in numpy: TensorFlow's own kernel skips it."""
     x = _to_tensor(x)
-    return tf.argmax(x, axis=_axis_arg(axis, x.shape.rank))
+    return _nan_first(tf.argmax, x, _axis_arg(axis, x.shape.rank))
 
 
 @graph_aware
 def argmin(x, axis=-1):
-    """``tf.argmin``; the indices are int64."""
+    """``tf.argmin``; the indices are int64. A NaN counts as the smallest value (the first
+    NaN is the answer), as in numpy: TensorFlow's own kernel skips it."""
     x = _to_tensor(x)
-    return tf.argmin(x, axis=_axis_arg(axis, x.shape.rank))
+    return _nan_first(tf.argmin, x, _axis_arg(axis, x.shape.rank))
+
+
+def _nan_first(arg_op, x, axis):
+    """``arg_op(x, axis)``, where a slice holding a NaN answers its first NaN's index."""
+    if not x.dtype.is_floating:
+        return arg_op(x, axis=axis)
+    nan = tf.math.is_nan(x)
+    first_nan = tf.argmax(tf.cast(nan, tf.int32), axis=axis)
+    return tf.where(tf.reduce_any(nan, axis=axis), first_nan, arg_op(x, axis=axis))
 
 
 @graph_aware
@@ -246,9 +257,11 @@ def pow(x, a):
 
 @graph_aware
 def clip(x, min_value, max_value):
-    """``tf.clip_by_value``; a None bound becomes -inf / +inf."""
+    """``tf.clip_by_value``; a None bound becomes -inf / +inf (an integer dtype's
+    extremes)."""
     x = _to_tensor(x)
-    min_value, max_value = shape_rules.clip_bounds(min_value, max_value)
+    min_value, max_value = shape_rules.clip_bounds(min_value, max_value,
+                                                   x.dtype.base_dtype.name)
     lo = _constant_like(x, min_value)
     hi = _constant_like(x, max_value)
     hi = tf.maximum(hi, lo)

@@ -15,7 +15,7 @@ from . import (helpers, configuration, session, tensors, updates, math, shapes, 
                control_flow, activations, convolution, random, ctc, higher_order,
                locally_connected)
 from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
-from .core import _engine_int_shape  # noqa: F401  (what the argument checks read)
+from .core import _engine_int_shape, _engine_known_value  # noqa: F401  (the checks read them)
 
 #: the section modules, in the order of ``api.SECTIONS`` (their helpers first)
 _MODULES = (helpers, configuration, session, tensors, updates, math, shapes, functions,

@@ -129,7 +129,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         shape = (None,) * int(ndim)
     if shape is not None:
         try:
-            shape = tuple(None if d is None else int(d) for d in shape)
+            shape = tuple(None if d is None else int(d) for d in shape_rules.as_dims(shape))
         except (TypeError, ValueError):
             raise ValueError('shape: expected a tuple of ints or None, got %r' % (shape,))
     with _graph().as_default():

@@ -287,6 +287,14 @@ def _known_shape(x):
                  for o, r in zip(own, recorded))
 
 
+def _engine_known_value(x):
+    """The value of ``x`` where the graph holds it (a constant), else None; the argument
+    checks read it (indices in range...)."""
+    if isinstance(x, _engine.Constant) and not is_sparse_tensor(x):
+        return np.asarray(x.data)
+    return None
+
+
 def _engine_int_shape(x):
     """The engine's own static shape, ignoring a ``_keras_shape`` that Keras recorded (the
     argument checks read this: Keras 2.3.1 records a wrong one on ConvLSTM2D's channels_first

@@ -19,7 +19,7 @@ from . import (helpers, configuration, session, tensors, updates, math, shapes, 
                control_flow, activations, convolution, random, ctc, higher_order,
                locally_connected)
 from .core import ENGINE, ENGINE_VERSION, T, th  # noqa: F401  (the adapter's names too)
-from .core import _engine_int_shape  # noqa: F401  (what the argument checks read)
+from .core import _engine_int_shape, _engine_known_value  # noqa: F401  (the checks read them)
 
 #: the section modules, in the order of ``api.SECTIONS`` (their helpers first)
 _MODULES = (helpers, configuration, session, tensors, updates, math, shapes, functions,

@@ -93,7 +93,7 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
         if ndim is None:   # the shared rules check each argument alone
             raise ValueError('placeholder: give shape or ndim')
         shape = (None,) * int(ndim)
-    shape = tuple(None if s is None else int(s) for s in shape)
+    shape = tuple(None if s is None else int(s) for s in shape_rules.as_dims(shape))
     if sparse:
         if len(shape) != 2:   # this engine's sparse inputs are matrices only
             raise ValueError('placeholder: a sparse placeholder must be 2-D, got shape %r'

@@ -5,13 +5,11 @@ the numpy reference (``tests/fuzz_api.py`` says how a case is judged).
 A call either gives the reference's numbers, or raises our ValueError / TypeError naming
 the function or the argument; never an engine's own exception, another exception type,
 or a result where the reference refuses the case. The draws are derandomized (the same
-cases on every run); the examples per name are ``KERAS_BACKEND_FUZZ_EXAMPLES`` (default
-8; 2 on the compile-bound PyTensor and Theano 1.0.5, where each case is a compile).
-Every finding of a name is reported at once, with its arguments.
-
-Not in the default suite yet (``pytest tests`` does not collect this file; run it with
-``pytest tests/fuzz_test_api.py``): what it finds is being fixed, engine by engine
-(README, "Tests").
+cases on every run: CI's fixed seed); the examples per name are
+``KERAS_BACKEND_FUZZ_EXAMPLES`` (default 8, CI's budget; 2 on the compile-bound PyTensor
+and Theano 1.0.5, where each case is a compile). A larger budget draws further cases
+(README, "Tests", gives the figures of the runs by hand). Every finding of a name is
+reported at once, with its arguments.
 """
 import collections
 import os
