@@ -823,6 +823,20 @@ def nonempty_axis(call):
                   call.args['x'])
 
 
+def _known_ids(call, v, what, upper=None):
+    """Where ``v``'s values are known (see ``Call.known_value``): each a whole number (a
+    TypeError naming ``what`` otherwise; CNTK holds integers as floats) in ``[0, upper)``
+    when ``upper`` is known (a ValueError otherwise)."""
+    known = call.known_value(v)
+    if known is None or not known.size or known.dtype.kind not in 'biuf':
+        return
+    if known.dtype.kind == 'f' and not np.all(np.mod(known, 1) == 0):
+        call.fail(what, 'must hold integers', v, TypeError)
+    if upper is not None and (known.max() >= upper or known.min() < 0):
+        bad = known.max() if known.max() >= upper else known.min()
+        call.fail(what, 'must hold values in [0, %d); it holds %s' % (upper, bad), v)
+
+
 def integer_tensor(name):
     """A tensor argument that holds integers (indices, lengths): a float tensor is a
     TypeError, except on CNTK, whose tensors are all floats."""
@@ -831,9 +845,8 @@ def integer_tensor(name):
         if call.is_tensor(v) and call.K.backend() != 'cntk':
             if np.dtype(_dtype_name(call, v)).kind not in 'iub':
                 call.fail(name, 'must be an integer tensor', v, TypeError)
-        elif isinstance(v, np.ndarray) and v.dtype.kind == 'f' and v.size and \
-                not np.all(np.mod(v, 1) == 0):
-            call.fail(name, 'must hold integers', v, TypeError)
+        else:
+            _known_ids(call, v, name)
     return check
 
 
@@ -968,13 +981,8 @@ def gather_indices(call):
     ref, idx = call.args['reference'], call.args['indices']
     if call.ndim(ref) == 0:
         call.fail('reference', 'must be a tensor of rank >= 1', ref)
-    known = call.known_value(idx)
-    if known is not None and call.is_tensor(idx):
-        n = (call.static_shape(ref) or (None,))[0]
-        if known.dtype.kind in 'iu' and known.size and n is not None and \
-                (known.max() >= n or known.min() < 0):
-            call.fail('indices', "must be in [0, %d) (the rows of 'reference'); it holds %d"
-                      % (n, known.max() if known.max() >= n else known.min()), idx)
+    if call.is_tensor(idx):
+        _known_ids(call, idx, 'indices', (call.static_shape(ref) or (None,))[0])
     if isinstance(idx, np.ndarray) or isinstance(idx, (list, tuple)) or _is_number(idx):
         arr = np.asarray(idx)
         if arr.dtype.kind == 'f':
@@ -1008,6 +1016,8 @@ def in_top_k_shapes(call):
     if sp is not None and st is not None and _known(sp[0], st[0]) and sp[0] != st[0]:
         raise ValueError("in_top_k: arguments 'predictions' and 'targets' must have the same "
                          "batch size; got shapes %s and %s" % (sp, st))
+    _known_ids(call, call.args['targets'], 'targets',
+               sp[1] if sp is not None and len(sp) == 2 else None)
 
 
 def slice_args(call):
@@ -1105,6 +1115,15 @@ def switch_ranks(call):
         if nc is not None and nv is not None and nc > nv:
             raise ValueError("switch: argument 'condition' (rank %d) must not have a higher rank "
                              "than '%s' (rank %d)" % (nc, arg, nv))
+    st, se = (call.static_shape(call.args[a]) if call.is_tensor(call.args[a]) else None
+              for a in ('then_expression', 'else_expression'))
+    # a scalar condition picks one whole expression (tf.cond: the shapes may differ), but
+    # CNTK selects elementwise (C.element_select) there too
+    if st is not None and se is not None and (nc != 0 or call.K.backend() == 'cntk') and any(
+            _known(a, b) and a != b and a != 1 and b != 1
+            for a, b in zip(reversed(st), reversed(se))):
+        raise ValueError("switch: arguments 'then_expression' and 'else_expression' do not "
+                         "broadcast together: shapes %s and %s" % (st, se))
 
 
 def phase_alternatives(call):
@@ -1157,6 +1176,8 @@ def crossentropy_shapes(class_axis=True, sparse=False):
                     int(np.prod(st)) != int(np.prod(rest))):
                 raise ValueError("%s: argument 'target' (shape %s) must have the shape of "
                                  "'output' %s without its class axis" % (call.fname, st, so))
+            if ax is not None:
+                _known_ids(call, call.args['target'], 'target', so[ax])
             return
         if len(st) != len(so) or any(_known(a, b) and a != b for a, b in zip(st, so)):
             raise ValueError("%s: arguments 'target' and 'output' must have the same shape; "
@@ -1187,6 +1208,17 @@ def ctc_shapes(call):
 
 def ctc_decode_args(call):
     ctc_shapes(call)
+    sp = call.static_shape(call.args['y_pred'])
+    if sp is not None and len(sp) == 3 and sp[2] == 0:
+        call.fail('y_pred', 'must hold at least one class (the blank) on its last axis',
+                  call.args['y_pred'])
+    il = call.args['input_length']
+    si = call.static_shape(il) if call.is_tensor(il) or isinstance(il, np.ndarray) else None
+    if si is not None and (len(si) not in (1, 2) or len(si) == 2 and si[1] not in (1, None)
+                           or sp is not None and len(sp) == 3 and _known(si[0], sp[0]) and
+                           si[0] != sp[0]):
+        call.fail('input_length', "must hold one length per sample of 'y_pred' (shape "
+                  "(batch,) or (batch, 1))", il)
     tp, bw = call.args.get('top_paths', 1), call.args.get('beam_width', 100)
     if _is_int(tp) and _is_int(bw) and not call.args.get('greedy', True) and tp > bw:
         call.fail('top_paths', "must be <= 'beam_width' (%d)" % bw, tp)

@@ -377,6 +377,16 @@ def batch_dot_output_shape(x_shape, y_shape, ax, ay):
     return out
 
 
+def op_seed(seed):
+    """A random op's seed: ``seed`` taken modulo 2**32 (numpy's ``RandomState`` and CNTK take
+    [0, 2**32); TensorFlow took any int, so Keras code passes negative ones), or for None a
+    draw from numpy's global generator, as Keras 2.3.1's backends make it
+    (``np.random.seed(n)`` reproduces Keras' weight initialisation)."""
+    if seed is None:
+        return int(np.random.randint(1, 10 ** 7))
+    return int(seed) % 2 ** 32
+
+
 def as_dims(shape):
     """A shape argument as a tuple: one int ``n`` is the shape ``(n,)`` (as numpy and
     TensorFlow read it), a list its tuple, None stays None."""
@@ -385,6 +395,12 @@ def as_dims(shape):
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         return (int(shape),)
     return tuple(shape)
+
+
+def nan_bound(*bounds):
+    """True when one of ``clip``'s bounds is the number NaN: the result is NaN throughout, as
+    numpy's and TensorFlow's clip give (Theano's and CNTK's own ignore the bound)."""
+    return any(isinstance(v, (float, np.floating)) and v != v for v in bounds)
 
 
 def clip_bounds(min_value, max_value, dtype=None):

@@ -391,6 +391,9 @@ def concatenate(tensors, axis=-1):
 
 
 def reshape(x, shape):
+    # a None size is read as -1 (Keras layers pass int_shape's None for the batch)
+    if isinstance(shape, (list, tuple)):
+        shape = tuple(-1 if d is None else d for d in shape)
     return np.reshape(np.asarray(x), shape)
 
 
@@ -818,10 +821,19 @@ def conv_lstm2d(x, kernel, recurrent_kernel, bias, padding='valid',
     return outputs, [from_channels_last(s, data_format) for s in states]
 
 
+class EngineDefined(Exception):
+    """A case whose answer Keras 2's engines gave differently, each by its own rule: the
+    reference says nothing (docs/semantics.md names the case)."""
+
+
 def switch(condition, then_expression, else_expression):
     c = np.asarray(condition)
     t, e = f64(then_expression), f64(else_expression)
     if c.ndim == 0:
+        if t.shape != e.shape:
+            # TensorFlow's cond gives the chosen expression, Theano's and CNTK's elementwise
+            # selection the two broadcast together
+            raise EngineDefined('switch: a scalar condition between two shapes')
         return t if bool(c) else e
     c = c.reshape(c.shape + (1,) * (t.ndim - c.ndim))
     return np.where(c != 0, t, e)

@@ -401,9 +401,10 @@ def test_a_resume_at_every_step_and_epoch_boundary_ends_as_the_uninterrupted_run
     """One worker committing every 2 steps (so an epoch's last step is a commit step),
     killed once at each point of BOUNDARY_PLAN (17 restarts), with validation,
     backward_passes_per_step=2, and ReduceLROnPlateau, EarlyStopping(restore_best_weights)
-    and ModelCheckpoint(save_best_only) deciding on val_loss: it ends as the uninterrupted
-    run (the weights EarlyStopping took back, the rate of every step, the epochs'
-    val_loss, the epoch it stopped at, the checkpoint file's weights). A commit after an
+    and ModelCheckpoint(save_best_only) deciding on val_loss, and a stateful metric (mae):
+    it ends as the uninterrupted run (the weights EarlyStopping took back, the rate of every
+    step, the epochs' val_loss, loss and mae, the epoch it stopped at, the checkpoint
+    file's weights). A commit after an
     epoch's last step but before its end used to make the resume skip that end (every
     callback's decision, and validation); EarlyStopping's best weights were not committed
     (a crash at its stop after a resume)."""
@@ -422,6 +423,10 @@ def test_a_resume_at_every_step_and_epoch_boundary_ends_as_the_uninterrupted_run
     np.testing.assert_allclose(got['lrs'], ref['lrs'][-len(got['lrs']):], rtol=1e-6)
     np.testing.assert_allclose(got['val_loss'], ref['val_loss'][-len(got['val_loss']):],
                                rtol=1e-5)
+    # the History of the last attempt's epochs: the loss (its epoch sums) and the stateful
+    # metric (its running total and count) of the whole epoch, the resumed one included
+    np.testing.assert_allclose(got['loss'], ref['loss'][-len(got['loss']):], rtol=1e-5)
+    np.testing.assert_allclose(got['mae'], ref['mae'][-len(got['mae']):], rtol=1e-5)
     print('[%s] killed at %d points (%.1f s): final weights max abs difference %.3g'
           % (engine, len(BOUNDARY_PLAN), took, np.abs(got['weights'] - ref['weights']).max()))
 

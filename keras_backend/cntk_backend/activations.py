@@ -151,10 +151,11 @@ def dropout(x, level, noise_shape=None, seed=None):
 
 
 def l2_normalize(x, axis=None):
-    """``x / C.sqrt(C.element_max(sum(x ** 2), 1e-12))``."""
+    """``x / C.sqrt(C.element_max(sum(x ** 2), 1e-12))``; NaN where the sum is NaN
+    (``core.keep_nan``)."""
     x = _to_tensor(x)
     s = sum(C.square(x), axis, keepdims=True)
-    return x / C.sqrt(C.element_max(s, _constant_like(x, 1e-12)))
+    return x / keep_nan(s, C.sqrt(C.element_max(s, _constant_like(x, 1e-12))))
 
 
 def in_top_k(predictions, targets, k):

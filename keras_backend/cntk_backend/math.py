@@ -114,13 +114,21 @@ def _reduce(op, x, axis, keepdims):
 
 
 def max(x, axis=None, keepdims=False):
-    """``C.reduce_max``."""
-    return _reduce(C.reduce_max, x, axis, keepdims)
+    """``C.reduce_max``; NaN where the values reduced hold one (CNTK's own skips it)."""
+    return _nan_reduced(C.reduce_max, x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims=False):
-    """``C.reduce_min``."""
-    return _reduce(C.reduce_min, x, axis, keepdims)
+    """``C.reduce_min``; NaN where the values reduced hold one (CNTK's own skips it)."""
+    return _nan_reduced(C.reduce_min, x, axis, keepdims)
+
+
+def _nan_reduced(op, x, axis, keepdims):
+    """``op`` reduced as ``_reduce`` does, NaN wherever a NaN was among the values reduced."""
+    x = _to_tensor(x)
+    out = _reduce(op, x, axis, keepdims)
+    nan = _reduce(C.reduce_max, C.not_equal(x, x), axis, keepdims)
+    return C.element_select(nan, _constant_like(x, np.nan), out)
 
 
 def sum(x, axis=None, keepdims=False):
@@ -226,17 +234,25 @@ def all(x, axis=None, keepdims=False):
 
 
 def argmax(x, axis=-1):
-    """``C.argmax``; the indices are integer values held in ``floatx()``."""
-    x = _to_tensor(x)
-    a = shape_rules.normalize_axis(axis, _nd(x))
-    return _drop_axis(C.argmax(x, axis=a), a)
+    """``C.argmax``; the indices are integer values held in ``floatx()``. A NaN counts as
+    the largest value (the first NaN is the answer), as in numpy: CNTK's own gave -1."""
+    return _nan_first(C.argmax, x, axis)
 
 
 def argmin(x, axis=-1):
-    """``C.argmin``; the indices are integer values held in ``floatx()``."""
+    """``C.argmin``; the indices are integer values held in ``floatx()``. A NaN counts as
+    the smallest value (the first NaN is the answer), as in numpy: CNTK's own gave -1."""
+    return _nan_first(C.argmin, x, axis)
+
+
+def _nan_first(arg_op, x, axis):
     x = _to_tensor(x)
     a = shape_rules.normalize_axis(axis, _nd(x))
-    return _drop_axis(C.argmin(x, axis=a), a)
+    nan = C.not_equal(x, x)
+    clean = C.element_select(nan, _constant_like(x, 0), x)   # CNTK's argmax of a NaN: -1
+    out = C.element_select(C.reduce_max(nan, axis=a), C.argmax(nan, axis=a),
+                           arg_op(clean, axis=a))
+    return _drop_axis(out, a)
 
 
 def square(x):
@@ -262,8 +278,12 @@ def exp(x):
 
 
 def log(x):
-    """``C.log``."""
-    return C.log(_to_tensor(x))
+    """``C.log``; -inf at 0 and NaN below it, as in numpy (CNTK's own gives -85.1, the log
+    of its smallest float, for both)."""
+    x = _to_tensor(x)
+    zero = _constant_like(x, 0)
+    out = C.element_select(C.equal(x, zero), _constant_like(x, -np.inf), C.log(x))
+    return C.element_select(C.less(x, zero), _constant_like(x, np.nan), out)
 
 
 def logsumexp(x, axis=None, keepdims=False):
@@ -297,6 +317,8 @@ def clip(x, min_value, max_value):
     """``C.clip``; a ``max_value`` below ``min_value`` means ``min_value`` (tensor bounds too, with
     ``C.element_max``); None is unbounded."""
     x = _to_tensor(x)
+    if shape_rules.nan_bound(min_value, max_value):
+        return x * _constant_like(x, np.nan)
     min_value, max_value = shape_rules.clip_bounds(min_value, max_value)
     lo, hi = _coerce_pair(x, min_value)[1], _coerce_pair(x, max_value)[1]
     if _is_engine_tensor(min_value) or _is_engine_tensor(max_value):

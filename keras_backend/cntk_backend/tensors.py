@@ -216,7 +216,8 @@ def eval(x):
         return np.asarray(x)
     try:
         return _evaluate([x])[0]
-    except RuntimeError as e:
+    except (RuntimeError, ValueError) as e:
+        # CNTK's own ValueError: a placeholder the tensor depends on was not fed
         raise checks.engine_error('eval', e) from e
 
 
@@ -262,14 +263,14 @@ def identity(x, name=None):
 
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     """Drawn with numpy ``RandomState(seed)`` into a CNTK parameter."""
-    rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
-    return variable(rng.uniform(low, high, size=tuple(shape)), dtype, name)
+    rng = np.random.RandomState(shape_rules.op_seed(seed))
+    return variable(rng.uniform(low, high, size=shape_rules.as_dims(shape)), dtype, name)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
     """Drawn with numpy ``RandomState(seed)`` into a CNTK parameter."""
-    rng = np.random.RandomState(seed if seed is not None else np.random.randint(10 ** 7))
-    return variable(rng.normal(mean, scale, size=tuple(shape)), dtype, name)
+    rng = np.random.RandomState(shape_rules.op_seed(seed))
+    return variable(rng.normal(mean, scale, size=shape_rules.as_dims(shape)), dtype, name)
 
 
 def count_params(x):

@@ -118,30 +118,57 @@ class CommitStateCallback(keras.callbacks.Callback):
 
 class _EpochSums(keras.callbacks.Callback):
     """The sums behind Keras' epoch losses (its ``BaseLogger``'s arithmetic, in the same
-    order), committed with the State, so that a resumed epoch ends with the losses of the
-    whole epoch: at the epoch's end each loss in ``logs`` is set to its sum over the
-    epoch's batches, the committed ones included, over the samples seen."""
+    order) and the variables of its stateful metrics (Keras 2.3's ``accuracy``, ``mae``...:
+    a running total and count each), committed with the State, so that a resumed epoch
+    ends with the losses and metrics of the whole epoch: at the epoch's end each loss in
+    ``logs`` is set to its sum over the epoch's batches, the committed ones included, over
+    the samples seen; the metrics go on from their committed totals (set back after Keras'
+    ``reset_metrics`` at the resumed epoch's start)."""
 
     def __init__(self):
         super(_EpochSums, self).__init__()
         self.seen, self.totals, self.carry = 0, {}, False
+        self.metric_values = None
         #: whether training resumes inside an epoch (set by fit)
         self.resumed_inside = False
+
+    def _metric_variables(self):
+        """The variables of the model's stateful metrics, in a fixed order (Keras 2.3's
+        ``_get_training_eval_metrics``; none before Keras 2.3, whose metrics are batch
+        values that the BaseLogger averages)."""
+        get = getattr(self.model, '_get_training_eval_metrics', None)
+        if not callable(get):
+            return []
+        return [w for m in get() for w in getattr(m, 'weights', [])]
 
     def get_state(self):
         state = dict(('total_' + k, v) for k, v in self.totals.items())
         state['seen'] = self.seen
+        variables = self._metric_variables() if self.model is not None else []
+        if variables:
+            state['metrics'] = [np.array(v) for v in keras.backend.batch_get_value(variables)]
         return state
 
     def set_state(self, state):
         self.seen = state.get('seen', 0)
         self.totals = dict((k[len('total_'):], v) for k, v in state.items()
                            if k.startswith('total_'))
+        self.metric_values = state.get('metrics')
         self.carry = self.resumed_inside
 
     def on_epoch_begin(self, epoch, logs=None):
         if self.carry:            # a resumed epoch: the sums of its committed batches
             self.carry = False
+            variables = self._metric_variables()
+            values = self.metric_values or []
+            if len(values) != len(variables):
+                # the totals cannot be put back: say so, never report part of an epoch
+                raise ValueError(
+                    'fit: the commit holds %d stateful metric variable(s), the model has %d '
+                    '(compile the model with the same metrics as the run that committed)'
+                    % (len(values), len(variables)))
+            if variables:
+                keras.backend.batch_set_value(list(zip(variables, values)))
             return
         self.seen, self.totals = 0, {}
 

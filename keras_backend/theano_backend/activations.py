@@ -6,6 +6,8 @@ directly (the package puts each behind its checks).
 """
 from __future__ import absolute_import, division, print_function
 
+import numpy as np
+
 from .. import common, shape_rules
 from .core import (T, _axis_arg, _constant_like, _engine, _is_engine_tensor, _is_zero_number,
                    _param_like, _to_tensor)
@@ -113,6 +115,8 @@ def binary_crossentropy(target, output, from_logits=False):
         return (T.maximum(x, _constant_like(x, 0.)) - x * target
                 + T.log1p(T.exp(-abs(x))))
     eps = common.epsilon()
+    if np.dtype(output.dtype).kind in 'iub':     # probabilities of an integer tensor: floatx
+        output = T.cast(output, common.floatx())
     p = T.clip(output, _constant_like(output, eps), _constant_like(output, 1. - eps))
     one = _constant_like(p, 1.)
     return -(target * T.log(p) + (one - target) * T.log(one - p))
@@ -124,8 +128,10 @@ def sigmoid(x):
 
 
 def hard_sigmoid(x):
-    """``T.clip`` of ``0.2 x + 0.5``."""
+    """``T.clip`` of ``0.2 x + 0.5`` (of an integer ``x``, in ``floatx()``)."""
     x = _to_tensor(x)
+    if np.dtype(x.dtype).kind in 'iub':
+        x = T.cast(x, common.floatx())
     return T.clip(x * _constant_like(x, 0.2) + _constant_like(x, 0.5),
                   _constant_like(x, 0.), _constant_like(x, 1.))
 

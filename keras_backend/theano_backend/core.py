@@ -31,7 +31,7 @@ import sys
 
 import numpy as np
 
-from .. import api, checks, common, engines
+from .. import api, checks, common, engines, shape_rules
 
 try:
     import builtins as _builtins
@@ -206,12 +206,7 @@ _EVAL_CACHE = {}
 _CONTROL_SCOPES = []  # [first serial, end serial, {variable: value it is updated to}]
 
 
-def _op_seed(seed):
-    """``seed``, or for None a draw from numpy's global generator, as Keras 2.3.1's
-    backends make it: ``np.random.seed(n)`` reproduces Keras' weight initialisation."""
-    if seed is None:
-        return int(np.random.randint(1, 10 ** 7))
-    return int(seed)
+_op_seed = shape_rules.op_seed
 
 
 # ---------------------------------------------------------------------------

@@ -6,6 +6,8 @@ directly (the package puts each behind its checks).
 """
 from __future__ import absolute_import, division, print_function
 
+import builtins
+
 import numpy as np
 
 from .. import common, shape_rules
@@ -207,8 +209,11 @@ def logsumexp(x, axis=None, keepdims=False):
 
 
 def round(x):
-    """``T.round`` with ``mode='half_to_even'``."""
-    return T.round(_to_tensor(x), mode='half_to_even')
+    """``T.round`` with ``mode='half_to_even'``; integers are their own rounding."""
+    x = _to_tensor(x)
+    if np.dtype(x.dtype).kind in 'iub':
+        return x
+    return T.round(x, mode='half_to_even')
 
 
 def sign(x):
@@ -229,9 +234,16 @@ def pow(x, a):
 
 
 def clip(x, min_value, max_value):
-    """``T.clip``; a None bound is infinite."""
+    """``T.clip``; a None bound is infinite (an integer dtype's extreme). An integer ``x``
+    with a bound that is not a whole number is clipped in ``floatx()``, as numpy does
+    (the bound was truncated)."""
     x = _to_tensor(x)
-    min_value, max_value = shape_rules.clip_bounds(min_value, max_value)
+    if shape_rules.nan_bound(min_value, max_value):
+        return x * _constant_like(x, np.nan)
+    if np.dtype(x.dtype).kind in 'iu' and builtins.any(
+            isinstance(v, float) and not float(v).is_integer() for v in (min_value, max_value)):
+        x = T.cast(x, common.floatx())
+    min_value, max_value = shape_rules.clip_bounds(min_value, max_value, x.dtype)
     if not _is_engine_tensor(min_value) and not _is_engine_tensor(max_value):
         lo = T.constant(np.asarray(min_value, dtype=x.dtype))
         hi = T.constant(np.asarray(max_value, dtype=x.dtype))
@@ -246,6 +258,8 @@ def _coerce_pair(x, y):
     dtype of the tensor it meets."""
     x = _to_tensor(x) if _is_engine_tensor(x) else x
     y = _to_tensor(y) if _is_engine_tensor(y) else y
+    if not _is_engine_tensor(x) and not _is_engine_tensor(y):   # two numbers
+        x = _to_tensor(x)
     if not _is_engine_tensor(x):
         x = _to_tensor(x, y.dtype if np.asarray(x).dtype.kind == 'f' else None)
     if not _is_engine_tensor(y):

@@ -82,8 +82,10 @@ init = np.random.RandomState(1)
 model.set_weights([init.uniform(-0.5, 0.5, w.shape).astype('float32')
                    for w in model.get_weights()])
 if schedules or boundaries:
+    # boundaries: a stateful metric (Keras 2.3's mae: a running total and count per epoch)
     model.compile(kd.DistributedOptimizer(keras.optimizers.SGD(0.1, momentum=0.9),
-                                          backward_passes_per_step=2), 'mse')
+                                          backward_passes_per_step=2), 'mse',
+                  metrics=['mae'] if boundaries else None)
 else:
     model.compile(kd.DistributedOptimizer(keras.optimizers.Adam(0.05, clipnorm=0.5)), 'mse')
 
@@ -198,6 +200,7 @@ if boundaries:
     saved['checkpoint'] = np.concatenate([w.ravel() for w in model.get_weights()])
     model.set_weights(weights_now)
     saved['val_loss'] = np.array(history.history['val_loss'])
+    saved['mae'] = np.array(history.history['mae'])
     saved['stopped_epoch'] = np.array(stopper.stopped_epoch)
 np.savez('%s.%d.npz' % (out, kd.rank()), lrs=np.array(LRS),
          weights=np.concatenate([w.ravel() for w in model.get_weights()]),
