@@ -1117,9 +1117,10 @@ def switch_ranks(call):
                              "than '%s' (rank %d)" % (nc, arg, nv))
     st, se = (call.static_shape(call.args[a]) if call.is_tensor(call.args[a]) else None
               for a in ('then_expression', 'else_expression'))
-    # a scalar condition picks one whole expression (tf.cond: the shapes may differ), but
-    # CNTK selects elementwise (C.element_select) there too
-    if st is not None and se is not None and (nc != 0 or call.K.backend() == 'cntk') and any(
+    # a scalar condition picks one whole expression on TensorFlow and JAX (a cond: the
+    # shapes may differ); Theano's T.switch and CNTK's element_select select elementwise
+    if st is not None and se is not None and (
+            nc != 0 or call.K.backend() not in engines.following('tensorflow')) and any(
             _known(a, b) and a != b and a != 1 and b != 1
             for a, b in zip(reversed(st), reversed(se))):
         raise ValueError("switch: arguments 'then_expression' and 'else_expression' do not "

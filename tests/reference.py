@@ -290,6 +290,8 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1, eps=EPS
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1, eps=EPSILON):
     output = f64(output)
+    if output.size == 0:      # no values: the engines' empty results differ in shape
+        raise EngineDefined('sparse_categorical_crossentropy of an empty output')
     axis = axis % output.ndim
     if not from_logits:
         output = np.log(np.clip(output, eps, 1. - eps))

@@ -122,6 +122,10 @@ def var(x, axis=None, keepdims=False):
     if x.dtype not in ('float16', 'float32', 'float64'):
         x = T.cast(x, common.floatx())
     ax = _axis_arg(axis, x.ndim)
+    if x.ndim == 0 or (isinstance(ax, list) and not ax):
+        # nothing reduced: 0, and NaN for a NaN (the engine's rewrite of x - x into 0
+        # would hide it)
+        return T.switch(T.isnan(x), x, T.zeros_like(x))
     m = T.mean(x, axis=ax, keepdims=True)
     return T.mean(T.sqr(x - m), axis=ax, keepdims=keepdims)
 
