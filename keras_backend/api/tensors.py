@@ -705,8 +705,9 @@ Example:
 # random_uniform_variable
 # ---------------------------------------------------------------------------
 
-SPECS['random_uniform_variable'] = ({'shape': shape_arg(allow_tensor=False), 'low': number(),
-                                     'high': number(), 'dtype': DT, 'name': NAME, 'seed': SEED}, [])
+SPECS['random_uniform_variable'] = ({'shape': shape_arg(allow_tensor=False),
+                                     'low': number(allow_tensor=False),
+                                     'high': number(allow_tensor=False), 'dtype': DT, 'name': NAME, 'seed': SEED}, [])
 
 DOCS['random_uniform_variable'] = """Create a variable of samples of a uniform distribution.
 
@@ -744,8 +745,9 @@ Example:
 # random_normal_variable
 # ---------------------------------------------------------------------------
 
-SPECS['random_normal_variable'] = ({'shape': shape_arg(allow_tensor=False), 'mean': number(),
-                                    'scale': number(0), 'dtype': float_dtype(), 'name': NAME, 'seed': SEED}, [])
+SPECS['random_normal_variable'] = ({'shape': shape_arg(allow_tensor=False),
+                                    'mean': number(allow_tensor=False),
+                                    'scale': number(0, allow_tensor=False), 'dtype': float_dtype(), 'name': NAME, 'seed': SEED}, [])
 
 DOCS['random_normal_variable'] = """Create a variable of samples of a normal distribution.
 
