@@ -69,6 +69,10 @@ setup(
         'keras2-tests': ['pytest>=7,<8', 'pytest-timeout', 'pytest-xdist', 'flaky', 'mock',
                          'pandas', 'markdown', 'pillow', 'requests', 'pyux'],
         'examples': ['scikit-learn'],
+        # Keras' TensorBoard callback on every engine (keras_backend.tensorboard): tensorboardX
+        # writes the event files (pillow its images); tensorboard is the viewer
+        # (`tensorboard --logdir ...`), whose event reader and server the tests use too.
+        'tensorboard': ['tensorboardX>=2.1', 'pillow', 'tensorboard'],
         # The API reference (docs/reference, Sphinx autodoc + napoleon).
         'docs': ['sphinx>=7; python_version>="3.9"'],
     }),

@@ -469,13 +469,37 @@ def adopt_engine_name(module):
     _after_import('keras.utils.io_utils', _patch_h5dict)
     if name == 'tensorflow':
         _after_import('keras.optimizers', _patch_tf_optimizer_check)
-        _after_import('keras.callbacks', _drop_tensorflow_contrib,
+
+        def patch_callbacks(callbacks):
+            _drop_tensorflow_contrib(callbacks)
+            _install_tensorboard(callbacks)
+        _after_import('keras.callbacks', patch_callbacks,
                       _StandInModules(TENSORFLOW_CONTRIB_MODULES, _tensorflow_contrib_module))
+    else:
+        _after_import('keras.callbacks', _install_tensorboard)
     _after_import('keras.wrappers.scikit_learn', _patch_sklearn_wrappers)
     hook = getattr(module, '_adopted_by_keras2', None)
     if hook is not None:
         hook()
     return name
+
+
+# --- every release: its TensorBoard callback on every engine -------------------------------------
+#
+# Keras' own callback is TensorFlow 1's (tf.summary, a session, tensorflow.contrib's
+# projector); 2.3.1 hands TensorFlow 2 to tf.keras' callback, which cannot serve a Keras 2
+# model; off TensorFlow it drew the loss curves only, with TensorFlow installed.
+
+def _install_tensorboard(callbacks):
+    """``keras.callbacks`` (the package of 2.3.x, the module before): its ``TensorBoard``
+    (and that of 2.3.x's ``tensorboard_v1`` / ``tensorboard_v2``) becomes
+    :func:`keras_backend.tensorboard.tensorboard_class`'s, made for this release."""
+    from .tensorboard import tensorboard_class
+    ours = tensorboard_class(callbacks.Callback, keras_release() or (2, 3, 1))
+    for module in (callbacks, sys.modules.get(callbacks.__name__ + '.tensorboard_v1'),
+                   sys.modules.get(callbacks.__name__ + '.tensorboard_v2')):
+        if module is not None and hasattr(module, 'TensorBoard'):
+            module.TensorBoard = ours
 
 
 # --- Keras 2.0.x-2.2.x on TensorFlow 2 ---------------------------------------------------------

@@ -39,7 +39,10 @@ PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
       keras_preprocessing==1.1.2 hypothesis==6.31.6 'attrs<23' 'sortedcontainers<3'
       # what Keras 2.3.1's own test suite imports (tools/keras_suite.py)
       'pytest-timeout<2.2' 'pytest-xdist<3' 'execnet<2' flaky 'mock<5' 'pandas<1.2'
-      'markdown<3.4' 'pillow<9' 'requests<2.28' 'python-dateutil<2.9' 'pytz')
+      'markdown<3.4' 'pillow<9' 'requests<2.28' 'python-dateutil<2.9' 'pytz'
+      # Keras' TensorBoard callback (keras_backend.tensorboard): the writer, and the
+      # viewer whose event reader and server the tests use (the last releases for 3.6)
+      'tensorboardX==2.6' 'tensorboard==2.10.1' 'protobuf<3.20')
 
 # 1. The CPython 3.6 interpreter.
 PY36="${PYTHON36:-}"

@@ -10,6 +10,7 @@ checks.
 """
 from .. import api
 from . import core, ops
-from .keras2 import _adopted_by_keras2, _get_available_gpus, _is_tf_1  # noqa: F401
+from .keras2 import (_adopted_by_keras2, _get_available_gpus, _is_tf_1,  # noqa: F401
+                     _tensorboard_graph_def)
 
 api.install(globals(), ops)

@@ -2,8 +2,9 @@
 the TensorFlow 1 behaviour Keras 2.0-2.2 rely on.
 
 ``keras2_compat.adopt_engine_name`` calls ``_adopted_by_keras2`` when Keras 2.3.1 loads this
-adapter; Keras and its tests call ``_is_tf_1`` and ``_get_available_gpus``. The package
-``__init__`` puts the three into the adapter's namespace.
+adapter; Keras and its tests call ``_is_tf_1`` and ``_get_available_gpus``; Keras'
+TensorBoard callback (``keras_backend.tensorboard``) reads ``_tensorboard_graph_def``. The
+package ``__init__`` puts the four into the adapter's namespace.
 """
 import os
 
@@ -14,6 +15,15 @@ def _is_tf_1():
     """False: this adapter runs TensorFlow 2 (Keras 2.3.1 asks ``K.tensorflow_backend._is_tf_1()``
     to pick its TensorBoard callback)."""
     return tf.__version__.startswith('1.')
+
+
+def _tensorboard_graph_def():
+    """The adapter's graph (the FuncGraph holding every symbolic tensor: the model's layers,
+    losses and updates) as a serialized ``GraphDef``, what Keras' TensorBoard callback shows
+    in TensorBoard's graph tab (``keras_backend.tensorboard``); TensorFlow 1's Keras wrote
+    its session's graph."""
+    from .core import _graph
+    return _graph().as_graph_def().SerializeToString()
 
 
 def _get_available_gpus():
