@@ -231,19 +231,59 @@ def _script(out, statedir, interval, plan, *extra):
             plan] + list(extra)
 
 
-def _reference(engine, workdir, shuffle=False, schedules=False, boundaries=False):
-    """The uninterrupted run: one process on the global batch, on ``engine``."""
-    key = (engine, shuffle, schedules, boundaries)
+def _reference(engine, workdir, shuffle=False, schedules=False, boundaries=False,
+               tensorboard=False):
+    """The uninterrupted run: one process on the global batch, on ``engine`` (with
+    ``tensorboard``, its TensorBoard events as ``'tensorboard'``)."""
+    key = (engine, shuffle, schedules, boundaries, tensorboard)
     if key not in _REFERENCE:
-        out = os.path.join(workdir, 'reference')
+        out = os.path.join(workdir, 'reference%d' % len(_REFERENCE))
         proc, _ = _run(engine, [sys.executable] + _script(
-            out, os.path.join(workdir, 'reference_state'), 100, 'none',
+            out, os.path.join(workdir, 'reference_state%d' % len(_REFERENCE)), 100, 'none',
             *(['shuffle'] if shuffle else []) + (['schedules'] if schedules else [])
-            + (['boundaries'] if boundaries else [])))
+            + (['boundaries'] if boundaries else [])
+            + (['tensorboard'] if tensorboard else [])))
         assert proc.returncode == 0, proc.stderr[-5000:]
         with np.load(out + '.0.npz') as d:
             _REFERENCE[key] = dict((k, np.array(d[k])) for k in d.files)
+        if tensorboard:
+            _REFERENCE[key]['tensorboard'] = _tensorboard_events(out + '.tb')
     return _REFERENCE[key]
+
+
+def _needs_tensorboard():
+    for name in ('tensorboardX', 'tensorboard'):
+        try:
+            __import__(name)
+        except ImportError as e:
+            pytest.skip("%s is not installed (pip install 'keras_backend[tensorboard]'): %s"
+                        % (name, e))
+
+
+def _tensorboard_events(folder):
+    """{('scalar' or 'histogram', tag): [(step, value or sum), ...]} of the run folder
+    ``folder``, read by TensorBoard's own reader (which drops what a resumed run purged)."""
+    from tensorboard.backend.event_processing import event_accumulator as ea
+    acc = ea.EventAccumulator(folder, size_guidance={ea.SCALARS: 0, ea.HISTOGRAMS: 0})
+    acc.Reload()
+    events = {}
+    for tag in acc.Tags()['scalars']:
+        events[('scalar', tag)] = [(e.step, e.value) for e in acc.Scalars(tag)]
+    for tag in acc.Tags()['histograms']:
+        events[('histogram', tag)] = [(e.step, e.histogram_value.sum)
+                                      for e in acc.Histograms(tag)]
+    return events
+
+
+def _assert_same_events(got, ref, values=lambda key: True):
+    """The same tags, the same steps in the same order, values to float32 rounding (for the
+    tags ``values`` takes)."""
+    assert sorted(got) == sorted(ref)
+    for key, expected in ref.items():
+        assert [s for s, _ in got[key]] == [s for s, _ in expected], key
+        if values(key):
+            np.testing.assert_allclose([v for _, v in got[key]], [v for _, v in expected],
+                                       rtol=1e-5, atol=1e-6, err_msg=str(key))
 
 
 def _log(out):
@@ -409,10 +449,12 @@ def test_a_resume_at_every_step_and_epoch_boundary_ends_as_the_uninterrupted_run
     callback's decision, and validation); EarlyStopping's best weights were not committed
     (a crash at its stop after a resume)."""
     _engine_or_skip(engine)
-    ref = _reference(engine, workdir, boundaries=True)
+    _needs_tensorboard()
+    ref = _reference(engine, workdir, boundaries=True, tensorboard=True)
     assert int(ref['stopped_epoch']) == 2 and len(ref['val_loss']) == 3
     proc, took, out = _launch_elastic(engine, workdir, 'bounds', 1, 2, ','.join(BOUNDARY_PLAN),
-                                      len(BOUNDARY_PLAN), 60, script_extra=['boundaries'])
+                                      len(BOUNDARY_PLAN), 60,
+                                      script_extra=['boundaries', 'tensorboard'])
     assert proc.returncode == 0, proc.stderr[-8000:]
     assert len(_log(out)) == len(BOUNDARY_PLAN) + 1, proc.stderr[-8000:]
     with np.load(out + '.0.npz') as d:
@@ -427,6 +469,9 @@ def test_a_resume_at_every_step_and_epoch_boundary_ends_as_the_uninterrupted_run
     # metric (its running total and count) of the whole epoch, the resumed one included
     np.testing.assert_allclose(got['loss'], ref['loss'][-len(got['loss']):], rtol=1e-5)
     np.testing.assert_allclose(got['mae'], ref['mae'][-len(got['mae']):], rtol=1e-5)
+    # Keras' TensorBoard callback (by batch, with histograms): the events that 18 attempts
+    # left, as TensorBoard reads them, are the uninterrupted run's (no step lost, none twice)
+    _assert_same_events(_tensorboard_events(out + '.tb'), ref['tensorboard'])
     print('[%s] killed at %d points (%.1f s): final weights max abs difference %.3g'
           % (engine, len(BOUNDARY_PLAN), took, np.abs(got['weights'] - ref['weights']).max()))
 
@@ -438,11 +483,21 @@ def test_two_workers_take_the_callbacks_state_from_rank_0_through_sync(engine, w
     validation (worker 1) and in epoch 2's on_epoch_end (worker 0), the job ends as the
     uninterrupted run."""
     _engine_or_skip(engine)
-    ref = _reference(engine, workdir, boundaries=True)
+    _needs_tensorboard()
+    ref = _reference(engine, workdir, boundaries=True, tensorboard=True)
     proc, took, out = _launch_elastic(engine, workdir, 'bounds2', 2, 2,
                                       'val:1:1,epochend:0:2', 2, 60,
-                                      script_extra=['boundaries'])
+                                      script_extra=['boundaries', 'tensorboard'])
     assert proc.returncode == 0, proc.stderr[-8000:]
+    # TensorBoard: rank 0 alone writes (one event file per attempt in OUT.tb, no rank_1
+    # folder), on the uninterrupted run's axis (the job's samples: 8 rows a worker, 16 a
+    # step), with its validation losses and weights; a batch's loss is rank 0's own half
+    # (MetricAverageCallback averages the epoch's), so only the steps of those are compared
+    assert sorted(f.startswith('events.out.tfevents.')
+                  for f in os.listdir(out + '.tb')) == [True] * 3
+    _assert_same_events(_tensorboard_events(out + '.tb'), ref['tensorboard'],
+                        values=lambda key: key[0] == 'histogram' or
+                        key[1].startswith('val_') or key[1] == 'lr')
     for rank in (0, 1):
         with np.load('%s.%d.npz' % (out, rank)) as d:
             np.testing.assert_allclose(d['weights'], ref['weights'], rtol=1e-5, atol=1e-7)

@@ -67,9 +67,10 @@ def _run(release, engine):
     if module is None:
         return 'skip', '%s backend not importable here: %s' % (engine, reason)
     try:
+        import tensorboard  # noqa: F401
         import tensorboardX  # noqa: F401
     except ImportError as e:
-        return 'skip', ("tensorboardX is not installed (pip install "
+        return 'skip', ("tensorboard or tensorboardX is not installed (pip install "
                         "'keras_backend[tensorboard]'): %s" % e)
     path = _keras_path(release)
     if release != '2.3.1' and not os.path.isdir(os.path.join(path, 'keras')):

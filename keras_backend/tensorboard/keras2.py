@@ -3,8 +3,9 @@
 :func:`tensorboard_class` makes the class that ``keras2_compat`` puts in place of Keras'
 own ``keras.callbacks.TensorBoard`` (every release, 2.0 to 2.3.1): Keras' arguments and
 their documented meaning, computed with the backend's own functions (``K.function``,
-``K.gradients``, ``K.batch_get_value``) and written by :class:`.writer.EventWriter`, so no
-TensorFlow is needed off TensorFlow.
+``K.gradients``, ``K.batch_get_value``) and written by :class:`.writer.EventWriter`
+(tensorboard's event-file writer, tensorboardX's summaries), so no TensorFlow is needed off
+TensorFlow.
 """
 import os
 import sys
@@ -43,6 +44,25 @@ def _distributed_rank():
     if group is None or not group._State.initialized:
         return 0
     return int(group._State.rank)
+
+
+def _workers():
+    """The number of workers of a ``keras_backend.distribute`` job (1 without it)."""
+    group = sys.modules.get('keras_backend.distribute.group')
+    if group is None or not group._State.initialized:
+        return 1
+    return int(group._State.size)
+
+
+def _restarted():
+    """True in a job ``keras_backend.distribute``'s launcher restarted (its attempt > 0)."""
+    elastic = sys.modules.get('keras_backend.distribute.elastic')
+    if elastic is None:
+        return False
+    try:
+        return elastic.restart_count() > 0
+    except ValueError:
+        return False
 
 
 def _as_list(x):
@@ -105,13 +125,17 @@ def tensorboard_class(base, release=(2, 3, 1)):
       ``embeddings_metadata`` (a file path, relative to ``log_dir`` or absolute, or a dict
       layer name -> path).
 
-    Under ``keras_backend.distribute`` only rank 0 writes (``ranks='all'``: rank r > 0 too,
+    Under ``keras_backend.distribute`` the samples are the job's (a worker's batch size times
+    the workers: the step axis of one process training on the global batch), and only
+    rank 0 writes (``ranks='all'``: rank r > 0 too,
     into ``<log_dir>/rank_<r>``); a commit keeps the samples seen, and a run resumed from
     it writes on the same step axis, TensorBoard dropping what the lost run wrote past the
-    commit (tensorboardX's ``purge_step``).
+    commit (a ``SessionLog.START`` at the step it writes again from). Without a commit, a
+    restarted job writes from step 0 again the same way.
 
     Raises:
-        ImportError: tensorboardX is not installed (when the callback is made).
+        ImportError: tensorboard or tensorboardX is not installed (when the callback is
+            made).
         ValueError: histograms without validation data (or with a generator's), embeddings
             without ``embeddings_data`` (Keras 2.2 and later), at the epoch's end, as
             Keras; a metadata file that does not exist.
@@ -159,48 +183,78 @@ def tensorboard_class(base, release=(2, 3, 1)):
             self.events = None
             self._graph_written = False
             self._functions = {}
-            self._resumed_at = None
+            self._restored = None
+            self._batch_logs, self._batch_logs_at, self._epoch_logs_at = {}, -1, -1
 
         # --- the commit of keras_backend.distribute (elastic training) ---------------------
 
         def get_state(self):
-            """What a commit keeps: the samples seen (the step axis of ``update_freq``)."""
-            return {'samples_seen': int(self.samples_seen),
-                    'samples_seen_at_last_write': int(self.samples_seen_at_last_write)}
+            """What a commit keeps (numbers): the samples seen (the step axis of
+            ``update_freq`` in samples), where the last batch's and the last epoch's
+            scalars were written, and the last batch's values (``batch_log.<name>``)."""
+            state = {'samples_seen': int(self.samples_seen),
+                     'samples_seen_at_last_write': int(self.samples_seen_at_last_write),
+                     'batch_logs_at': int(self._batch_logs_at),
+                     'epoch_logs_at': int(self._epoch_logs_at)}
+            for name, value in self._batch_logs.items():
+                state['batch_log.' + name] = float(value)
+            return state
 
         def set_state(self, state):
             self.samples_seen = int(state.get('samples_seen', 0))
             self.samples_seen_at_last_write = int(state.get('samples_seen_at_last_write', 0))
-            self._resumed_at = self.samples_seen
+            self._batch_logs_at = int(state.get('batch_logs_at', -1))
+            self._epoch_logs_at = int(state.get('epoch_logs_at', -1))
+            self._batch_logs = dict((k[len('batch_log.'):], v) for k, v in state.items()
+                                    if k.startswith('batch_log.'))
+            self._restored = self.samples_seen
+
+        def _after_resume(self, first_step):
+            """(purge step, scalars to write again) for a run resumed from a commit, whose
+            first write is at ``first_step``: TensorBoard drops the lost run's events from
+            the purge step on. By epoch, the resumed epoch's index (its events are all
+            written again). By samples, the commit's samples seen S: the lost run may have
+            written the epoch's end at S after the commit, which the resumed run writes
+            again; the batch's scalars at S, written before the commit, are written again
+            from the commit. S + 1 when the commit followed the epoch's end at S."""
+            if self.update_freq == 'epoch':
+                return first_step, []
+            seen = self._restored
+            if self._epoch_logs_at == seen:
+                return seen + 1, []
+            again = sorted(self._batch_logs.items()) if self._batch_logs_at == seen else []
+            return seen, again
 
         # --- the run folder ---------------------------------------------------------------
 
         def _writer(self, first_step):
             """The event writer (None on a rank that does not write), made for a first
-            write at ``first_step``."""
+            write at ``first_step``, with the graph (after a resumed run's state is set)."""
             if self.events is None:
                 rank = _distributed_rank()
                 if rank and self.ranks != 'all':
                     return None
                 folder = self.log_dir if not rank else os.path.join(self.log_dir,
                                                                     'rank_%d' % rank)
-                purge = None
-                if self._resumed_at is not None:
-                    # resumed from a commit: what the lost run wrote from here on goes
-                    purge = first_step if self.update_freq == 'epoch' else \
-                        min(first_step, self._resumed_at + 1)
-                    self._resumed_at = None
+                purge, again, seen = None, [], self._restored
+                if seen is not None:
+                    purge, again = self._after_resume(first_step)
+                    self._restored = None
+                elif _restarted():
+                    # a restarted job that found no commit: it starts again from step 0
+                    purge = first_step
                 self.events = _writer.EventWriter(folder, purge_step=purge)
+                if self.write_graph and not self._graph_written:
+                    self.events.graph(self._graph_def(self.model))
+                    self._graph_written = True
+                if again:
+                    self._write_logs(dict(again), seen)
             return self.events
 
         def set_model(self, model):
+            # the graph goes with the first event: a run resumed from a commit has its
+            # state set (on_train_begin) only after set_model
             self.model = model
-            if self.write_graph and not self._graph_written:
-                events = self._writer(0)
-                if events is not None:
-                    events.graph(self._graph_def(model))
-                    events.flush()
-                self._graph_written = True
 
         @staticmethod
         def _graph_def(model):
@@ -245,10 +299,14 @@ def tensorboard_class(base, release=(2, 3, 1)):
             logs = logs or {}
             if self.update_freq == 'epoch':
                 return
-            self.samples_seen += int(logs.get('size', 1))
+            # the job's samples: each worker trains on its share of a global batch
+            self.samples_seen += int(logs.get('size', 1)) * _workers()
             if self.samples_seen - self.samples_seen_at_last_write >= self.update_freq:
                 self._write_logs(logs, self.samples_seen)
                 self.samples_seen_at_last_write = self.samples_seen
+                self._batch_logs_at = self.samples_seen
+                self._batch_logs = dict((k, float(np.mean(v))) for k, v in logs.items()
+                                        if k not in ('batch', 'size'))
 
         def on_epoch_end(self, epoch, logs=None):
             logs = logs or {}
@@ -263,6 +321,7 @@ def tensorboard_class(base, release=(2, 3, 1)):
             if self.embeddings_freq and epoch % self.embeddings_freq == 0:
                 self._write_embeddings(epoch, index)
             self._write_logs(logs, index)
+            self._epoch_logs_at = index
 
         def on_train_end(self, logs=None):
             if self.events is not None:

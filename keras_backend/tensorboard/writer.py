@@ -1,29 +1,41 @@
-"""TensorBoard event files, written by tensorboardX (its ``SummaryWriter``, event file writer
-and protos): this module only turns Keras' values into its calls.
+"""TensorBoard event files: tensorboard's own event-file writer and protos (as PyTorch's
+``SummaryWriter`` uses them), the summaries built by tensorboardX's summary functions, and
+the projector's files by tensorboardX's ``add_embedding``; this module only turns Keras'
+values into their calls.
 
 Nothing here imports an engine: the values are numpy arrays the callback fetched.
+``flush`` returns when every event given before it is in the file (tensorboard's writer
+waits for its queue), so a commit of ``keras_backend.distribute`` made after it never
+loses an event written before it.
 """
 import os
+import time
 
 import numpy as np
 
-INSTALL_HINT = ("pip install 'keras_backend[tensorboard]' (tensorboardX writes the event "
-                "files; pillow encodes images)")
+INSTALL_HINT = ("pip install 'keras_backend[tensorboard]' (tensorboard writes the event "
+                "files, tensorboardX builds the summaries, pillow encodes images)")
 
 
-def _summary_writer_class():
+def _modules():
+    """(tensorboard's EventFileWriter, its event_pb2, tensorboardX's summary module,
+    tensorboardX's SummaryWriter); ImportError naming the extra when one is missing."""
     try:
+        from tensorboard.compat.proto import event_pb2
+        from tensorboard.summary.writer.event_file_writer import EventFileWriter
         from tensorboardX import SummaryWriter
+        from tensorboardX import summary
     except ImportError as e:
         raise ImportError('keras.callbacks.TensorBoard on keras_backend writes its event files '
-                          'with tensorboardX, which is not installed here (%s): %s'
-                          % (e, INSTALL_HINT)) from None
-    return SummaryWriter
+                          'with tensorboard and tensorboardX (%s): %s' % (e, INSTALL_HINT)) \
+            from None
+    return EventFileWriter, event_pb2, summary, SummaryWriter
 
 
 def check_installed():
-    """Raise ImportError (naming the extra to install) when tensorboardX is missing."""
-    _summary_writer_class()
+    """Raise ImportError (naming the extra to install) when tensorboard or tensorboardX is
+    missing."""
+    _modules()
 
 
 def image_to_uint8(image):
@@ -54,55 +66,81 @@ class EventWriter(object):
     Args:
         log_dir: str, the run folder.
         purge_step: int or None: TensorBoard drops the events of earlier files of this
-            folder at steps >= it (a run resumed from a commit rewrites them).
+            folder at steps >= it (a ``SessionLog.START`` at that step: a run resumed from a
+            commit rewrites them).
     """
 
     def __init__(self, log_dir, purge_step=None):
         self.log_dir = log_dir
         self.purge_step = purge_step
-        self._writer = None
+        self._file = None
+        self._projector = None
+        self._bins = None
 
     @property
-    def writer(self):
-        if self._writer is None:
+    def file(self):
+        if self._file is None:
+            EventFileWriter, event_pb2, _, _ = _modules()
             os.makedirs(self.log_dir, exist_ok=True)
-            self._writer = _summary_writer_class()(logdir=self.log_dir,
-                                                   purge_step=self.purge_step)
-        return self._writer
+            self._file = EventFileWriter(self.log_dir)
+            if self.purge_step is not None:
+                self._file.add_event(event_pb2.Event(
+                    wall_time=time.time(), step=int(self.purge_step),
+                    session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START)))
+        return self._file
+
+    @property
+    def projector(self):
+        """tensorboardX's writer, writing no event file: its projector files and bins."""
+        if self._projector is None:
+            self._projector = _modules()[3](logdir=self.log_dir, write_to_disk=False)
+        return self._projector
+
+    def _add(self, summary, step):
+        event_pb2 = _modules()[1]
+        event = event_pb2.Event(wall_time=time.time(), step=int(step))
+        event.summary.ParseFromString(summary.SerializeToString())
+        self.file.add_event(event)
 
     def scalar(self, tag, value, step):
-        self.writer.add_scalar(tag, float(np.asarray(value).reshape(-1)[0])
-                               if np.size(value) == 1 else float(np.mean(value)), int(step))
+        value = np.asarray(value, dtype=np.float64)
+        self._add(_modules()[2].scalar(tag, float(value.reshape(-1)[0]) if value.size == 1
+                                       else float(np.mean(value))), step)
 
     def histogram(self, tag, values, step):
+        """A histogram in TensorFlow's buckets (tensorboardX's default); non-finite values
+        are left out."""
         values = np.asarray(values, dtype=np.float64).reshape(-1)
         values = values[np.isfinite(values)]
         if values.size:
-            self.writer.add_histogram(tag, values, int(step))
+            self._add(_modules()[2].histogram(tag, values, self.projector.default_bins), step)
 
     def image(self, tag, image, step):
         """``image``: (height, width, channels) of any float range (see
         :func:`image_to_uint8`)."""
-        self.writer.add_image(tag, image_to_uint8(image), int(step), dataformats='HWC')
+        self._add(_modules()[2].image(tag, image_to_uint8(image), dataformats='HWC'), step)
 
     def embedding(self, tag, matrix, step, metadata=None, metadata_header=None):
-        self.writer.add_embedding(np.asarray(matrix, dtype=np.float32), metadata=metadata,
-                                  global_step=int(step), tag=tag,
-                                  metadata_header=metadata_header)
+        """The projector's tensor (and labels) for ``tag`` at ``step``: files beside the
+        event file, named in ``projector_config.pbtxt``."""
+        self.projector.add_embedding(np.asarray(matrix, dtype=np.float32), metadata=metadata,
+                                     global_step=int(step), tag=tag,
+                                     metadata_header=metadata_header)
 
     def graph(self, graph_def):
         """``graph_def``: a serialized ``GraphDef`` (bytes)."""
-        from tensorboardX.proto import event_pb2
-        self.writer._get_file_writer().add_event(event_pb2.Event(graph_def=graph_def))
+        event_pb2 = _modules()[1]
+        self.file.add_event(event_pb2.Event(wall_time=time.time(), graph_def=graph_def))
 
     def flush(self):
-        if self._writer is not None:
-            self._writer.flush()
+        """Return when every event given so far is in the file."""
+        if self._file is not None:
+            self._file.flush()
 
     def close(self):
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
             self.purge_step = None
 
 

@@ -29,6 +29,9 @@ epoch 2 and takes epoch 0's weights back) and ``ModelCheckpoint(save_best_only=T
 ``val_loss``, the checkpoint's weights (``checkpoint``) and EarlyStopping's
 ``stopped_epoch``.
 
+With TENSORBOARD (``tensorboard``), Keras' TensorBoard callback (``update_freq='batch'``,
+histograms with BOUNDARIES) writes OUT.tb, before the callback that kills.
+
 With SCHEDULES (``schedules`` among the last arguments) the optimizer is SGD with momentum
 through ``DistributedOptimizer(backward_passes_per_step=2)``, a per-batch learning-rate
 schedule (``LearningRateScheduleCallback(staircase=False)``, epochs 0-1) and
@@ -67,6 +70,7 @@ schedules = 'schedules' in sys.argv[5:]
 odd_rows = 'rows65' in sys.argv[5:]          # one row more: a last global batch of one
 no_sync = 'nosync' in sys.argv[5:]           # rank 0 restores, the others do not
 boundaries = 'boundaries' in sys.argv[5:]
+tensorboard = 'tensorboard' in sys.argv[5:]
 GLOBAL_BATCH, EPOCHS = 16, 4
 rng = np.random.RandomState(0)
 X = rng.randn(64, 5).astype('float32')
@@ -190,6 +194,13 @@ if boundaries:
              # every worker runs the same callbacks (a file each: HDF5 locks it)
              keras.callbacks.ModelCheckpoint(CHECKPOINT, monitor='val_loss', mode='max',
                                              save_best_only=True, save_weights_only=True)]
+if tensorboard:
+    # Keras' TensorBoard callback on the samples axis (each batch), with histograms when
+    # there is validation data: the events a resumed job leaves in OUT.tb (rank 0 writes)
+    # are those of the uninterrupted run
+    extra.append(keras.callbacks.TensorBoard(out + '.tb', update_freq='batch',
+                                             histogram_freq=1 if boundaries else 0,
+                                             write_graph=False))
 history = kde.fit(model, state, X, Y, GLOBAL_BATCH, EPOCHS, shuffle=shuffle,
                   batches_per_commit=interval,
                   callbacks=[kd.MetricAverageCallback(), kd.BroadcastGlobalVariablesCallback(0)]
