@@ -398,7 +398,29 @@ def _keras_fit_equals_one_process(engine, workdir, collectives=None, env=None):
     for key in ('weights', 'loss', 'mae'):
         np.testing.assert_array_equal(r0[key], r1[key])
         np.testing.assert_allclose(r0[key], r[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    if os.path.isdir(one + '.tb'):
+        # Keras' TensorBoard callback with ranks='all': each rank's folder holds the epochs'
+        # averaged loss and mae of the one-process run
+        for folder in (two + '.tb', os.path.join(two + '.tb', 'rank_1')):
+            got = _epoch_scalars(folder)
+            for key in ('loss', 'mae'):
+                np.testing.assert_allclose(got[key], r[key], rtol=1e-5, atol=1e-6,
+                                           err_msg='%s in %s' % (key, folder))
+        assert not os.path.exists(os.path.join(one + '.tb', 'rank_1'))
     return two, r0
+
+
+def _epoch_scalars(folder):
+    """{tag: values at steps 0, 1, 2} of a TensorBoard run folder, by tensorboard's reader."""
+    from tensorboard.backend.event_processing import event_accumulator as ea
+    acc = ea.EventAccumulator(folder, size_guidance={ea.SCALARS: 0})
+    acc.Reload()
+    out = {}
+    for tag in acc.Tags()['scalars']:
+        events = acc.Scalars(tag)
+        assert [e.step for e in events] == list(range(len(events))), (folder, tag)
+        out[tag] = [e.value for e in events]
+    return out
 
 
 @pytest.mark.parametrize('engine', ENGINES)

@@ -7,7 +7,9 @@ A small regression model, Adam with ``clipnorm`` (the gradients are averaged bef
 clipping), the global batch split with ``kd.shard``; worker 1 starts from other weights,
 which BroadcastGlobalVariablesCallback replaces with worker 0's. Writes OUT.<rank>.npz
 (the final weights, the epoch losses averaged by MetricAverageCallback); worker 0 also
-saves the model to OUT.h5.
+saves the model to OUT.h5. Where tensorboard and tensorboardX are installed, Keras'
+TensorBoard callback writes every rank's epochs (``ranks='all'``): rank 0 into OUT.tb, rank r
+into OUT.tb/rank_<r>.
 """
 import sys
 
@@ -35,10 +37,17 @@ model.set_weights([init.uniform(-0.5, 0.5, w.shape).astype('float32')
                    for w in model.get_weights()])
 model.compile(kd.DistributedOptimizer(keras.optimizers.Adam(0.05, clipnorm=0.5)), 'mse',
               metrics=['mae'])
+boards = []
+try:
+    import tensorboard  # noqa: F401
+    import tensorboardX  # noqa: F401
+    boards = [keras.callbacks.TensorBoard(out + '.tb', ranks='all', write_graph=False)]
+except ImportError:
+    pass
 history = model.fit(kd.shard(X, GLOBAL_BATCH), kd.shard(Y, GLOBAL_BATCH),
                     batch_size=GLOBAL_BATCH // kd.size(), epochs=EPOCHS, shuffle=False,
                     verbose=0, callbacks=[kd.MetricAverageCallback(),
-                                          kd.BroadcastGlobalVariablesCallback(0)])
+                                          kd.BroadcastGlobalVariablesCallback(0)] + boards)
 np.savez('%s.%d.npz' % (out, kd.rank()),
          weights=np.concatenate([w.ravel() for w in model.get_weights()]),
          loss=np.array(history.history['loss']), mae=np.array(history.history['mae']))
