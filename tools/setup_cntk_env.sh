@@ -42,7 +42,8 @@ PINS=(cntk==2.7.post2 numpy==1.19.5 scipy==1.5.4 pytest==7.0.1
       'markdown<3.4' 'pillow<9' 'requests<2.28' 'python-dateutil<2.9' 'pytz'
       # Keras' TensorBoard callback (keras_backend.tensorboard): the writer, and the
       # viewer whose event reader and server the tests use (the last releases for 3.6)
-      'tensorboardX==2.6' 'tensorboard==2.10.1' 'protobuf<3.20')
+      # (dataclasses: werkzeug's backport for 3.6, behind a marker the host's pip skips)
+      'tensorboardX==2.6' 'tensorboard==2.10.1' 'protobuf<3.20' 'dataclasses==0.8')
 
 # 1. The CPython 3.6 interpreter.
 PY36="${PYTHON36:-}"
