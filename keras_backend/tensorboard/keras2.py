@@ -17,7 +17,7 @@ from . import writer as _writer
 
 #: the keyword arguments of Keras 2.3.1's TensorFlow 2 variant (tf.keras' callback) that
 #: have no meaning here: accepted, with a warning
-IGNORED_KEYWORDS = ('profile_batch', 'embeddings_freq_tf2')
+IGNORED_KEYWORDS = ('profile_batch', 'write_steps_per_second')
 
 
 def _keras_backend():
@@ -140,6 +140,13 @@ def tensorboard_class(base, release=(2, 3, 1)):
             without ``embeddings_data`` (Keras 2.2 and later), at the epoch's end, as
             Keras; a metadata file that does not exist.
         TypeError: an unknown keyword argument.
+
+    Example (what ``keras2_compat`` does when Keras imports ``keras.callbacks``)::
+
+        >>> import keras                                          # doctest: +SKIP
+        >>> TensorBoard = tensorboard_class(keras.callbacks.Callback, (2, 3, 1))
+        >>> model.fit(x, y, validation_split=0.2, epochs=3,
+        ...           callbacks=[TensorBoard('logs/run1', histogram_freq=1)])
     """
     old_embeddings = tuple(release[:2]) < (2, 2)
 

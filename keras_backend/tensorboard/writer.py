@@ -68,6 +68,12 @@ class EventWriter(object):
         purge_step: int or None: TensorBoard drops the events of earlier files of this
             folder at steps >= it (a ``SessionLog.START`` at that step: a run resumed from a
             commit rewrites them).
+
+    Example:
+        >>> events = EventWriter('logs/run1')                     # doctest: +SKIP
+        >>> events.scalar('loss', 0.25, step=3)
+        >>> events.histogram('dense_1/kernel_0', np.random.randn(64), step=3)
+        >>> events.close()
     """
 
     def __init__(self, log_dir, purge_step=None):
@@ -148,7 +154,11 @@ def layer_graph_def(model):
     """Keras' layer graph of ``model`` as a serialized ``GraphDef``: a node per layer (its
     name; its class as the op; the layers feeding it as inputs, ``name:k`` for a layer's
     k-th output tensor; its output shape as the attribute ``output_shape``), what
-    TensorBoard's graph tab shows for an engine whose own graph it cannot read."""
+    TensorBoard's graph tab shows for an engine whose own graph it cannot read.
+
+    Example:
+        >>> EventWriter('logs/run1').graph(layer_graph_def(model))  # doctest: +SKIP
+    """
     from tensorboardX.proto import attr_value_pb2, graph_pb2, node_def_pb2
     graph = graph_pb2.GraphDef()
     for layer in model.layers:
