@@ -87,18 +87,24 @@ def script_report(engine, script, args=()):
 _SCRIPT_REPORTS = {}
 
 
-def cached_script_report(engine, script):
-    """``script_report(engine, script)`` run once per process and (engine, script); skips
-    or fails the calling test as the run did, else returns its JSON."""
-    key = (engine, script)
-    if key not in _SCRIPT_REPORTS:
-        _SCRIPT_REPORTS[key] = script_report(engine, script)
-    status, value = _SCRIPT_REPORTS[key]
+def cached_report(cache, key, run):
+    """``run()`` (a ``(status, value)`` report) once per process and ``key`` of ``cache``;
+    skips or fails the calling test as the run did, else returns its value."""
+    if key not in cache:
+        cache[key] = run()
+    status, value = cache[key]
     if status == 'skip':
         pytest.skip(value)
     if status == 'fail':
         pytest.fail(value)
     return value
+
+
+def cached_script_report(engine, script):
+    """``script_report(engine, script)`` run once per process and (engine, script); skips
+    or fails the calling test as the run did, else returns its JSON."""
+    return cached_report(_SCRIPT_REPORTS, (engine, script),
+                         lambda: script_report(engine, script))
 
 
 def _client_results(engine):

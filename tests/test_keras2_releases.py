@@ -22,6 +22,7 @@ import sys
 import pytest
 
 from conftest import load_adapter, requested_backends
+from test_keras2_client import cached_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -45,15 +46,24 @@ def release_path(release):
 def report(release, engine):
     """The client's JSON for ``release`` on ``engine`` (one run per process); skips without
     the release or the engine, fails with the client's stderr when it crashed."""
-    key = (release, engine)
-    if key not in _REPORTS:
-        _REPORTS[key] = _run(release, engine)
-    status, value = _REPORTS[key]
-    if status == 'skip':
-        pytest.skip(value)
-    if status == 'fail':
-        pytest.fail(value)
-    return value
+    return cached_report(_REPORTS, (release, engine), lambda: _run(release, engine))
+
+
+def release_env(path, engine, home):
+    """The environment of a client process: Keras in ``path`` first on the path, our adapter
+    for ``engine`` as its backend, ``home`` as HOME (Keras 2.0/2.1 write ~/.keras/keras.json:
+    never the user's), the compile folders the test run uses."""
+    env = dict(os.environ, HOME=home, KERAS_HOME=os.path.join(home, '.keras'),
+               KERAS_BACKEND='keras_backend.%s_backend' % engine, KERAS_BACKEND_QUIET='1',
+               PYTHONPATH=os.pathsep.join(([path] if os.path.isdir(path) else []) +
+                                          [REPO, HERE] + (
+                   [os.environ['PYTHONPATH']] if os.environ.get('PYTHONPATH') else [])))
+    for var in ('THEANO_FLAGS', 'PYTENSOR_FLAGS'):
+        # the compile folder the test run uses, not one under the new HOME
+        if 'base_compiledir' not in env.get(var, ''):
+            base = os.path.join(os.path.expanduser('~'), '.' + var.split('_')[0].lower())
+            env[var] = ','.join(f for f in (env.get(var), 'base_compiledir=' + base) if f)
+    return env
 
 
 def _run(release, engine):
@@ -65,16 +75,8 @@ def _run(release, engine):
         return 'skip', ('Keras %s is not installed in %s (pip install --no-deps --target %s '
                         'keras==%s; see README)' % (release, path, path, release))
     import tempfile
-    home = tempfile.mkdtemp()     # Keras 2.0/2.1 write ~/.keras/keras.json: never the user's
-    env = dict(os.environ, HOME=home, KERAS_HOME=os.path.join(home, '.keras'),
-               KERAS_BACKEND='keras_backend.%s_backend' % engine, KERAS_BACKEND_QUIET='1',
-               PYTHONPATH=os.pathsep.join([path, REPO, HERE] + (
-                   [os.environ['PYTHONPATH']] if os.environ.get('PYTHONPATH') else [])))
-    for var in ('THEANO_FLAGS', 'PYTENSOR_FLAGS'):
-        # the compile folder the test run uses, not one under the new HOME
-        if 'base_compiledir' not in env.get(var, ''):
-            base = os.path.join(os.path.expanduser('~'), '.' + var.split('_')[0].lower())
-            env[var] = ','.join(f for f in (env.get(var), 'base_compiledir=' + base) if f)
+    home = tempfile.mkdtemp()
+    env = release_env(path, engine, home)
     proc = subprocess.run([sys.executable, os.path.join(HERE, 'keras2_release_client.py'),
                            '--files', FILES], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           env=env, universal_newlines=True, cwd=home)

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 from conftest import load_adapter, requested_backends
-from test_keras2_client import DEFAULT_KERAS2_PATH, NO_KERAS2
-from test_keras2_releases import release_path
+from test_keras2_client import DEFAULT_KERAS2_PATH, NO_KERAS2, cached_report
+from test_keras2_releases import release_env, release_path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -51,15 +51,7 @@ def _keras_path(release):
 
 def report(release, engine):
     """(the client's JSON, its log folder) for ``release`` on ``engine``, one run each."""
-    key = (release, engine)
-    if key not in _REPORTS:
-        _REPORTS[key] = _run(release, engine)
-    status, value = _REPORTS[key]
-    if status == 'skip':
-        pytest.skip(value)
-    if status == 'fail':
-        pytest.fail(value)
-    return value
+    return cached_report(_REPORTS, (release, engine), lambda: _run(release, engine))
 
 
 def _run(release, engine):
@@ -79,16 +71,7 @@ def _run(release, engine):
     home = tempfile.mkdtemp()
     root = os.path.join(home, 'logs')
     os.makedirs(root)
-    env = dict(os.environ, HOME=home, KERAS_HOME=os.path.join(home, '.keras'),
-               KERAS_BACKEND='keras_backend.%s_backend' % engine, KERAS_BACKEND_QUIET='1')
-    extra = [path] if os.path.isdir(path) else []
-    env['PYTHONPATH'] = os.pathsep.join(extra + [REPO, HERE] + (
-        [os.environ['PYTHONPATH']] if os.environ.get('PYTHONPATH') else []))
-    for var in ('THEANO_FLAGS', 'PYTENSOR_FLAGS'):
-        # the compile folder the test run uses, not one under the new HOME
-        if 'base_compiledir' not in env.get(var, ''):
-            base = os.path.join(os.path.expanduser('~'), '.' + var.split('_')[0].lower())
-            env[var] = ','.join(f for f in (env.get(var), 'base_compiledir=' + base) if f)
+    env = release_env(path, engine, home)
     proc = subprocess.run([sys.executable, os.path.join(HERE, 'keras2_tensorboard_client.py'),
                            root], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                           universal_newlines=True, cwd=home)

@@ -236,7 +236,8 @@ def tensorboard_class(base, release=(2, 3, 1)):
 
         def _writer(self, first_step):
             """The event writer (None on a rank that does not write), made for a first
-            write at ``first_step``, with the graph (after a resumed run's state is set)."""
+            write at ``first_step``, with the graph: not in ``set_model``, as a run resumed
+            from a commit has its state set (``on_train_begin``) only after it."""
             if self.events is None:
                 rank = _distributed_rank()
                 if rank and self.ranks != 'all':
@@ -257,11 +258,6 @@ def tensorboard_class(base, release=(2, 3, 1)):
                 if again:
                     self._write_logs(dict(again), seen)
             return self.events
-
-        def set_model(self, model):
-            # the graph goes with the first event: a run resumed from a commit has its
-            # state set (on_train_begin) only after set_model
-            self.model = model
 
         @staticmethod
         def _graph_def(model):
