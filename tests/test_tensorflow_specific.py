@@ -61,6 +61,65 @@ def test_ops_on_variables_are_read_at_every_call(K):
     np.testing.assert_allclose(K.eval(g), 2 * 1.62, rtol=1e-6)
 
 
+def test_many_updates_read_old_values_behind_one_barrier(K):
+    """Every update of a function reads the values from before any write (a rotation of
+    variables, a fed value among them), and the writes wait for one barrier op: control
+    edges grow with the number of updates, not with its square."""
+    n = 60
+    vs = [K.variable(float(k)) for k in range(n)]
+    p = K.placeholder(shape=())
+    ups = [K.update(vs[k], vs[(k + 1) % n] * 1.) for k in range(n - 1)]
+    ups.append(K.update(vs[n - 1], p))
+    f = K.function([p], [K.identity(vs[0])], updates=ups)
+    expected = np.arange(n, dtype='float32')
+    for step in range(3):
+        out = f([np.float32(100. + step)])[0]
+        np.testing.assert_allclose(out, expected[0])   # read before the writes
+        expected = np.concatenate([expected[1:], [100. + step]])
+        np.testing.assert_allclose(K.batch_get_value(vs), expected)
+    graph = K.placeholder(shape=()).graph
+    assigns = [op for op in graph.get_operations() if op.type == 'AssignVariableOp']
+    assert len(assigns) >= n
+    assert max(len(op.control_inputs) for op in assigns) <= 2
+
+
+def test_fused_batch_norm_gradient_does_not_walk_the_model(K, monkeypatch):
+    """The fused batch norm's gradient is its kernel's gradient op, called directly: the
+    gradient of a stack of batch-normalised layers walks the graph once (one pass of
+    TensorFlow's gradient builder, not one more per layer, each over every consumer of the
+    layer's input: quadratic in depth), and equals the unfused formula's (numpy reference
+    of d sum(normed * w))."""
+    x = K.placeholder(shape=(4, 3, 3, 2))
+    rng = np.random.RandomState(0)
+    xv = rng.randn(4, 3, 3, 2).astype('float32')
+    wv = rng.randn(4, 3, 3, 2).astype('float32')
+    gamma, beta = K.variable(np.array([1.5, 0.5], 'float32')), K.variable(np.zeros(2, 'float32'))
+    normed, mean, var = K.normalize_batch_in_training(x, gamma, beta, [0, 1, 2], epsilon=1e-3)
+    gx = K.gradients(K.sum(normed * K.constant(wv)), [x])[0]
+    got = K.function([x], [gx])([xv])[0]
+    mu, v = xv.mean(axis=(0, 1, 2)), xv.var(axis=(0, 1, 2))
+    m = 4 * 3 * 3
+    g = wv * np.array([1.5, 0.5], "float32")
+    xhat = (xv - mu) / np.sqrt(v + 1e-3)
+    expected = (g - g.mean(axis=(0, 1, 2)) - xhat * (g * xhat).mean(axis=(0, 1, 2))) \
+        / np.sqrt(v + 1e-3)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    from tensorflow.python.ops import gradients_util
+    builder = gradients_util._GradientsHelper
+    passes = []
+
+    def counted(*args, **kwargs):
+        passes.append(1)
+        return builder(*args, **kwargs)
+    monkeypatch.setattr(gradients_util, '_GradientsHelper', counted)
+    h = inp = K.placeholder(shape=(4, 3, 3, 2))
+    for _ in range(6):
+        h = K.relu(K.normalize_batch_in_training(h, gamma, beta, [0, 1, 2])[0])
+    K.gradients(K.sum(h), [inp])
+    assert len(passes) == 1
+    assert any(op.type == 'FusedBatchNormGradV3' for op in x.graph.get_operations())
+
+
 def test_eval_of_an_update_runs_it_once(K):
     v = K.variable(5.)
     up = K.update_sub(v, 2.)

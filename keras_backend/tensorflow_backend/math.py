@@ -367,9 +367,9 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     ``beta`` whose rank differs from ``x``'s is reshaped to the kept-dims statistics' shape.
     A float32 4-D ``x`` normalised over axes (0, 1, 2) with 1-D (or no) ``gamma`` / ``beta``
     (Keras' BatchNormalization on channels_last images; also 5-D over (0, 1, 2, 3), the
-    frames folded into the batch) runs TensorFlow's fused kernel
-    (``tf.compat.v1.nn.fused_batch_norm``, as Keras 2.3.1's TensorFlow backend and tf_keras
-    do), its returned variance the batch's biased one as on the other path and every engine
+    frames folded into the batch) runs TensorFlow's fused kernel (``FusedBatchNormV3``, its
+    gradient ``FusedBatchNormGradV3``, as Keras 2.3.1's TensorFlow backend and tf_keras do),
+    its returned variance the batch's biased one as on the other path and every engine
     (the kernel hands back the unbiased one)."""
     x = _to_tensor(x)
     n = x.shape.rank
@@ -427,19 +427,25 @@ def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
 
     @tf.custom_gradient
     def fused(x, scale, offset):
-        normed, mean, var = tf.compat.v1.nn.fused_batch_norm(
-            x, scale, offset, epsilon=float(epsilon), data_format='NHWC', is_training=True)
+        empty = tf.constant([], tf.float32)
+        normed, mean, var, reserve_1, reserve_2, reserve_3 = tf.raw_ops.FusedBatchNormV3(
+            x=x, scale=scale, offset=offset, mean=empty, variance=empty,
+            epsilon=float(epsilon), data_format='NHWC', is_training=True)
         # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1)
         count = tf.cast(tf.reduce_prod(tf.shape(x)[:3]), tf.float32)
         var = var * tf.maximum(count - 1., 1.) / tf.maximum(count, 1.)
 
         def grad(d_normed, d_mean, d_var):
-            # the kernel's own gradient covers the normalised output only (TensorFlow
-            # drops what reaches the batch statistics); theirs is added here
+            # The kernel's own gradient op (what TensorFlow registers for it) covers the
+            # normalised output; what reaches the batch statistics (which TensorFlow drops)
+            # is added here. Called directly, not through tf.gradients: that walks every
+            # consumer of x, the rest of the model, once per layer (quadratic in depth).
             if d_normed is None:
                 d_normed = tf.zeros_like(normed)
-            dx, dscale, doffset = tf.gradients(normed, [x, scale, offset],
-                                               grad_ys=d_normed)
+            dx, dscale, doffset = tf.raw_ops.FusedBatchNormGradV3(
+                y_backprop=d_normed, x=x, scale=scale, reserve_space_1=reserve_1,
+                reserve_space_2=reserve_2, reserve_space_3=reserve_3,
+                epsilon=float(epsilon), data_format='NHWC', is_training=True)[:3]
             # TensorFlow hands unused statistics a ZerosLike: nothing to add then (Keras'
             # BatchNormalization only reads them into its moving averages); otherwise
             # the two terms cost four passes over the activations
