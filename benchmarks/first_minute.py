@@ -1,0 +1,228 @@
+"""The first minute: import, build, compile and the first calls of a Keras 2 model, per engine.
+
+What a user waits for before training has really started, measured in a fresh process per
+(side, model), phase by phase (``time.perf_counter``):
+
+* ``import``: ``import keras`` with its engine (and ``keras_backend``);
+* ``build``: the model made from Keras' layers (``keras.applications`` for the deep ones);
+* ``compile``: ``model.compile('adam', 'categorical_crossentropy')``;
+* ``train1``: the first ``train_on_batch`` (the training function built and compiled);
+* ``eval1`` / ``predict1``: the first ``test_on_batch`` / ``predict_on_batch``;
+* ``first`` = build + compile + train1 + eval1 + predict1 (``import`` is reported beside it);
+* ``train2``: the second ``train_on_batch`` (steady state, for reference).
+
+Models: the small ones of ``keras2_benchmark.py`` (``mlp``, ``cnn``, ``lstm``; batch 32 of the
+digits) and Keras' applications with ``weights=None`` and 5 classes, on a batch of 8 random
+images: ``densenet121`` and ``resnet50`` (32x32x3), ``inceptionv3`` (75x75x3, its smallest),
+``nasnetmobile`` (32x32x3).
+
+Sides per engine configuration (the anchors of issue 61): ``tensorflow``: ours against
+``tf_keras`` (default mode: its ``tf.function``); ``jax``: ours against Keras 3 on JAX;
+``theano`` / ``cntk`` (CPython 3.6): ours against Keras 2.3.1's own backend of that engine;
+``pytensor``: ours alone (Keras has no backend of its own for it).
+
+``--cache cold`` (the default) gives each Theano / PyTensor process an empty compile folder;
+``--cache warm`` first runs the same side and model once into a folder of its own and measures
+a second process on it (TensorFlow and JAX keep no compile cache between processes: warm is
+then the same as cold, and is not run). Sides alternate round by round; medians are printed,
+and the ratio ours / anchor of ``first`` (below 1.00x: ours faster). Commands::
+
+    .venv/bin/python benchmarks/first_minute.py --engine tensorflow
+    .venv/bin/python benchmarks/first_minute.py --engine jax --models densenet121,mlp
+    .venv36/bin/python benchmarks/first_minute.py --engine theano --cache warm
+
+Python 3.6 compatible (the CNTK and Theano runs).
+"""
+from __future__ import print_function
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+import keras2_benchmark as kb
+
+SMALL = ('mlp', 'cnn', 'lstm')
+#: Keras application -> (input shape, the name of its constructor)
+APPLICATIONS = {'densenet121': ((32, 32, 3), 'DenseNet121'),
+                'resnet50': ((32, 32, 3), 'ResNet50'),
+                'inceptionv3': ((75, 75, 3), 'InceptionV3'),
+                'nasnetmobile': ((32, 32, 3), 'NASNetMobile')}
+MODELS = SMALL + ('densenet121', 'inceptionv3', 'nasnetmobile', 'resnet50')
+PHASES = ('import', 'build', 'compile', 'train1', 'eval1', 'predict1', 'train2')
+FIRST = ('build', 'compile', 'train1', 'eval1', 'predict1')
+#: the anchor of each engine configuration: (side, label)
+ANCHOR = {'tensorflow': ('tf_keras_default', 'tf_keras default mode'),
+          'jax': ('keras3_jax', 'Keras 3 on JAX'),
+          'theano': ('keras_theano', 'Keras 2.3.1 own Theano backend'),
+          'cntk': ('keras_cntk', 'Keras 2.3.1 own CNTK backend')}
+COMPILE_CACHED = ('theano', 'pytensor')
+
+
+def _data(name, side):
+    """(x, y) of one batch for model ``name``."""
+    if name in APPLICATIONS:
+        shape = APPLICATIONS[name][0]
+        rng = np.random.RandomState(kb.SEED)
+        return (rng.rand(8, *shape).astype('float32'),
+                np.eye(5, dtype='float32')[np.arange(8) % 5])
+    x, y = kb.load_data()
+    x = kb.prepare(name, x)[:kb.BATCH]
+    return x, np.eye(10, dtype='float32')[y[:kb.BATCH]]
+
+
+def worker(engine, side, name):
+    """Measure one (side, model) in this process; return the phases' seconds as a dict."""
+    times = {}
+    start = time.perf_counter()
+    keras, layers, sequential, _, _, set_seed = kb._import_framework(side)
+    times['import'] = time.perf_counter() - start
+    if side.startswith('ours') and keras.__version__ != '2.3.1':
+        raise RuntimeError('found Keras %s, this benchmark needs 2.3.1' % keras.__version__)
+    np.random.seed(kb.SEED)
+    if set_seed is not None:
+        set_seed(kb.SEED)
+    x, y = _data(name, side)
+    start = time.perf_counter()
+    if name in APPLICATIONS:
+        shape, ctor = APPLICATIONS[name]
+        model = getattr(keras.applications, ctor)(weights=None, input_shape=shape, classes=5)
+    else:
+        model = kb.build(name, layers, sequential, side.startswith('tf_keras'),
+                         keras if side == 'keras3_jax' else None)
+    times['build'] = time.perf_counter() - start
+    start = time.perf_counter()
+    model.compile(optimizer='adam', loss='categorical_crossentropy')
+    times['compile'] = time.perf_counter() - start
+    for phase, call in (('train1', lambda: model.train_on_batch(x, y)),
+                        ('eval1', lambda: model.test_on_batch(x, y)),
+                        ('predict1', lambda: model.predict_on_batch(x)),
+                        ('train2', lambda: model.train_on_batch(x, y))):
+        start = time.perf_counter()
+        call()
+        times[phase] = time.perf_counter() - start
+    times['first'] = sum(times[p] for p in FIRST)
+    times['params'] = int(model.count_params())
+    times['keras'] = '%s %s' % (keras.__name__, keras.__version__)
+    return times
+
+
+def run_one(args, side, name):
+    """One worker process (after a filling run for ``--cache warm``); its result dict."""
+    cache_dir = tempfile.mkdtemp(prefix='first-minute-') if args.engine in COMPILE_CACHED \
+        else None
+    cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
+           '--worker', side, '--model', name]
+    env = kb.worker_env(args.engine, side, args.repo, cache_dir)
+    try:
+        runs = 2 if (args.cache == 'warm' and cache_dir is not None) else 1
+        for _ in range(runs):
+            try:
+                proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      universal_newlines=True, timeout=args.timeout, env=env)
+            except subprocess.TimeoutExpired:
+                return {'error': 'timed out after %d s' % args.timeout}
+    finally:
+        if cache_dir is not None:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    for line in reversed(proc.stdout.strip().splitlines()):
+        if line.startswith('{'):
+            return json.loads(line)
+    err = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+    return {'error': 'worker exited %d: %s' % (proc.returncode, err[-1] if err else '?')}
+
+
+def _median(values):
+    values = sorted(v for v in values if v is not None)
+    return float(np.median(values)) if values else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--engine', required=True, choices=sorted(kb.SIDES))
+    parser.add_argument('--models', default=','.join(MODELS))
+    parser.add_argument('--rounds', type=int, default=2)
+    parser.add_argument('--cache', choices=('cold', 'warm'), default='cold')
+    parser.add_argument('--sides', help='comma-separated: ours and/or the anchor (default both)')
+    parser.add_argument('--repo', default=kb.ROOT, help='the keras_backend checkout to measure')
+    parser.add_argument('--timeout', type=int, default=1800)
+    parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
+    parser.add_argument('--worker', help=argparse.SUPPRESS)
+    parser.add_argument('--model', help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+        try:
+            result = worker(args.engine, args.worker, args.model)
+        except Exception:
+            lines = traceback.format_exc().strip().splitlines()
+            result = {'error': lines[-1], 'traceback': '\n'.join(lines[-20:])}
+        print('\n' + json.dumps(result))
+        return 0
+    models = [m.strip() for m in args.models.split(',') if m.strip()]
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        sys.exit('first_minute: unknown model(s) %s; choose from %s'
+                 % (', '.join(unknown), ', '.join(MODELS)))
+    args.repo = os.path.abspath(args.repo)
+    available, notes = kb.preflight(args.engine)
+    sides = [('ours', 'keras_backend')]
+    anchor = ANCHOR.get(args.engine)
+    if anchor is not None and anchor[0] in [s for s, _ in available]:
+        sides.append(anchor)
+    if args.sides:
+        wanted = set(s.strip() for s in args.sides.split(','))
+        sides = [s for s in sides if s[0] in wanted]
+    for note in notes:
+        print(note)
+    runs = dict((side, dict((m, []) for m in models)) for side, _ in sides)
+    started = time.time()
+    for r in range(args.rounds):
+        order = sides[r % len(sides):] + sides[:r % len(sides)]
+        for name in models:
+            for side, _ in order:
+                result = run_one(args, side, name)
+                runs[side][name].append(result)
+                print('round %d/%d  %-12s %-16s %s' % (
+                    r + 1, args.rounds, name, side, result.get('error') or ' '.join(
+                        '%s %.2f' % (p, result[p]) for p in PHASES + ('first',))),
+                    file=sys.stderr)
+                sys.stderr.flush()
+    med = dict((side, dict((m, dict((p, _median([res.get(p) for res in runs[side][m]]))
+                                    for p in PHASES + ('first',))) for m in models))
+               for side, _ in sides)
+    print('\nThe first minute on %s (Python %s, %s cache): %d round(s), medians in seconds; '
+          '%.0f s in all' % (args.engine, platform.python_version(), args.cache, args.rounds,
+                             time.time() - started))
+    for side, label in sides:
+        print('  %s: %s' % (side, label))
+    header = '%-12s %-16s' % ('model', 'side') + ''.join('%9s' % p for p in PHASES) + \
+        '%9s %8s' % ('first', 'ratio')
+    print(header)
+    for name in models:
+        ref = med[sides[-1][0]][name]['first'] if len(sides) > 1 else None
+        for side, _ in sides:
+            row = med[side][name]
+            cells = ''.join('%9s' % ('-' if row[p] is None else '%.2f' % row[p])
+                            for p in PHASES + ('first',))
+            ratio = ''
+            if side == 'ours' and ref and row['first'] is not None:
+                ratio = '%.2fx' % (row['first'] / ref)
+            print('%-12s %-16s%s %8s' % (name, side, cells, ratio))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'runs': runs, 'medians': med, 'engine': args.engine,
+                       'cache': args.cache}, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
