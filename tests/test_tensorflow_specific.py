@@ -344,3 +344,22 @@ def test_two_tensors_of_two_dtypes_raise_type_error(K, name):
         getattr(K, name)(x, y)
     want = getattr(np, name)(np.array([1., 2.]), 2.)
     np.testing.assert_array_equal(K.eval(getattr(K, name)(x, 2)), want)
+
+
+def test_variable_from_a_graph_constant_takes_its_value_without_a_program(K, monkeypatch):
+    """Keras' zeros / ones initialisers run inside the layer's name scope, where
+    K.constant is a graph constant: the variable takes the constant's value from the op
+    itself (no function compiled and run for it)."""
+    import sys
+    tensors = sys.modules['keras_backend.tensorflow_backend.tensors']
+
+    def no_eval(x):
+        raise AssertionError('eval compiled a function for a constant')
+    values = np.arange(6, dtype='float32').reshape(2, 3)
+    with K.name_scope('dense_1'):
+        c = K.constant(values)
+        monkeypatch.setattr(tensors, 'eval', no_eval)
+        v = K.variable(c, dtype='float64')
+    monkeypatch.undo()
+    np.testing.assert_array_equal(K.get_value(v), values)
+    assert K.dtype(v) == 'float64'

@@ -53,6 +53,10 @@ def variable(value, dtype=None, name=None, constraint=None):
             # the same distribution and seed drawn eagerly, no program compiled for it
             with tf.init_scope():
                 value = twin()
+        elif isinstance(value, tf.Tensor) and value.op.type == 'Const':
+            # a constant made in the graph (Keras' zeros / ones initialisers inside the
+            # layer's name scope): its value is in the op, no program compiled for it
+            value = tf.get_static_value(value)
         else:
             value = eval(value)
     if constraint is not None and not callable(constraint):
