@@ -252,6 +252,19 @@ def test_same_padding_over_an_unknown_axis(K, kernel_size):
     np.testing.assert_allclose(out, R.conv3d(x, k, padding='same'), atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize('pool_size', [(3, 3), (2, 3)], ids=['odd', 'even'])
+def test_average_pooling_same_over_unknown_sizes(K, pool_size):
+    """pool2d 'avg', 'same', stride 1 over images of unknown height and width (Keras'
+    InceptionV3 built for any image size): each window averages its real cells only, on
+    every engine (CNTK needed the sizes before)."""
+    x = randn(2, 5, 6, 3, seed=44)
+    ph = K.placeholder((None, None, None, 3))
+    y = K.pool2d(ph, pool_size, strides=(1, 1), padding='same', pool_mode='avg')
+    out = K.function([ph], [y])([x])[0]
+    np.testing.assert_allclose(out, R.pool2d(x, pool_size, (1, 1), 'same', CL, 'avg'),
+                               atol=1e-5, rtol=1e-5)
+
+
 def test_transposed_conv_is_adjoint_of_conv(K):
     """<conv(z), x> == <conv_transpose(x), z> evaluated entirely by the backend."""
     z = randn(2, 6, 8, 2, seed=30)
