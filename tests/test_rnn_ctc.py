@@ -272,6 +272,37 @@ def test_rnn_one_function_two_batch_sizes(K, steps, masked, go_backwards):
 
 
 
+@pytest.mark.parametrize('unroll', [False, True], ids=['loop', 'unrolled'])
+def test_rnn_constants_nested_in_lists(K, unroll):
+    """Keras 2.0's recurrent layers pass each set of dropout masks as one list among the
+    constants (``constants=[[m0, m1, m2], [r0, r1, r2]]``): the step gets the lists as
+    given, on every engine (CNTK stacked each list into one tensor)."""
+    x = K.placeholder((None, 4, 3))
+    h0 = K.placeholder((None, 2))
+    masks = [K.placeholder((None, 3)) for _ in range(2)]
+    rec = [K.placeholder((None, 2)) for _ in range(2)]
+    wv = K.constant(W[:, :2])
+
+    def step(x_t, states):
+        h, dp, rdp = states
+        h_new = K.tanh(K.dot(x_t * dp[0], wv) + h * rdp[0]) + K.dot(x_t * dp[1], wv) * rdp[1]
+        return h_new, [h_new]
+    last, outs, _ = K.rnn(step, x, [h0], constants=[masks, rec], unroll=unroll)
+    f = K.function([x, h0] + masks + rec, [last, outs])
+    n = 5
+    xs, h0v = randn(n, 4, 3, seed=60), randn(n, 2, seed=61)
+    mv = [(rng(62 + i).rand(n, 3) > 0.3).astype('float32') for i in range(2)]
+    rv = [(rng(64 + i).rand(n, 2) > 0.3).astype('float32') for i in range(2)]
+    got_last, got_outs = f([xs, h0v] + mv + rv)
+    h, want = h0v, []
+    for t in range(4):
+        xt = xs[:, t]
+        h = np.tanh(np.dot(xt * mv[0], W[:, :2]) + h * rv[0]) + np.dot(xt * mv[1], W[:, :2]) * rv[1]
+        want.append(h)
+    np.testing.assert_allclose(got_outs, np.stack(want, 1), atol=1e-5)
+    np.testing.assert_allclose(got_last, want[-1], atol=1e-5)
+
+
 def test_rnn_convolutional_step_two_batch_sizes(K):
     """A ConvLSTM2D-like step (conv2d of the input and of the state) over 4 steps, masked, one
     function fed batches of 3 and 2: on CNTK the convolutions run inside the recurrence, on the

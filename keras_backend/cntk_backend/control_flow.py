@@ -26,6 +26,13 @@ def _as_tensor_list(states):
     return [_to_tensor(states)]
 
 
+def _map_constants(fn, constants):
+    """``fn`` on each tensor of ``rnn``'s constants, nested lists kept as they are (Keras
+    2.0's recurrent layers pass each dropout mask set as one list of masks)."""
+    return [type(c)(_map_constants(fn, c)) if isinstance(c, (list, tuple)) else fn(c)
+            for c in constants]
+
+
 def _rnn_unrolled(step_function, inputs, states, constants, mask, go_backwards, steps):
     """The loop written out step by step (static time length)."""
     order = range(steps - 1, -1, -1) if go_backwards else range(steps)
@@ -99,11 +106,11 @@ def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards
     batch = _static_shape(inputs)[0]
     sizes = _batch_sizes(inputs, states, mask)
     xs = C.to_sequence(C.to_batch(_add_axis(inputs, 2)))
-    consts = []
-    for c in constants:
+    def spread(c):
         if _nd(c) >= 1 and _static_shape(c)[0] in sizes:
-            c = C.sequence.broadcast_as(_batch_items(c), xs)
-        consts.append(c)
+            return C.sequence.broadcast_as(_batch_items(c), xs)
+        return c
+    consts = _map_constants(spread, constants)
     inits = [_batch_items(s) for s in states]
     slots = [C.placeholder(shape=_var(i).shape, dynamic_axes=_var(xs).dynamic_axes)
              for i in inits]
@@ -156,7 +163,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     with a static length (or an int ``input_length`` for an unknown one), and a static length of
     1 or 2 steps (faster so), write the steps out."""
     inputs = _to_tensor(inputs)
-    constants = [_to_tensor(c) for c in (constants or [])]
+    constants = _map_constants(_to_tensor, constants or [])
     states = [_to_tensor(s) for s in initial_states]
     if mask is not None:
         mask = _to_tensor(mask, dtype=dtype(inputs))
