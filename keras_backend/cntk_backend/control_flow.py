@@ -106,6 +106,7 @@ def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards
     batch = _static_shape(inputs)[0]
     sizes = _batch_sizes(inputs, states, mask)
     xs = C.to_sequence(C.to_batch(_add_axis(inputs, 2)))
+
     def spread(c):
         if _nd(c) >= 1 and _static_shape(c)[0] in sizes:
             return C.sequence.broadcast_as(_batch_items(c), xs)
