@@ -133,11 +133,7 @@ def run_one(args, side, name):
     finally:
         if cache_dir is not None:
             shutil.rmtree(cache_dir, ignore_errors=True)
-    for line in reversed(proc.stdout.strip().splitlines()):
-        if line.startswith('{'):
-            return json.loads(line)
-    err = [l for l in proc.stderr.strip().splitlines() if l.strip()]
-    return {'error': 'worker exited %d: %s' % (proc.returncode, err[-1] if err else '?')}
+    return kb.worker_result(proc)
 
 
 def _median(values):

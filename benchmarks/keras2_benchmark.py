@@ -543,6 +543,12 @@ def run_one(args, side, name):
     finally:
         if cold_dir is not None:
             shutil.rmtree(cold_dir, ignore_errors=True)
+    return worker_result(proc)
+
+
+def worker_result(proc):
+    """The result dict a finished worker process (``subprocess.run``'s) printed last, or
+    one with 'error' (and the end of its stderr) when it printed none."""
     for line in reversed(proc.stdout.strip().splitlines()):
         if line.startswith('{'):
             return json.loads(line)

@@ -272,14 +272,15 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
         xp = _pad(x_cf, full_pads)
         y = _unbatch(C.pooling(_per_sample(xp), C.AVG_POOLING, pool_size, **kw), x_cf)
         sizes = _static_shape(x_cf)[2:]
-        if builtins.any(p != (0, 0) for p in pads) and None in sizes:
+        padded = builtins.any(p != (0, 0) for p in pads)
+        if padded and None in sizes:
             # sizes known only when run (at stride 1, where the padding does not depend on
             # them: Keras' applications built for any image size): the real cells' share of
             # each window is the same pooling of ones, padded with zeros
             ones = _pad(C.ones_like(x_cf), full_pads)
             share = _unbatch(C.pooling(_per_sample(ones), C.AVG_POOLING, pool_size, **kw), x_cf)
             y = y / share
-        elif builtins.any(p != (0, 0) for p in pads):
+        elif padded:
             mask = np.pad(np.ones(sizes), pads, mode='constant')
             counts = np.zeros([shape_rules.conv_output_length(n, k, padding, s)
                                for n, k, s in zip(sizes, pool_size, strides)])
