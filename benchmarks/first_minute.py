@@ -59,11 +59,10 @@ APPLICATIONS = {'densenet121': ((32, 32, 3), 'DenseNet121'),
 MODELS = SMALL + ('densenet121', 'inceptionv3', 'nasnetmobile', 'resnet50')
 PHASES = ('import', 'build', 'compile', 'train1', 'eval1', 'predict1', 'train2')
 FIRST = ('build', 'compile', 'train1', 'eval1', 'predict1')
-#: the anchor of each engine configuration: (side, label)
-ANCHOR = {'tensorflow': ('tf_keras_default', 'tf_keras default mode'),
-          'jax': ('keras3_jax', 'Keras 3 on JAX'),
-          'theano': ('keras_theano', 'Keras 2.3.1 own Theano backend'),
-          'cntk': ('keras_cntk', 'Keras 2.3.1 own CNTK backend')}
+#: the sides that anchor an engine configuration (the first of its sides in
+#: keras2_benchmark.SIDES that is one of these): tf_keras, Keras 3, Keras' own backends
+ANCHOR_SIDES = ('tf_keras_default', 'keras3_jax', 'keras_theano', 'keras_cntk')
+#: the engines that keep compiled code in a cache folder (their flags' base_compiledir)
 COMPILE_CACHED = ('theano', 'pytensor')
 
 
@@ -171,7 +170,7 @@ def main():
     args.repo = os.path.abspath(args.repo)
     available, notes = kb.preflight(args.engine)
     sides = [('ours', 'keras_backend')]
-    anchor = ANCHOR.get(args.engine)
+    anchor = next((s for s in kb.SIDES[args.engine] if s[0] in ANCHOR_SIDES), None)
     if anchor is not None and anchor[0] in [s for s, _ in available]:
         sides.append(anchor)
     if args.sides:

@@ -300,6 +300,8 @@ ALLOWED = {
     (os.path.join('tests', 'test_keras2_memory.py'), 'theano cntk'),
     # the same fact for the memory benchmark's processes
     (os.path.join('benchmarks', 'memory_benchmark.py'), 'theano cntk'),
+    # the engines that keep compiled code in a cache folder (the first minute's cold cache)
+    (os.path.join('benchmarks', 'first_minute.py'), 'theano pytensor'),
     # Keras' own backends that the older releases saved the files of tests/data/keras2_releases on
     (os.path.join('tests', 'test_keras2_releases.py'), 'tensorflow theano'),
 }
