@@ -162,6 +162,16 @@ class _Spec(object):
         return '_Spec(%s, %s)' % (self.shape, self.dtype)
 
 
+def _meta_of(a):
+    """A probe value of a :class:`_Spec` (a tuple of them for a node of several
+    outputs); anything else as it is."""
+    if isinstance(a, _Spec):
+        return a.meta()
+    if isinstance(a, tuple):
+        return tuple(_meta_of(e) for e in a)
+    return a
+
+
 def _spec_of(v):
     """The :class:`_Spec` of a value, or a tuple of them for a tuple of values."""
     if isinstance(v, (tuple, list)):
@@ -576,7 +586,7 @@ def _infer(fn, leaves, treedef):
         def g(abstract_vals, keep_concrete=False):
             v = [_probe_value(e, keep_concrete) for e in vals]
             for i, a in zip(abstract, abstract_vals):
-                v[i] = a.meta() if isinstance(a, _Spec) else a
+                v[i] = _meta_of(a)
             with _probing():
                 return _spec_of(fn(*_unflatten(treedef, v)))
         specs = [leaves[i].avals[p] for i in abstract]
@@ -611,6 +621,8 @@ def _infer_broadcasting_unknowns(g, tensors, p, error):
     """An op refused at the probe sizes because an unknown size meets a known one
     (``(None, 4) * (3, 4)``): as TensorFlow's shape inference, the unknown size is taken
     to broadcast. Tries each input's unknown sizes as 1, then all of them."""
+    if not _builtin_all(isinstance(t.avals[0], _Spec) for t in tensors):
+        raise error
     unknown = [i for i, t in enumerate(tensors) if t.avals[0].shape != t.avals[1].shape]
     candidates = []
     for align in ('left', 'right'):
@@ -671,7 +683,7 @@ def _apply_multi(fn, n, *args):
         def g(abstract, keep_concrete=False, p=p, idx=idx):
             vals = [_probe_value(v, keep_concrete) for v in leaves]
             for i, a in zip(idx, abstract):
-                vals[i] = a.meta() if isinstance(a, _Spec) else a
+                vals[i] = _meta_of(a)
             with _probing():
                 return tuple(_spec_of(o) for o in fn(*_unflatten(treedef, vals)))
         avals.append(_eval_shape(g, [leaves[i].pvals[p] if leaves[i].pvals is not None
