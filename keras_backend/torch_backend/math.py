@@ -260,7 +260,9 @@ def round(x):
 
 
 def sign(x):
-    return _unary(torch.sign)(x)
+    """``torch.sign``; NaN stays NaN (``torch.sign`` alone gives 0)."""
+    return _unary(lambda v: torch.where(v != v, v, torch.sign(v))
+                  if v.is_floating_point() else torch.sign(v))(x)
 
 
 def pow(x, a):
