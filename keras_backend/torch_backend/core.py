@@ -327,9 +327,19 @@ def _binary(name, reflected=False):
             b = _scalar_like(b, a)
         return _BINARY[name](a, b)
     op.__name__ = name
-    if reflected:
-        return lambda self, other: _apply(op, _operand(other), self)
-    return lambda self, other: _apply(op, self, _operand(other))
+
+    def method(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        if reflected:
+            return _apply(op, _operand(other), self)
+        return _apply(op, self, _operand(other))
+    return method
+
+
+#: what the operators of :class:`Tensor` take beside a tensor (else Python's TypeError)
+_OPERAND_TYPES = (Tensor, torch.Tensor, int, float, bool, complex, np.ndarray, np.generic, list,
+                  tuple)
 
 
 def _scalar_like(v, other):
@@ -1100,10 +1110,11 @@ class Function(object):
             if isinstance(e, ValueError) and 'placeholder' in str(e):
                 raise
             raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
-        _write(self._updated, news)
-        # writable numpy arrays of their own (Keras 2 code writes into what it gets back)
+        # writable numpy arrays of their own (Keras 2 code writes into what it gets back),
+        # copied before the variables are written (an output may be a variable's value)
         outs = [_trim_decoded(o) if getattr(t, '_trim_decoded', False) else _output(o)
                 for t, o in zip(self.outputs, outs)]
+        _write(self._updated, news)
         return outs[0] if self._single else outs
 
 

@@ -11,7 +11,8 @@ import sys
 import numpy as np
 
 from .. import generic
-from .core import (Function, torch, Tensor, Variable, _apply, _context_op, _CONTROLS,
+from .core import (Function, int_shape, torch, Tensor, Variable, _apply, _context_op,
+                   _CONTROLS,
                    _dependents, _flatten, _GRAD_DEPTH, _host, _is_array_tree, _multi_node,
                    _outputs, _PROBING, _Spec, _to_tensor, _Update)
 from .tensors import eval, zeros_like
