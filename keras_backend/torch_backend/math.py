@@ -292,7 +292,7 @@ def clip(x, min_value, max_value):
     x = _to_tensor(x)
     if not isinstance(min_value, (Tensor, torch.Tensor)) and \
             not isinstance(max_value, (Tensor, torch.Tensor)):
-        min_value, max_value = shape_rules.clip_bounds(min_value, max_value, str(x.dtype))
+        min_value, max_value = shape_rules.clip_bounds(min_value, max_value, str(dtype(x)))
 
     def bound(b, v):
         if b is None:
