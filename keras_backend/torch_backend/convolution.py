@@ -39,14 +39,14 @@ def _from_cf(v, data_format):
 def _cl(v, data_format):
     """channels_first -> channels_last."""
     if data_format == 'channels_first':
-        return v.permute(*shape_rules.to_channels_last_perm(v.ndim))
+        return v.permute(tuple(shape_rules.to_channels_last_perm(v.ndim)))
     return v
 
 
 def _cf(v, data_format):
     """channels_last -> the data format."""
     if data_format == 'channels_first':
-        return v.permute(*shape_rules.to_channels_first_perm(v.ndim))
+        return v.permute(tuple(shape_rules.to_channels_first_perm(v.ndim)))
     return v
 
 

@@ -69,7 +69,7 @@ def batch_dot(x, y, axes=None):
 
 @records_keras_shape
 def transpose(x):
-    return _apply(lambda v: v.permute(*reversed(range(v.ndim))), _to_tensor(x))
+    return _apply(lambda v: v.permute(tuple(reversed(range(v.ndim)))), _to_tensor(x))
 
 
 @records_keras_shape

@@ -91,7 +91,7 @@ def _static_reshape_target(x, shape):
 @records_keras_shape
 def permute_dimensions(x, pattern):
     pattern = tuple(int(p) for p in pattern)
-    return _apply(lambda v: v.permute(*pattern), _to_tensor(x))
+    return _apply(lambda v: v.permute(pattern), _to_tensor(x))
 
 
 @records_keras_shape
