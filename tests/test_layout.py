@@ -296,8 +296,6 @@ ALLOWED = {
     (os.path.join('keras_backend', 'tensorflow_backend', 'core.py'), 'tensorflow jax torch'),
     # expected Keras 2.3.1 behaviour: the engines whose Lambda output shapes it infers
     (os.path.join('tests', 'test_keras2_engine_name.py'), 'tensorflow cntk'),
-    # the engines whose gradient tie rules the test checks (TensorFlow's; JAX follows them)
-    (os.path.join('tests', 'test_keras2_contract.py'), 'tensorflow jax'),
     # the Theano adapter's two engine modules and the package each wraps
     (os.path.join('tests', 'test_theano_specific.py'), 'theano pytensor'),
     # the engines whose process the memory test can run under RLIMIT_AS (TensorFlow and JAX

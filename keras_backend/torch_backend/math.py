@@ -85,7 +85,9 @@ def gather(reference, indices):
             i, r = i.to('meta'), r.to('meta')
         else:
             i = i.clamp(0, max(r.shape[0] - 1, 0))
-        return r[i]
+        # index_select, not r[i]: a 0-d index would be read on the host (a probe has none)
+        return torch.index_select(r, 0, i.reshape(-1)).reshape(tuple(i.shape) +
+                                                               tuple(r.shape[1:]))
     return _apply(op, reference, indices)
 
 
