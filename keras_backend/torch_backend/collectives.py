@@ -3,10 +3,10 @@
 Two paths (:func:`paths`; ``init``'s ``collectives`` chooses):
 
 * ``'engine'``: ``torch.distributed`` with the Gloo backend (CPU tensors). The group starts
-  with ``init_process_group`` at the coordinator address (``tcp://host:port``: the
+  with ``init_process_group`` on a ``TCPStore`` at the coordinator address (the
   launcher's, or rank 0's found under mpirun / srun by
-  ``keras_backend.distribute.rendezvous``; rank 0 listens there, the others connect), the
-  timeout ``init``'s. The op: ``dist.all_reduce`` (a sum) of the value, in an autograd
+  ``keras_backend.distribute.rendezvous``; rank 0 serves it on that address's host only,
+  the others connect), the timeout ``init``'s. The op: ``dist.all_reduce`` (a sum) of the value, in an autograd
   ``Function`` whose backward is the same allreduce of the incoming gradient. A float16
   value travels as float32 (:func:`float16_on_wire`).
 * ``'mpi'``: the value's host copy summed by ``MPI_Iallreduce``
@@ -30,6 +30,7 @@ class _S(object):
     path = 'engine'
     size = 1
     started = False
+    socket = None
 
 
 def paths():
@@ -48,10 +49,11 @@ def start(rank, size, timeout, path):
                            '(KERAS_BACKEND_DISTRIBUTE_COORDINATOR); start the workers with '
                            'python -m keras_backend.distribute -n N script.py, mpirun or '
                            'srun')
+    wait = datetime.timedelta(seconds=max(1., float(timeout)))
     try:
-        dist.init_process_group('gloo', init_method='tcp://' + address, rank=rank,
-                                world_size=size,
-                                timeout=datetime.timedelta(seconds=max(1., float(timeout))))
+        store = _store(address, rank, size, wait)
+        dist.init_process_group('gloo', store=store, rank=rank, world_size=size,
+                                timeout=wait)
     except Exception as e:    # the rendezvous' own errors
         from ..distribute import WorkerLost
         raise WorkerLost('the other workers did not join (%s: %s)'
@@ -60,12 +62,39 @@ def start(rank, size, timeout, path):
     return dist.get_rank(), dist.get_world_size()
 
 
+def _store(address, rank, size, wait):
+    """The ``torch.distributed.TCPStore`` of the group at the coordinator ``address``:
+    rank 0 serves it on a socket of ours bound to the address's host only (127.0.0.1 under
+    our launcher on one host, the chosen interface's on several; PyTorch's own would listen
+    on every interface), the others connect to it."""
+    import socket
+    import torch.distributed as dist
+    host, _, port = address.rpartition(':')
+    host = host.strip('[]')
+    port = int(port)
+    if rank != 0:
+        return dist.TCPStore(host, port, size, False, wait)
+    bind = _rendezvous.listen_address(host)
+    if not bind:
+        return dist.TCPStore(host, port, size, True, wait)
+    family = socket.AF_INET6 if ':' in bind else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((bind, port))
+    sock.listen(128)
+    _S.socket = sock           # kept open while the store serves it
+    return dist.TCPStore(host, port, size, True, wait, master_listen_fd=sock.fileno())
+
+
 def stop():
     if _S.path == 'mpi' or not _S.started:
         return
     import torch.distributed as dist
     dist.destroy_process_group()
     _S.started = False
+    if _S.socket is not None:
+        _S.socket.close()
+        _S.socket = None
 
 
 def float16_on_wire():
