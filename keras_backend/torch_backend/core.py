@@ -1137,9 +1137,8 @@ def _write(variables, news):
     """Each variable gets its new value in place (all computed from the old values
     first); a new value that shares storage with an updated variable is copied first."""
     ptrs = set(v._value.untyped_storage().data_ptr() for v in variables)
+    news = [n.clone() if n.untyped_storage().data_ptr() in ptrs else n for n in news]
     for v, n in zip(variables, news):
-        if n.untyped_storage().data_ptr() in ptrs:
-            n = n.clone()
         if tuple(n.shape) == tuple(v._value.shape) and n.dtype == v._value.dtype:
             v._value.copy_(n)
         else:
