@@ -30,7 +30,6 @@ class _S(object):
     path = 'engine'
     size = 1
     started = False
-    socket = None
 
 
 def paths():
@@ -82,8 +81,9 @@ def _store(address, rank, size, wait):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((bind, port))
     sock.listen(128)
-    _S.socket = sock           # kept open while the store serves it
-    return dist.TCPStore(host, port, size, True, wait, master_listen_fd=sock.fileno())
+    store = dist.TCPStore(host, port, size, True, wait, master_listen_fd=sock.fileno())
+    sock.detach()              # the store's server owns the descriptor now
+    return store
 
 
 def stop():
@@ -92,9 +92,6 @@ def stop():
     import torch.distributed as dist
     dist.destroy_process_group()
     _S.started = False
-    if _S.socket is not None:
-        _S.socket.close()
-        _S.socket = None
 
 
 def float16_on_wire():
