@@ -30,6 +30,8 @@ class _S(object):
     path = 'engine'
     size = 1
     started = False
+    store = None
+    exit_hook = False
 
 
 def paths():
@@ -58,6 +60,13 @@ def start(rank, size, timeout, path):
         raise WorkerLost('the other workers did not join (%s: %s)'
                          % (type(e).__name__, str(e).strip().split('\n')[0]))
     _S.started = True
+    _S.store = store
+    if not _S.exit_hook:
+        # the group and its store stopped before the interpreter's own teardown: their C++
+        # threads destroyed at exit would abort the process (SIGABRT)
+        import atexit
+        atexit.register(stop)
+        _S.exit_hook = True
     return dist.get_rank(), dist.get_world_size()
 
 
@@ -81,7 +90,8 @@ def _store(address, rank, size, wait):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((bind, port))
     sock.listen(128)
-    store = dist.TCPStore(host, port, size, True, wait, master_listen_fd=sock.fileno())
+    store = dist.TCPStore(host, port, size, True, wait, master_listen_fd=sock.fileno(),
+                          use_libuv=False)
     sock.detach()              # the store's server owns the descriptor now
     return store
 
@@ -90,8 +100,11 @@ def stop():
     if _S.path == 'mpi' or not _S.started:
         return
     import torch.distributed as dist
-    dist.destroy_process_group()
-    _S.started = False
+    try:
+        dist.destroy_process_group()
+    finally:
+        _S.started = False
+        _S.store = None
 
 
 def float16_on_wire():
