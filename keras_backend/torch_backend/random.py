@@ -6,6 +6,7 @@ directly (the package puts each behind its checks).
 """
 import math
 
+from ..eager_graph import sections
 from .core import (torch, Tensor, _device, _normalize_dtype, _random, _size_tuple,
                    _to_tensor, _torch_dtype)
 
@@ -49,22 +50,14 @@ def _random_op(sample, shape, a, b, dtype, seed):
                    _to_tensor(b) if isinstance(b, Tensor) else b)
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """``torch.randn`` from the op's ``torch.Generator``, scaled and shifted."""
-    return _random_op(_normal, shape, mean, stddev, dtype, seed)
+random_normal = sections.random_normal(_random_op, _normal, doc="""\
+``torch.randn`` from the op's ``torch.Generator``, scaled and shifted.""")
 
+random_uniform = sections.random_uniform(_random_op, _uniform, doc="""\
+``torch.rand`` from the op's ``torch.Generator``, scaled and shifted.""")
 
-def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """``torch.rand`` from the op's ``torch.Generator``, scaled and shifted."""
-    return _random_op(_uniform, shape, minval, maxval, dtype, seed)
+random_binomial = sections.random_binomial(_random_op, _binomial)
 
-
-def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """1 where a uniform draw is below ``p``, else 0."""
-    return _random_op(_binomial, shape, p, 0., dtype, seed)
-
-
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """The normal's inverse CDF (``torch.erfinv``) of uniform draws within two standard
-    deviations."""
-    return _random_op(_truncated_normal, shape, mean, stddev, dtype, seed)
+truncated_normal = sections.truncated_normal(_random_op, _truncated_normal, doc="""\
+The normal's inverse CDF (``torch.erfinv``) of uniform draws within two standard
+    deviations.""")
