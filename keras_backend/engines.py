@@ -34,7 +34,7 @@ it must import on CPython 3.6 (CNTK 2.7's interpreter).
 
 Example:
     >>> names()
-    ('tensorflow', 'theano', 'cntk', 'jax')
+    ('tensorflow', 'theano', 'cntk', 'jax', 'torch')
     >>> [(e.engine, e.title) for e in configurations('theano')]
     [('pytensor', 'PyTensor'), ('theano', 'Theano')]
     >>> adapter_module('cntk'), collectives_module('cntk'), worker_start('cntk')
@@ -184,6 +184,17 @@ TABLE = (
            install='Install it for {here} with: {pip}',
            elsewhere='JAX needs {python}; this is {here}. Install it for a {python} '
                      'interpreter with: python{lowest} -m pip install "keras_backend[{extra}]"'),
+    Engine(name='torch', engine='torch', title='PyTorch', release='PyTorch',
+           package='torch', extra='torch', python=((3, 10), None),
+           # PyTorch's wheels (2.9+) are for CPython 3.10+; the Linux wheel from PyPI brings
+           # CUDA's libraries, PyTorch's CPU index (--index-url .../whl/cpu) a CPU-only build
+           requires=('torch>=2.4; python_version>="3.10"',),
+           adapter='keras_backend.torch_backend',
+           collectives='keras_backend.torch_backend.collectives', workers=WORKERS_COORDINATOR,
+           flips_kernels=False, keras2_known_as='tensorflow',
+           install='Install it for {here} with: {pip}',
+           elsewhere='PyTorch needs {python}; this is {here}. Install it for a {python} '
+                     'interpreter with: python{lowest} -m pip install "keras_backend[{extra}]"'),
 )
 
 
@@ -191,7 +202,7 @@ def names():
     """The backend names, in table order (each once).
 
     Returns:
-        tuple of str, e.g. ``('tensorflow', 'theano', 'cntk', 'jax')``.
+        tuple of str, e.g. ``('tensorflow', 'theano', 'cntk', 'jax', 'torch')``.
     """
     seen = []
     for row in TABLE:
@@ -270,7 +281,7 @@ def following(keras_name):
 
     Example:
         >>> sorted(following('tensorflow'))
-        ['jax', 'tensorflow']
+        ['jax', 'tensorflow', 'torch']
     """
     return frozenset([keras_name] + [r.name for r in TABLE if r.keras2_known_as == keras_name])
 

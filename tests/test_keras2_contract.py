@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import reference as R
+from keras_backend import engines
 from helpers import assert_values, randn
 
 X = randn(4, 3, seed=40)
@@ -272,10 +273,12 @@ def test_function_with_two_updates_of_one_variable(K):
 def test_gradients_at_ties_follow_tensorflow(K):
     """relu at 0, maximum/minimum at a tie and clip on a bound: TensorFlow sends the whole
     gradient one way (0 for relu, to x for maximum/minimum, 1 inside clip's closed range);
-    the JAX adapter follows it (Keras 2.3.1's CNN on digits, whose zero pixels give exact
-    zeros before the relu, trains to TensorFlow's numbers only so)."""
-    if K.ENGINE not in ('tensorflow', 'jax'):
-        pytest.skip('the tie rules checked are TensorFlow\'s (JAX follows them)')
+    the adapters of the engines that follow TensorFlow's conventions (the engine table's
+    ``keras2_known_as``: JAX, PyTorch) follow it (Keras 2.3.1's CNN on digits, whose zero
+    pixels give exact zeros before the relu, trains to TensorFlow's numbers only so)."""
+    if K.backend() not in engines.following('tensorflow'):
+        pytest.skip('the tie rules checked are TensorFlow\'s (the engines that follow its '
+                    'conventions follow them)')
     x = K.placeholder((4,))
     y = K.placeholder((4,))
     outs = [K.relu(x), K.maximum(x, y), K.minimum(x, y), K.clip(x, 0., 1.)]

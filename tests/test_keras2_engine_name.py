@@ -33,6 +33,8 @@ LIBRARY = {
             from .cntk_backend import *
         elif K.backend() == 'jax':
             from .jax_backend import *
+        elif K.backend() == 'torch':
+            from .torch_backend import *
         ''',
     'theano_backend.py': '''
         from theano import tensor as T
@@ -75,6 +77,10 @@ LIBRARY = {
     'jax_backend.py': '''
         from keras.backend import jax_backend as KJ
         ENGINE = 'jax'
+        ''',
+    'torch_backend.py': '''
+        from keras.backend import torch_backend as KT
+        ENGINE = 'torch'
         ''',
 }
 

@@ -20,6 +20,7 @@ Keras 1 aliases of :data:`LEGACY_NAMES`, each warning ``DeprecationWarning``.
 ``tests/test_layout.py`` checks the order; ``tests/test_doc_examples.py`` runs
 every docstring's example on every engine that imports here.
 """
+import importlib
 import inspect
 import sys
 import warnings
@@ -170,6 +171,18 @@ def gather(namespace, modules):
             if not name.startswith('__'):
                 namespace.setdefault(name, value)
 
+
+
+def gather_sections(namespace):
+    """:func:`gather` of the section modules of the engine package whose ``ops`` module's
+    namespace is ``namespace``: imports ``<package>.<section>`` for each section of
+    :data:`SECTION_MODULES`, in their order, keeps them as ``_MODULES`` and gathers their
+    names."""
+    package = namespace['__name__'].rsplit('.', 1)[0]
+    modules = tuple(importlib.import_module('%s.%s' % (package, m.__name__.rsplit('.', 1)[1]))
+                    for m in SECTION_MODULES)
+    namespace['_MODULES'] = modules
+    gather(namespace, modules)
 
 def install(namespace, ops):
     """Make an engine package's namespace the public adapter: the checked API.

@@ -49,9 +49,7 @@ graph of its own and hands JAX one pure function per ``K.function``:
 * **Host code.** CTC beam search has no JAX op: it runs the shared search
   (:mod:`keras_backend.ctc_search`) through ``jax.pure_callback``.
 """
-import contextlib
 import functools
-import itertools
 import importlib
 import logging
 import sys
@@ -62,6 +60,7 @@ import numpy as np
 
 from .. import checks, common, engines
 from ..common import floatx
+from ..eager_graph import function as eager_function, graph
 
 
 #: the variables that say this process is one of several workers (our launcher's, MPI's)
@@ -136,10 +135,15 @@ _builtin_slice = slice
 #: the two sizes an unknown axis takes while a node's static shape is worked out
 _PROBES = (83, 89)
 
-_IDS = itertools.count(1)
+_IDS = graph.IDS
+
+#: this module: the engine the shared graph layer (``keras_backend.eager_graph``) reads, and
+#: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from
+_THIS = sys.modules[__name__]
 
 #: the treedef of one positional argument
 _ONE = jax.tree_util.tree_structure((0,))
+_unflatten = jax.tree_util.tree_unflatten
 
 
 # ---------------------------------------------------------------------------
@@ -150,78 +154,14 @@ def _dtype_name(dt):
     return np.dtype(dt).name if dt is not None else None
 
 
-class _DTypeName(str):
-    """A tensor's dtype: its numpy name (a ``str``, as Theano's), which also answers
-    ``.name`` and ``.base_dtype`` as TensorFlow's ``DType`` does (Keras 2 code written for
-    TensorFlow reads ``x.dtype.name``)."""
-
-    @property
-    def name(self):
-        return str(self)
-
-    @property
-    def base_dtype(self):
-        return self
+_DTypeName = graph.DTypeName
 
 
-class Tensor(object):
-    """A symbolic value of this adapter's graph.
-
-    ``op`` is a pure function of the values of ``leaves`` (rebuilt into the
-    call's arguments by ``treedef``); ``avals`` the two probe shapes (see the
-    module's design); ``pvals`` the two probe values of a shape-valued node.
-    """
-    _is_placeholder = False
-    _is_variable = False
-    __array_priority__ = 100
-
-    def __init__(self, op, leaves, treedef, avals, pvals=None, name=None):
-        self.op = op
-        self.leaves = leaves
-        self.treedef = treedef
-        self.avals = avals
-        self.pvals = pvals
-        self.id = next(_IDS)
-        self.name = name or 'tensor_%d' % self.id
-
-    # static facts -----------------------------------------------------
-    @property
-    def shape(self):
-        return _merge_shapes(self.avals)
-
-    @property
-    def ndim(self):
-        return len(self.avals[0].shape)
-
-    @property
-    def dtype(self):
-        return _DTypeName(_dtype_name(self.avals[0].dtype))
-
-    def get_shape(self):
-        return self.shape
-
-    def __repr__(self):
-        return '<jax_backend.%s %r shape=%s dtype=%s>' % (
-            type(self).__name__, self.name, self.shape, self.dtype)
-
-    def __hash__(self):
-        return id(self)
-
-    def __len__(self):
-        n = self.shape[0] if self.ndim else None
-        if n is None:
-            raise TypeError('len() of a tensor whose first axis is unknown')
-        return n
-
-    def __iter__(self):
-        n = self.shape[0] if self.ndim else None
-        if n is None:
-            raise TypeError('iterating over a tensor whose first axis is unknown')
-        return (self[i] for i in range(n))
-
-    def __bool__(self):
-        raise TypeError('the truth value of a symbolic tensor is not known while the '
-                        'graph is built; use K.switch')
+class Tensor(graph.Node):
+    """A symbolic value of this adapter's graph (:class:`keras_backend.eager_graph.graph.Node`):
+    ``op`` is a pure function of the values of ``leaves``."""
+    _label = 'jax_backend'
+    _dtype_name = staticmethod(_dtype_name)
 
     # operators ----------------------------------------------------------
     def __getitem__(self, key):
@@ -229,9 +169,6 @@ class Tensor(object):
 
     def __neg__(self):
         return _apply(jnp.negative, self)
-
-    def __pos__(self):
-        return self
 
     def __abs__(self):
         return _apply(jnp.abs, self)
@@ -380,40 +317,16 @@ class Variable(Tensor):
         return np.asarray(self._value, dtype=dtype)
 
 
-def _merge_shapes(avals):
-    a, b = avals[0].shape, avals[1].shape
-    return tuple(int(x) if x == y else None for x, y in zip(a, b))
+_merge_shapes = graph.merge_shapes
 
 
 def _flatten(args):
     return jax.tree_util.tree_flatten(args, is_leaf=lambda v: isinstance(v, Tensor) or v is None)
 
 
-def _apply(fn, *args):
-    """``fn(*args)`` at once on concrete values, else a new graph node."""
-    leaves, treedef = _flatten(args)
-    if not _builtin_any(isinstance(v, Tensor) for v in leaves):
-        return fn(*args)
-    return _node(fn, leaves, treedef)
-
-
-def _node(fn, leaves, treedef, name=None, cls=Tensor, avals=None):
-    controls = _active_controls()
-    if controls:
-        # made inside ``control_dependencies(updates)``: read those variables' new values
-        new = dict((u.variable.id, u.new_value) for u in controls)
-        leaves = [new[v.id] if isinstance(v, Variable) and v.id in new else v
-                  for v in leaves]
-    pvals = None
-    if avals is None:
-        avals, pvals = _infer(fn, leaves, treedef)
-    t = cls(fn, leaves, treedef, avals, pvals, name=name)
-    if controls:
-        t._control_updates = controls
-    if _builtin_any(getattr(v, '_uses_learning_phase', False)
-                    for v in leaves if isinstance(v, Tensor)):
-        t._uses_learning_phase = True
-    return t
+#: ``fn(*args)`` at once on concrete values, else a new graph node
+_apply = functools.partial(graph.apply, _THIS)
+_node = functools.partial(graph.node, _THIS)
 
 
 def _shaped_node(fn, args, shape, dtype):
@@ -472,64 +385,21 @@ def _infer(fn, leaves, treedef):
     return tuple(avals), (tuple(pvals) if len(pvals) == 2 else None)
 
 
-def _collapsed(t, p):
-    """``t``'s aval at probe ``p`` with its unknown sizes set to 1."""
-    a, b = t.avals
-    shape = tuple(1 if x != y else x for x, y in zip(a.shape, b.shape))
-    return jax.ShapeDtypeStruct(shape, t.avals[p].dtype)
+def _eval_specs(g, specs):
+    return jax.eval_shape(g, *specs)
 
 
 def _infer_broadcasting_unknowns(g, tensors, p, error):
-    """An op refused at the probe sizes because an unknown size meets a known one
-    (``(None, 4) * (3, 4)``): as TensorFlow's shape inference, the unknown size is taken
-    to broadcast. Tries each input's unknown sizes as 1, then all of them."""
-    unknown = [i for i, t in enumerate(tensors) if t.avals[0].shape != t.avals[1].shape]
-    candidates = []
-    for align in ('left', 'right'):
-        candidates.append([_filled(t, tensors, p, align) for t in tensors])
-    for which in [[i] for i in unknown] + ([unknown] if len(unknown) > 1 else []):
-        candidates.append([_collapsed(t, p) if i in which else t.avals[p]
-                           for i, t in enumerate(tensors)])
-    for specs in candidates:
-        try:
-            return jax.eval_shape(g, *specs)
-        except Exception:
-            continue
-    raise error
-
-
-def _filled(t, tensors, p, align):
-    """``t``'s aval at probe ``p``, each unknown size taken from another input's known size
-    at the same axis (counted from the ``align`` end): an unknown size meeting a known one
-    in a batched product or a mapped axis must equal it."""
-    a, b = t.avals
-    shape = list(a.shape if p == 0 else b.shape)
-    n = len(shape)
-    for i in range(n):
-        if a.shape[i] == b.shape[i]:
-            continue
-        for o in tensors:
-            if o is t:
-                continue
-            m = len(o.avals[0].shape)
-            j = i if align == 'left' else m - n + i
-            if 0 <= j < m and o.avals[0].shape[j] == o.avals[1].shape[j]:
-                shape[i] = o.avals[0].shape[j]
-                break
-    return jax.ShapeDtypeStruct(tuple(shape), t.avals[p].dtype)
+    return graph.infer_broadcasting_unknowns(g, tensors, p, error, jax.ShapeDtypeStruct,
+                                             _eval_specs)
 
 
 class _Multi(Tensor):
     """A node with several outputs (a loop, a gradient bundle); read with :func:`_outputs`."""
 
 
-def _outputs(node, n):
-    return [_node(functools.partial(_pick, i=i), [node], _ONE)
-            for i in range(n)]
-
-
-def _pick(t, i):
-    return t[i]
+_outputs = functools.partial(graph.outputs, _THIS)
+_pick = graph.pick
 
 
 def _apply_multi(fn, n, *args):
@@ -553,91 +423,26 @@ def _apply_multi(fn, n, *args):
     return tuple(_outputs(node, n))
 
 
-def _multi_node(fn, leaves, treedef, avals):
-    """A :class:`_Multi` whose probe shapes ``avals`` are given (a tuple per probe)."""
-    node = _Multi(fn, leaves, treedef, avals)
-    if _builtin_any(getattr(v, '_uses_learning_phase', False)
-                    for v in leaves if isinstance(v, Tensor)):
-        node._uses_learning_phase = True
-    return node
+#: a :class:`_Multi` whose probe shapes ``avals`` are given (a tuple per probe)
+_multi_node = functools.partial(graph.multi_node, _THIS)
 
 
 # ---------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------
 
-class _Context(object):
-    """One evaluation of the graph: the placeholders' feeds, the variables'
-    values, the learning phase, the random keys. A child context (a gradient,
-    a loop body) evaluates its own nodes and asks its parent for the rest."""
+class _Context(graph.Context):
+    """One evaluation of the graph (:class:`keras_backend.eager_graph.graph.Context`): the
+    variables' values are the program's arguments; an op of concrete values (a shape)
+    runs at compile time."""
+    _engine = _THIS
 
-    def __init__(self, feeds=None, variables=None, learning_phase=None, parent=None,
-                 local=None, seeds=None):
-        self.feeds = feeds if feeds is not None else {}
-        self.variables = variables if variables is not None else {}
-        self.learning_phase = learning_phase
-        self.parent = parent
-        self.local = local          # the ids of the nodes this child evaluates itself
-        self.memo = dict(seeds or {})
-
-    def value(self, node):
-        if not isinstance(node, Tensor):
-            return node
-        if node.id in self.memo:
-            return self.memo[node.id]
-        if self.parent is not None and node.id not in self.local:
-            return self.parent.value(node)
-        # iterative post-order over the nodes this context evaluates
-        stack = [(node, False)]
-        while stack:
-            n, ready = stack.pop()
-            if n.id in self.memo:
-                continue
-            if self.parent is not None and n.id not in self.local:
-                self.memo[n.id] = self.parent.value(n)
-                continue
-            if n.op is None:
-                self.memo[n.id] = self._leaf(n)
-                continue
-            lazy = getattr(n.op, 'lazy_leaves', ())
-            if not ready:
-                stack.append((n, True))
-                for i, v in enumerate(n.leaves):
-                    if isinstance(v, Tensor) and v.id not in self.memo and i not in lazy:
-                        stack.append((v, False))
-                continue
-            vals = [(self.memo.get(v.id) if i in lazy else self.memo[v.id])
-                    if isinstance(v, Tensor) else v for i, v in enumerate(n.leaves)]
-            args = jax.tree_util.tree_unflatten(n.treedef, vals)
-            if getattr(n.op, 'needs_context', False):
-                out = n.op(self, *args)
-            elif n.pvals is not None or not _builtin_any(
-                    isinstance(v, jax.core.Tracer) for v in vals):
-                with jax.ensure_compile_time_eval():
-                    out = n.op(*args)
-            else:
-                out = n.op(*args)
-            self.memo[n.id] = out
-        return self.memo[node.id]
-
-    def _leaf(self, n):
-        if n is _LEARNING_PHASE:
-            if n in self.feeds:
-                return self.feeds[n]
-            return self.learning_phase if self.learning_phase is not None else 0
-        if n._is_variable:
-            v = self.variables.get(n)
-            return n._value if v is None else v
-        if n._is_placeholder:
-            if n in self.feeds:
-                return self.feeds[n]
-            raise ValueError('the placeholder %r is needed but was not fed: give it in '
-                             'the function\'s inputs' % (n.name,))
-        raise ValueError('cannot evaluate %r' % (n,))
-
-    def child(self, local, seeds):
-        c = _Context(self.feeds, self.variables, self.learning_phase, parent=self,
-                     local=local, seeds=seeds)
+    def _call(self, n, args, vals):
+        if n.pvals is not None or not _builtin_any(
+                isinstance(v, jax.core.Tracer) for v in vals):
+            with jax.ensure_compile_time_eval():
+                return n.op(*args)
+        return n.op(*args)
         return c
 
 
@@ -648,40 +453,9 @@ def _is_array_tree(v):
     return isinstance(v, (jax.Array, np.ndarray, np.generic))
 
 
-def _context_op(fn):
-    """Mark ``fn(ctx, *args)`` as an op that needs the evaluation context."""
-    fn.needs_context = True
-    return fn
-
-
-def _walk(roots):
-    """Every node reachable from ``roots`` (a list), each once, leaves first."""
-    seen, order = set(), []
-    stack = [(r, False) for r in roots if isinstance(r, Tensor)]
-    while stack:
-        n, ready = stack.pop()
-        if ready:
-            order.append(n)
-            continue
-        if n.id in seen:
-            continue
-        seen.add(n.id)
-        stack.append((n, True))
-        for v in n.leaves:
-            if isinstance(v, Tensor) and v.id not in seen:
-                stack.append((v, False))
-    return order
-
-
-def _dependents(roots, sources):
-    """The ids of the nodes among the ancestors of ``roots`` that depend on ``sources``."""
-    src = set(s.id for s in sources)
-    dep = set()
-    for n in _walk(roots):
-        if n.id in src or _builtin_any(isinstance(v, Tensor) and v.id in dep
-                                       for v in n.leaves):
-            dep.add(n.id)
-    return dep
+_context_op = graph.context_op
+_walk = graph.walk
+_dependents = graph.dependents
 
 
 # ---------------------------------------------------------------------------
@@ -719,10 +493,7 @@ def _holds_graph_values(x):
                         (isinstance(e, (list, tuple)) and _holds_graph_values(e)) for e in x)
 
 
-def _static_shape(x):
-    if isinstance(x, Tensor):
-        return x.shape
-    return tuple(np.shape(x))
+_static_shape = graph.static_shape
 
 
 def _ndim(x):
@@ -737,12 +508,7 @@ def _normalize_dtype(dtype):
     return np.dtype(dtype).name
 
 
-def _axis_arg(axis, ndim):
-    if axis is None:
-        return None
-    if isinstance(axis, (list, tuple)):
-        return tuple(sorted(set(int(a) % ndim if ndim else int(a) for a in axis)))
-    return int(axis) % ndim if ndim else int(axis)
+_axis_arg = graph.axis_arg
 
 
 def _size_tuple(shape):
@@ -846,22 +612,8 @@ def _random(draw, seed, *args, **kwargs):
 _LEARNING_PHASE = Placeholder((), 'int32', name='keras_learning_phase')
 
 
-class _Session(object):
-    """Session-like object: ``run(fetches, feed_dict=None)`` evaluates tensors."""
-
-    def run(self, fetches, feed_dict=None):
-        """Evaluate ``fetches`` (a tensor or a list) with ``feed_dict`` ({placeholder:
-        value}); returns numpy values in the same structure."""
-        feed_dict = feed_dict or {}
-        keys = list(feed_dict.keys())
-        single = not isinstance(fetches, (list, tuple))
-        outs = [fetches] if single else list(fetches)
-        values = Function(keys, outs)([feed_dict[k] for k in keys])
-        return values[0] if single else values
-
-
 #: the session stand-in, replaced in place by ``set_session``
-_SESSION = [_Session()]
+_SESSION = [graph.Session(_THIS)]
 
 #: tensor id -> the ``Function`` that ``eval`` compiled for it (``clear_session`` empties it)
 _EVAL_CACHE = {}
@@ -871,44 +623,11 @@ _EVAL_CACHE = {}
 # Pending variable updates
 # ---------------------------------------------------------------------------
 
-class _Update(object):
-    """A pending variable update, applied by the ``function`` it is given to (or by
-    ``eval``): ``variable`` gets ``new_value``."""
-
-    def __init__(self, variable, new_value):
-        self.variable = variable
-        self.new_value = new_value
-        self._uses_learning_phase = getattr(new_value, '_uses_learning_phase', False)
-        # the updates it comes after (made inside their ``control_dependencies``)
-        self._controls = _active_controls()
-
-    # Keras 2 code passes updates around as (variable, value) pairs sometimes
-    def __iter__(self):
-        return iter((self.variable, self.new_value))
-
-    def __getitem__(self, i):
-        return (self.variable, self.new_value)[i]
-
-    def __len__(self):
-        return 2
-
-    def run(self):
-        Function([], [], updates=[self])([])
-
-    @property
-    def op(self):
-        return self
-
-    @property
-    def shape(self):
-        return self.variable.shape
-
-    @property
-    def dtype(self):
-        return self.variable.dtype
-
+class _Update(graph.Update):
+    _engine = _THIS
 
 _CONTROLS = []    # the update groups of the open ``control_dependencies`` blocks
+_active_controls = functools.partial(graph.active_controls, _CONTROLS)
 
 
 class _HostCollectives(object):
@@ -953,18 +672,11 @@ def _data_ordered_collectives(nodes, gradient_nodes):
     return frozenset(n.op for n in found)
 
 
-def _active_controls():
-    out = []
-    for group in _CONTROLS:
-        out.extend(u for u in group if u not in out)
-    return out
-
-
 # ---------------------------------------------------------------------------
 # Compiled functions
 # ---------------------------------------------------------------------------
 
-class Function(object):
+class Function(eager_function.Function):
     """A compiled function of the graph: one ``jax.jit`` program per input signature
     and learning phase, the updated variables' buffers donated.
 
@@ -973,51 +685,17 @@ class Function(object):
         >>> f([np.ones((2, 3), 'float32')])[0].shape
         (2, 3)
     """
+    _engine = _THIS
 
-    def __init__(self, inputs, outputs, updates=None, name=None, **kwargs):
-        self.inputs = list(inputs)
-        self._single = not isinstance(outputs, (list, tuple))
-        self.outputs = [outputs] if self._single else list(outputs)
-        self.name = name
-        self.api_name = 'function'
-        self._feed_specs = None
-        self._feed_dtypes = None
+    def _prepare(self, nodes, **kwargs):
         self._eager_calls = int(kwargs.pop('eager_calls', 0))
-        pairs = []
-        for u in _flat_updates(updates):
-            if isinstance(u, _Update):
-                pairs.append(u)
-            elif isinstance(u, (list, tuple)) and len(u) == 2:
-                pairs.append(_make_update(u[0], u[1]))
-            else:
-                raise ValueError('function: each update must be a (variable, new_value) '
-                                 'pair, got %r' % (u,))
-        pairs = _with_control_updates(self.outputs, pairs)
-        # later updates of the same variable win
-        by_var = {}
-        for p in pairs:
-            by_var[p.variable.id] = p
-        self.updates = list(by_var.values())
-        roots = [o for o in self.outputs if isinstance(o, Tensor)] + \
-            [p.new_value for p in self.updates if isinstance(p.new_value, Tensor)]
-        nodes = _walk(roots)
         variables = [n for n in nodes if n._is_variable]
         updated = set(p.variable.id for p in self.updates)
         keys = [v for v in variables if isinstance(v, _KeyVariable) and v.id not in updated]
-        self._updated = [p.variable for p in self.updates] + keys
-        self._update_values = [p.new_value for p in self.updates]
-        # gradients first: their pass hands the forward values to the context, which the
-        # other updates (BatchNormalization's moving averages) and the outputs then reuse;
-        # evaluated after those, the forward would be computed (and compiled) twice
-        self._gradient_nodes = [n for n in nodes if getattr(n.op, 'hands_forward', False)]
+        self._updated = self._updated + keys
         self._n_keys = len(keys)
         upd_ids = set(v.id for v in self._updated)
         self._read = [v for v in variables if v.id not in upd_ids]
-        self._lp_index = None
-        for i, t in enumerate(self.inputs):
-            if t is _LEARNING_PHASE:
-                self._lp_index = i
-        self._fed = [t for t in self.inputs if t is not _LEARNING_PHASE]
         # indices (in ``_fed``) of scalar inputs passed as static values: set when a
         # traced program needed a fed value as a size (``K.arange(n)`` of a fed ``n``);
         # the program is then compiled once per value of those inputs
@@ -1072,43 +750,30 @@ class Function(object):
         news += [_next_key(variables[k]) for k in self._updated[len(news):]]
         return outs, news
 
-    def __call__(self, inputs):
-        inputs = checks.checked_feeds(self, _THIS, inputs)
-        if self._feed_dtypes is None:
-            self._feed_dtypes = [np.dtype(t.dtype) if isinstance(t, Tensor) else None
-                                 for t in self.inputs]
-        phase = None
-        fed = []
-        for i, (dt, v) in enumerate(zip(self._feed_dtypes, inputs)):
-            if i == self._lp_index:
-                phase = int(np.asarray(v))
-                continue
-            fed.append(_feed_value(v, dt))
-        fixed = common._fixed_learning_phase()
-        if phase is None and fixed is not None:
-            phase = fixed
+    _errors = (TypeError, ValueError, _RUNTIME_ERROR)
+
+    def _feed_dtype(self, t):
+        return np.dtype(t.dtype)
+
+    def _run(self, fed, phase):
         try:
-            try:
-                outs, news = self._call_jitted(fed, phase)
-            except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-                    jax.errors.TracerIntegerConversionError):
-                scalars = tuple(i for i, t in enumerate(self._fed) if t.ndim == 0)
-                if self._static_fed or not scalars:
-                    raise
-                self._static_fed = scalars
-                outs, news = self._call_jitted(fed, phase)
-        except (TypeError, ValueError, _RUNTIME_ERROR) as e:
-            if isinstance(e, ValueError) and 'placeholder' in str(e):
+            return self._call_jitted(fed, phase)
+        except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                jax.errors.TracerIntegerConversionError):
+            scalars = tuple(i for i, t in enumerate(self._fed) if t.ndim == 0)
+            if self._static_fed or not scalars:
                 raise
-            raise checks.engine_error(self.api_name, e, [np.shape(v) for v in inputs]) from e
+            self._static_fed = scalars
+            return self._call_jitted(fed, phase)
+
+    def _finish(self, outs, news):
         for v, n in zip(self._updated, news):
             v._value = n
         # writable numpy arrays (a view of a jax.Array is read-only; Keras 2 code writes
         # into what it gets back, e.g. convert_dense_weights_data_format)
         trim = _trim_decoded
-        outs = [trim(o) if getattr(t, '_trim_decoded', False) else np.array(o)
+        return [trim(o) if getattr(t, '_trim_decoded', False) else np.array(o)
                 for t, o in zip(self.outputs, outs)]
-        return outs[0] if self._single else outs
 
 
     def _call_jitted(self, fed, phase):
@@ -1131,38 +796,8 @@ class Function(object):
         return result
 
 
-def _with_control_updates(outputs, pairs):
-    """``pairs`` preceded by the updates that the graph of ``outputs`` and ``pairs`` was
-    made after (``control_dependencies``): computing those nodes applies them."""
-    extra = []
-    while True:
-        roots = [o for o in outputs if isinstance(o, Tensor)] + \
-            [p.new_value for p in extra + pairs if isinstance(p.new_value, Tensor)]
-        found = []
-        for u in pairs + extra:
-            found.extend(u._controls)
-        for n in _walk(roots):
-            found.extend(getattr(n, '_control_updates', ()))
-        new = [u for u in found if u not in pairs and u not in extra]
-        if not new:
-            return extra + pairs
-        for u in new:
-            if u not in extra:
-                extra.append(u)
-
-
-def _flat_updates(updates):
-    if not updates:
-        return []
-    if isinstance(updates, dict):
-        return list(updates.items())
-    out = []
-    for u in updates:
-        if isinstance(u, list) and u and isinstance(u[0], (list, tuple, _Update)):
-            out.extend(_flat_updates(u))
-        else:
-            out.append(u)
-    return out
+_with_control_updates = graph.with_control_updates
+_flat_updates = graph.flat_updates
 
 
 def _feed_value(v, dt):
@@ -1182,37 +817,16 @@ def _feed_value(v, dt):
 #: how deep the trace is inside loop bodies (``rnn``, ``map_fn``, the folds) just now
 _LOOP_DEPTH = [0]
 
-
-@contextlib.contextmanager
-def _tracing_loop_body():
-    """Marks the ops traced inside it as a loop body's (``rnn``, ``map_fn`` and the folds
-    enter it; the convolutions read ``_LOOP_DEPTH``: see ``convolution._conv_cl``)."""
-    _LOOP_DEPTH[0] += 1
-    try:
-        yield
-    finally:
-        _LOOP_DEPTH[0] -= 1
+#: marks the ops traced inside it as a loop body's (``rnn``, ``map_fn`` and the folds enter
+#: it; the convolutions read ``_LOOP_DEPTH``: see ``convolution._conv_cl``)
+_tracing_loop_body = graph.depth_scope(_LOOP_DEPTH)
 
 
 # ---------------------------------------------------------------------------
 # The per-op wrapper
 # ---------------------------------------------------------------------------
 
-def records_keras_shape(func):
-    """Applied where a shape-changing op is defined (in its section's module): as Keras
-    2.3.1's Theano backend (and our Theano adapter), the op's graph result carries
-    ``_keras_shape``, which Keras' engine reads beside ``_uses_learning_phase``; ``reshape``
-    also passes ``_uses_learning_phase`` on from its input."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        out = func(*args, **kwargs)
-        if isinstance(out, Tensor):
-            out._keras_shape = out.shape
-            if func.__name__ == 'reshape':
-                out._uses_learning_phase = getattr(args[0] if args else kwargs.get('x'),
-                                                   '_uses_learning_phase', False)
-        return out
-    return wrapper
+records_keras_shape = graph.records_keras_shape
 
 
 # ---------------------------------------------------------------------------
@@ -1222,22 +836,8 @@ def records_keras_shape(func):
 # feeds with int_shape and dtype and make updates of (variable, value) pairs; the ops bind
 # the API names in their sections)
 
-#: this module: ``checks.feed_specs`` reads ``int_shape`` and ``dtype`` from it
-_THIS = sys.modules[__name__]
 
-
-def int_shape(x):
-    """The ``_keras_shape`` Keras recorded, else the node's static shape."""
-    if isinstance(x, Variable):
-        return tuple(x.avals[0].shape)
-    recorded = getattr(x, '_keras_shape', None)
-    if isinstance(x, Tensor):
-        if recorded is not None and len(recorded) == x.ndim:
-            return tuple(None if d is None else int(d) for d in recorded)
-        return x.shape
-    if hasattr(x, 'shape'):
-        return tuple(int(d) for d in x.shape)
-    return tuple(np.shape(x))
+int_shape = graph.int_shape
 
 
 def dtype(x):
@@ -1269,9 +869,4 @@ def _make_update(x, new_x):
     return _Update(x, cast(new_x, x.dtype) if dtype(new_x) != x.dtype else new_x)
 
 
-def _trim_decoded(dec):
-    """A concrete ``(samples, steps)`` decoding cut to its longest path (the columns
-    holding a label), as TensorFlow's dense decodings are as wide as that path."""
-    dec = np.asarray(dec)
-    width = int(np.max(np.sum(dec >= 0, axis=1))) if dec.size else 0
-    return np.array(dec[:, :width])
+_trim_decoded = graph.trim_decoded

@@ -4,16 +4,17 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
-import contextlib
 import math as _math
 import sys
 
 import numpy as np
 
 from .. import generic
+from ..eager_graph import sections
+from . import core
 from .core import (Function, int_shape, jax, jnp, Tensor, Variable, _apply, _context_op,
-                   _CONTROLS, _dependents, _flatten, _is_array_tree, _multi_node, _outputs,
-                   _to_tensor, _Update)
+                   _dependents, _flatten, _is_array_tree, _multi_node, _outputs,
+                   _to_tensor)
 from .tensors import eval, zeros_like
 
 from jax import lax  # noqa: E402  (core imported it, or said how to install it)
@@ -115,26 +116,11 @@ def stop_gradient(variables):
     return type(variables)(cut) if many else cut[0]
 
 
-@contextlib.contextmanager
-def control_dependencies(control_inputs):
-    """Ops made inside the block come after the updates among ``control_inputs``: they
+control_dependencies = sections.control_dependencies(core, doc="""\
+Ops made inside the block come after the updates among ``control_inputs``: they
     read those variables' new values, and a ``function`` computing them applies the
     updates (once per call, also when they are among its ``updates``). Tensors among
-    ``control_inputs`` order nothing: a function is one pure program."""
-    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
-        raise ValueError('control_dependencies: expected None or a list, got %r'
-                         % (control_inputs,))
-    group = []
-    for c in control_inputs or []:
-        if isinstance(c, _Update):
-            group.extend(u for u in c._controls if u not in group)
-            if c not in group:
-                group.append(c)
-    _CONTROLS.append(group)
-    try:
-        yield
-    finally:
-        _CONTROLS.pop()
+    ``control_inputs`` order nothing: a function is one pure program.""")
 
 
 symbolic = generic.unchanged('symbolic', """Returns ``func`` unchanged.""")

@@ -2,48 +2,23 @@
 :mod:`keras_backend.api.locally_connected`, in reference order.
 
 Their argument rules and docstrings are there; these are unchecked and call each other
-directly (the package puts each behind its checks).
+directly (the package puts each behind its checks). Their logic is the same on every engine
+with no graph of its own (:mod:`keras_backend.eager_graph.sections`); here, the product.
 """
-from .. import common, shape_rules
-from .core import jnp, _apply, _to_tensor
+from ..eager_graph import sections
+from . import core
+from .core import jnp
 from .convolution import _cf, _cl
 
 
-def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+def _products(patches, k, v):
     """One product per output position (``jnp.einsum`` over the stacked patches)."""
-    data_format = common.normalize_data_format(data_format)
-    k_size = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
-    stride = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
-
-    def op(v, k):
-        v = _cl(v, data_format)
-        n_out = k.shape[0]
-        patches = jnp.stack([v[:, i * stride:i * stride + k_size, :].reshape(v.shape[0], -1)
-                             for i in range(n_out)], axis=1)
-        y = jnp.einsum('bpf,pfo->bpo', patches, k.astype(v.dtype))
-        return _cf(y, data_format)
-    return _apply(op, _to_tensor(inputs), _to_tensor(kernel))
+    return jnp.einsum('bpf,pfo->bpo', jnp.stack(patches, axis=1), k.astype(v.dtype))
 
 
-def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
-    """One product per output position (``jnp.einsum`` over the stacked patches); a
-    channels_first patch is flattened in (channels, rows, cols) order, as Keras'."""
-    data_format = common.normalize_data_format(data_format)
-    kr, kc = shape_rules.normalize_tuple(kernel_size, 2, 'kernel_size')
-    sr, sc = shape_rules.normalize_tuple(strides, 2, 'strides')
-    rows, cols = shape_rules.normalize_tuple(output_shape, 2, 'output_shape')
+local_conv1d = sections.local_conv1d(core, _products, _cf, _cl, doc="""\
+One product per output position (``jnp.einsum`` over the stacked patches).""")
 
-    def op(v, k):
-        ps = []
-        for i in range(rows):
-            for j in range(cols):
-                if data_format == 'channels_first':
-                    p = v[:, :, i * sr:i * sr + kr, j * sc:j * sc + kc]
-                else:
-                    p = v[:, i * sr:i * sr + kr, j * sc:j * sc + kc, :]
-                ps.append(p.reshape(v.shape[0], -1))
-        patches = jnp.stack(ps, axis=1)
-        y = jnp.einsum('bpf,pfo->bpo', patches, k.astype(v.dtype))
-        y = y.reshape(v.shape[0], rows, cols, -1)
-        return _cf(y, data_format)
-    return _apply(op, _to_tensor(inputs), _to_tensor(kernel))
+local_conv2d = sections.local_conv2d(core, _products, _cf, doc="""\
+One product per output position (``jnp.einsum`` over the stacked patches); a
+    channels_first patch is flattened in (channels, rows, cols) order, as Keras'.""")

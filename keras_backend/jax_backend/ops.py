@@ -10,14 +10,8 @@ each other directly; this module gathers every name of them, and the package
 (``keras_backend.jax_backend``) puts each API function behind the shared argument checks.
 """
 from .. import api
-from . import (configuration, session, tensors, updates, math, shapes, functions,
-               control_flow, activations, convolution, random, ctc, higher_order,
-               locally_connected)
 from .core import ENGINE, ENGINE_VERSION  # noqa: F401  (what api.install and the CLI read)
 from .core import _engine_known_value  # noqa: F401  (what the argument checks read)
 
-#: the section modules, in the order of ``api.SECTIONS``
-_MODULES = (configuration, session, tensors, updates, math, shapes, functions, control_flow,
-            activations, convolution, random, ctc, higher_order, locally_connected)
-
-api.gather(globals(), _MODULES)
+#: the section modules (``_MODULES``, in the order of ``api.SECTIONS``), gathered
+api.gather_sections(globals())

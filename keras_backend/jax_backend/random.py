@@ -4,6 +4,7 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
+from ..eager_graph import sections
 from .core import jax, jnp, Tensor, _normalize_dtype, _random, _size_tuple, _to_tensor
 
 
@@ -37,21 +38,13 @@ def _random_op(sample, shape, a, b, dtype, seed):
                    _to_tensor(b) if isinstance(b, Tensor) else b, kind=(sample, dtype))
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """``jax.random.normal`` scaled and shifted."""
-    return _random_op(_normal, shape, mean, stddev, dtype, seed)
+random_normal = sections.random_normal(_random_op, _normal, doc="""\
+``jax.random.normal`` scaled and shifted.""")
 
+random_uniform = sections.random_uniform(_random_op, _uniform, doc="""\
+``jax.random.uniform``.""")
 
-def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """``jax.random.uniform``."""
-    return _random_op(_uniform, shape, minval, maxval, dtype, seed)
+random_binomial = sections.random_binomial(_random_op, _binomial)
 
-
-def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """1 where a uniform draw is below ``p``, else 0."""
-    return _random_op(_binomial, shape, p, 0., dtype, seed)
-
-
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """``jax.random.truncated_normal`` within two standard deviations."""
-    return _random_op(_truncated_normal, shape, mean, stddev, dtype, seed)
+truncated_normal = sections.truncated_normal(_random_op, _truncated_normal, doc="""\
+``jax.random.truncated_normal`` within two standard deviations.""")

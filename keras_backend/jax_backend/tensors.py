@@ -5,13 +5,15 @@ Their argument rules and docstrings are there; these are unchecked and call each
 directly (the package puts each behind its checks).
 """
 import math as _math
+import sys
 
 import numpy as np
 
 from .. import common, shape_rules
+from ..eager_graph import sections
 from . import core
 from .core import (Function, jax, jnp, Placeholder, records_keras_shape, Tensor, Variable,
-                   _apply, _builtin_all, _EVAL_CACHE, _IDS, _LEARNING_PHASE, _ndim, _node,
+                   _apply, _builtin_all, _EVAL_CACHE, _LEARNING_PHASE, _ndim, _node,
                    _normalize_dtype, _ONE, _seed_key, _to_tensor, _Update, _walk)
 
 
@@ -64,12 +66,7 @@ def constant(value, dtype=None, shape=None, name=None):
     return jnp.asarray(arr)
 
 
-def is_keras_tensor(x):
-    """True when ``x`` carries the ``_keras_history`` that Keras layers set."""
-    if not is_tensor(x):
-        raise ValueError('is_keras_tensor: unexpectedly found an instance of type %s; '
-                         'expected a symbolic tensor' % (type(x).__name__,))
-    return hasattr(x, '_keras_history')
+is_keras_tensor = sections.is_keras_tensor(sys.modules[__name__])
 
 
 def is_tensor(x):
@@ -77,20 +74,7 @@ def is_tensor(x):
     return isinstance(x, (Tensor, jax.Array))
 
 
-def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
-    """A graph input; ``None`` sizes are unknown until fed. ``sparse=True`` takes scipy
-    sparse feeds, held dense."""
-    dtype = _normalize_dtype(dtype)
-    if shape is None:
-        if ndim is None:
-            raise ValueError('placeholder: give shape or ndim (JAX needs the rank)')
-        shape = (None,) * int(ndim)
-    shape = tuple(None if s is None else int(s) for s in shape_rules.as_dims(shape))
-    name = common._scoped_name(name, 'placeholder') or 'placeholder_%d' % next(_IDS)
-    x = Placeholder(shape, dtype, name=name, sparse=sparse)
-    x._keras_shape = shape
-    x._uses_learning_phase = False
-    return x
+placeholder = sections.placeholder(core)
 
 
 def is_placeholder(x):

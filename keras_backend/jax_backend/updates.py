@@ -2,24 +2,17 @@
 :mod:`keras_backend.api.updates`, in reference order.
 
 Their argument rules and docstrings are there; these are unchecked and call each other
-directly (the package puts each behind its checks).
+directly (the package puts each behind its checks). Their logic is the same on every engine
+with no graph of its own (:mod:`keras_backend.eager_graph.sections`): pending updates
+(``core._make_update``).
 """
-from .core import _make_update, _to_tensor
+from ..eager_graph import sections
+from . import core
 
+update = sections.update(core)
 
-def update(x, new_x):
-    return _make_update(x, new_x)
+update_add = sections.update_add(core)
 
+update_sub = sections.update_sub(core)
 
-def update_add(x, increment):
-    return _make_update(x, x + _to_tensor(increment))
-
-
-def update_sub(x, decrement):
-    return _make_update(x, x - _to_tensor(decrement))
-
-
-def moving_average_update(x, value, momentum):
-    """``x <- x * momentum + value * (1 - momentum)``."""
-    value = _to_tensor(value)
-    return _make_update(x, x * momentum + value * (1. - momentum))
+moving_average_update = sections.moving_average_update(core)

@@ -1,0 +1,85 @@
+"""PyTorch-only behaviours of the adapter (see the design in the module docstring of
+``keras_backend.torch_backend.core``): concrete ops give ``torch.Tensor``s, static shapes
+come from probes on the ``meta`` device, a ``K.function`` evaluates only what it needs and
+writes its variables in place, gradients are ``torch.autograd``'s (of gradients too),
+random ops draw from seeded ``torch.Generator``s, the learning phase computes one branch.
+"""
+import numpy as np
+import pytest
+
+from conftest import load_adapter, requested_backends
+
+pytestmark = pytest.mark.skipif('torch' not in requested_backends(),
+                                reason='KERAS_BACKEND_TESTS excludes torch')
+
+
+@pytest.fixture
+def K():
+    module, reason = load_adapter('torch')
+    if module is None:
+        pytest.skip('torch backend not importable here: %s' % reason)
+    return module
+
+
+def test_ops_on_constants_are_torch_tensors(K):
+    import torch
+    c = K.constant(np.arange(6.).reshape(2, 3))
+    out = K.softmax(K.dot(c, K.transpose(c)))
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.float32
+    assert K.dtype(out) == 'float32' and K.int_shape(out) == (2, 2)
+
+
+def test_static_shapes_of_unknown_sizes_come_from_two_probes(K):
+    x = K.placeholder((None, 4, None))
+    y = K.reshape(x, (K.shape(x)[0], -1))
+    assert K.int_shape(K.sum(x, axis=1)) == (None, None)
+    assert K.int_shape(K.conv1d(K.placeholder((None, 10, 3)), K.variable(np.ones((3, 3, 5))),
+                                padding='same', strides=2)) == (None, 5, 5)
+    assert K.ndim(y) == 2
+    f = K.function([x], [y])
+    assert f([np.ones((2, 4, 3), 'float32')])[0].shape == (2, 12)
+
+
+def test_updates_are_written_in_place_from_the_old_values(K):
+    a, b = K.variable(1.), K.variable(2.)
+    storage = a.value.untyped_storage().data_ptr()
+    f = K.function([], [a + b], updates=[(a, b), (b, a)])   # a swap
+    assert float(f([])[0]) == 3.
+    assert (float(K.get_value(a)), float(K.get_value(b))) == (2., 1.)
+    assert a.value.untyped_storage().data_ptr() == storage
+
+
+def test_gradient_of_a_gradient(K):
+    x = K.placeholder(())
+    y = x ** 3
+    g = K.gradients(y, [x])[0]
+    gg = K.gradients(g, [x])[0]
+    out = K.function([x], [g, gg])([np.float32(2.)])
+    np.testing.assert_allclose(out, [12., 12.])
+
+
+def test_seeded_random_ops_repeat_run_after_run_and_draw_anew_at_each_call(K):
+    r1 = K.random_normal((3,), seed=7)
+    r2 = K.random_normal((3,), seed=7)
+    f1, f2 = K.function([], [r1]), K.function([], [r2])
+    first, second = f1([])[0], f1([])[0]
+    assert not np.array_equal(first, second)
+    np.testing.assert_array_equal(f2([])[0], first)
+
+
+def test_the_learning_phase_computes_one_branch(K):
+    x = K.placeholder((2,))
+    out = K.in_train_phase(lambda: K.dropout(x, 0.5, seed=1), x)
+    f = K.function([x, K.learning_phase()], [out])
+    np.testing.assert_array_equal(f([np.ones(2, 'float32'), 0])[0], [1., 1.])
+    train = f([np.ones(2, 'float32'), 1])[0]
+    assert set(np.unique(train)) <= {0., 2.}
+
+
+def test_the_kernels_are_keras_layout_and_cross_correlations(K):
+    # (rows, cols, in, out) kernels, not flipped: TensorFlow's convention (keras2_known_as)
+    x = np.arange(9., dtype='float32').reshape(1, 3, 3, 1)
+    k = np.zeros((2, 2, 1, 1), 'float32')
+    k[0, 0, 0, 0] = 1.
+    out = K.eval(K.conv2d(K.constant(x), K.constant(k)))
+    np.testing.assert_array_equal(out[0, :, :, 0], x[0, :2, :2, 0])
