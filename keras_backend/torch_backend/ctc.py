@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import checks, common, generic
 from . import math as _math, shapes as _shapes, tensors as _tensors
-from .core import (torch, Tensor, _apply, _apply_multi, _flatten, _host, _node, _PROBING,
+from .core import (torch, Tensor, _apply, _apply_multi, _flatten, _node, _PROBING,
                    _shaped_node, _to_tensor, _trim_decoded)
 from .tensors import _engine_int_shape
 
@@ -70,8 +70,9 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
                merge_repeated=False):
     """Greedy: ``argmax`` per step with repeats and blanks removed, in ``torch`` ops.
-    Beam: the shared prefix search (:mod:`keras_backend.ctc_search`) on the host. Decoded
-    labels are int64, padded with -1."""
+    Beam: the shared prefix search (:mod:`keras_backend.ctc_search`) as a PyTorch op of its
+    own (``keras_backend::ctc_beam_search``, ``torch.library``). Decoded labels are int64,
+    padded with -1."""
     y_pred, input_length = _to_tensor(y_pred), _to_tensor(input_length)
     eps = common.epsilon()
     if greedy:
@@ -99,23 +100,12 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1,
 
     def op(yp, il):
         lp = torch.log(yp + eps)
-        n, t_max, _ = lp.shape
-        if _PROBING[0] or lp.device.type == 'meta':
-            return (torch.empty((top_paths, n, t_max), dtype=torch.int64, device='meta'),
-                    torch.empty((n, top_paths), dtype=yp.dtype, device='meta'))
-        from .. import ctc_search
-        lp_np = _host(lp.detach()).astype(np.float64)
-        lp_np = lp_np - np.logaddexp.reduce(lp_np, axis=2, keepdims=True)
-        lens = np.clip(_host(il).reshape(-1).astype(int), 0, t_max)
-        paths, scores = ctc_search.prefix_beam_search(lp_np, lens, beam_width, top_paths,
-                                                      merge_repeated)
-        dec = np.full((top_paths, n, t_max), -1, np.int64)
-        for k in range(top_paths):
-            for b in range(n):
-                p = paths[k][b]
-                dec[k, b, :len(p)] = p
-        return (torch.from_numpy(dec),
-                torch.as_tensor(np.asarray(scores)).to(yp.dtype))
+        lp = lp - torch.logsumexp(lp, dim=2, keepdim=True)
+        il = torch.reshape(il, (-1,)).long()
+        if _PROBING[0] and lp.device.type != 'meta':      # a shape probe on concrete values
+            lp, il = lp.to('meta'), il.to('meta')
+        dec, score = _beam_search(lp, il, int(beam_width), int(top_paths), bool(merge_repeated))
+        return dec, score.to(yp.dtype)
     dec, score = _apply_multi(op, 2, y_pred, input_length)
     paths = [_decoded_width(dec[k], y_pred) for k in range(top_paths)]
     return paths, score
@@ -130,3 +120,43 @@ def _decoded_width(dec, y_pred):
     out = _shaped_node(lambda d: d, (dec,), (_engine_int_shape(y_pred)[0], None), 'int64')
     out._trim_decoded = True
     return out
+
+
+@torch.library.custom_op('keras_backend::ctc_beam_search', mutates_args=())
+def _beam_search(log_probs: torch.Tensor, lengths: torch.Tensor, beam_width: int,
+                 top_paths: int, merge_repeated: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """CTC prefix beam search as a PyTorch op (``torch.library``, PyTorch's extension point
+    for an op it lacks): the shared search of :mod:`keras_backend.ctc_search` runs as the op's
+    CPU kernel.
+
+    Args:
+        log_probs: float tensor ``(samples, steps, classes)``, normalised log-probabilities,
+            blank last.
+        lengths: int64 tensor ``(samples,)``, each sample's steps.
+        beam_width, top_paths, merge_repeated: as ``K.ctc_decode``'s.
+
+    Returns:
+        ``(paths, scores)``: int64 ``(top_paths, samples, steps)`` padded with -1, and the
+        float64 log-probabilities ``(samples, top_paths)``.
+    """
+    from .. import ctc_search
+    n, t_max, _ = log_probs.shape
+    lp = log_probs.detach().to('cpu', torch.float64).numpy()
+    lens = np.clip(lengths.detach().cpu().numpy().astype(int), 0, t_max)
+    found, scores = ctc_search.prefix_beam_search(lp, lens, beam_width, top_paths,
+                                                  merge_repeated)
+    dec = torch.full((top_paths, n, t_max), -1, dtype=torch.int64)
+    for k in range(top_paths):
+        for b in range(n):
+            path = found[k][b]
+            if len(path):
+                dec[k, b, :len(path)] = torch.as_tensor(path, dtype=torch.int64)
+    return (dec.to(log_probs.device),
+            torch.as_tensor(np.asarray(scores, np.float64)).to(log_probs.device))
+
+
+@_beam_search.register_fake
+def _beam_search_shapes(log_probs, lengths, beam_width, top_paths, merge_repeated):
+    n, t_max, _ = log_probs.shape
+    return (log_probs.new_empty((top_paths, n, t_max), dtype=torch.int64),
+            log_probs.new_empty((n, top_paths), dtype=torch.float64))
