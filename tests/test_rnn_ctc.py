@@ -486,3 +486,49 @@ def test_rnn_function_compiles_once(K):
         assert second != first   # the update was applied: the program ran
     finally:
         jax.monitoring.unregister_event_duration_listener(listener)
+
+
+def _np_state_rnn_loss(xs, w, h0, y):
+    """sum((h_T - y)^2) of h_t = tanh(x_t w + h_{t-1}) (float64)."""
+    h = h0
+    for t in range(xs.shape[1]):
+        h = np.tanh(xs[:, t].dot(w) + h)
+    return np.sum((h - y) ** 2)
+
+
+def test_rnn_gradient_through_a_state_variable_of_batch_one(K):
+    """A stateful layer at batch size 1 (Keras 2.0.8's stateful Bidirectional) starts ``rnn``
+    from a variable of shape (1, units); the gradient flows through the loop (on Theano 1.0.5
+    its scan met a broadcastable state beside non-broadcastable output gradients). Values
+    against a numpy central difference. The loss compares the last output with a target fed
+    as a placeholder of unknown batch size, as Keras' targets are."""
+    xs = randn(1, 3, 2, seed=5)
+    yv = randn(1, 2, seed=7)
+    wv = randn(2, 2, seed=6) * 0.5
+    h0v = np.full((1, 2), 0.25, 'float32')
+    # the inputs of unknown batch size, as Keras 2.0.8's SimpleRNN feeds its step the
+    # inputs' projection reshaped with -1
+    x = K.placeholder(shape=(None, 3, 2))
+    w, h0 = K.variable(wv), K.variable(h0v)
+
+    def step(x_t, states):
+        h = K.tanh(K.dot(x_t, w) + states[0])
+        return h, [h]
+    last, _, _ = K.rnn(step, x, [h0])
+    y = K.placeholder(shape=(None, 2))
+    loss = K.sum(K.square(last - y))
+    gw, gh = K.gradients(loss, [w, h0])
+    got_loss, got_gw, got_gh = K.function([x, y], [loss, gw, gh])([xs, yv])
+    x64, w64, h64, y64 = (a.astype('float64') for a in (xs, wv, h0v, yv))
+    np.testing.assert_allclose(got_loss, _np_state_rnn_loss(x64, w64, h64, y64), rtol=1e-5,
+                               atol=1e-5)
+    for got, which in ((got_gw, 'w'), (got_gh, 'h')):
+        base = w64 if which == 'w' else h64
+        want = np.zeros_like(base)
+        for idx in np.ndindex(*base.shape):
+            d = np.zeros_like(base)
+            d[idx] = 1e-6
+            args = [(w64 + d, h64, w64 - d, h64), (w64, h64 + d, w64, h64 - d)][which == 'h']
+            want[idx] = (_np_state_rnn_loss(x64, args[0], args[1], y64) -
+                         _np_state_rnn_loss(x64, args[2], args[3], y64)) / 2e-6
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
