@@ -289,3 +289,18 @@ def test_get_value_is_a_writable_array(K):
     w[0, 0] = 5.
     assert w[0, 0] == 5.
     assert_values(K.get_value(v), np.zeros((2, 2), 'float32'))
+
+
+def test_a_variable_is_true_in_an_if_on_the_eager_engines(K):
+    """Keras 2.0-2.1 layers ask ``if self.bias:`` (Conv2DTranspose, SeparableConv2D): on the
+    engines whose graph is ours (JAX, PyTorch) a variable is true, as Theano's and TensorFlow
+    1's variables were; a computed tensor's truth is refused with a TypeError."""
+    from keras_backend.eager_graph import graph
+    v = K.variable(np.zeros(3, 'float32'))
+    if not isinstance(v, graph.Node):
+        pytest.skip("%s's variables are its engine's own (their truth is the engine's rule; "
+                    "Keras 2.0-2.2 on TensorFlow get TensorFlow 1's)" % K.backend())
+    assert bool(v) is True
+    x = K.placeholder(shape=(3,))
+    with pytest.raises(TypeError):
+        bool(x * 2.)

@@ -107,6 +107,11 @@ class Node(object):
         return (self[i] for i in range(n))
 
     def __bool__(self):
+        # A variable is an object that exists: Keras 2.0-2.1 layers test ``if self.bias:``
+        # (truthy on TensorFlow 1's and Theano's variables alike). A computed tensor's
+        # value is not known while the graph is built.
+        if self._is_variable:
+            return True
         raise TypeError('the truth value of a symbolic tensor is not known while the '
                         'graph is built; use K.switch')
 
