@@ -44,7 +44,28 @@ def _log_softmax(x, axis):
 
 def _scan(fn, **kwargs):
     """The outputs of the engine's ``scan`` of ``fn`` (its updates dropped);
-    ``int_shape`` gives the static shapes of the outer tensors."""
+    ``int_shape`` gives the static shapes of the outer tensors.
+
+    An initial state broadcastable on an axis (a stateful layer's state variable of batch
+    size 1: this adapter's variables are broadcastable on their size-1 axes) is carried
+    unbroadcast, and so is each step's new state: else the gradient's scan meets that state
+    beside the outputs' gradients, which are not broadcastable there (scan's
+    broadcast-pattern TypeError), as Keras' Theano backend never met with its shared
+    variables."""
+    infos = kwargs.get('outputs_info')
+    if isinstance(infos, (list, tuple)) and _bany(
+            _is_engine_tensor(v) and _bany(v.broadcastable) for v in infos):
+        infos = [_engine.unbroadcast(v) if _is_engine_tensor(v) else v for v in infos]
+        kwargs = dict(kwargs, outputs_info=infos)
+        step = fn
+
+        def fn(*args):
+            out = step(*args)
+            many = isinstance(out, (list, tuple))
+            outs = list(out) if many else [out]
+            outs = [_engine.unbroadcast(o) if _is_engine_tensor(v) and _is_engine_tensor(o)
+                    else o for o, v in zip(outs, infos)] + outs[len(infos):]
+            return type(out)(outs) if many else outs[0]
     return _engine.scan(fn, _known_shape, **kwargs)
 
 

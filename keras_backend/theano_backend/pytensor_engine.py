@@ -151,6 +151,14 @@ def pattern_broadcast(x, pattern):
     return broadcastable_axes(x, [i for i, b in enumerate(pattern) if b])
 
 
+def unbroadcast(x):
+    """``x`` with its axes of static size 1 of unknown size (the other static sizes kept:
+    ``theano_names_on_pytensor.unbroadcast``)."""
+    from .theano_names_on_pytensor import unbroadcast as hide
+    axes = [i for i, b in enumerate(x.broadcastable) if b]
+    return hide(x, *axes) if axes else x
+
+
 def fix_broadcast(outs):
     """``outs`` unchanged: static shapes already decide broadcasting."""
     return outs
@@ -200,29 +208,6 @@ _SCAN_HAS_RETURN_UPDATES = 'return_updates' in inspect.signature(th.scan).parame
 def scan(fn, shape_of, **kwargs):
     """The outputs of ``th.scan`` of ``fn`` (``shape_of`` is not needed: the
     inner inputs have their outer tensors' static shapes)."""
-    infos = kwargs.get('outputs_info')
-    if isinstance(infos, (list, tuple)) and any(
-            _is_var(v) and any(v.broadcastable) for v in infos):
-        # An initial state of static size 1 on an axis (a stateful layer's state variable
-        # of batch size 1) is carried with that size unknown, and so is each step's new
-        # state: else the gradient's scan meets that state beside the outputs' gradients,
-        # whose size there is unknown (scan's broadcast-pattern TypeError).
-        from .theano_names_on_pytensor import unbroadcast
-
-        def loose(v):
-            axes = [i for i, b in enumerate(v.broadcastable) if b]
-            return unbroadcast(v, *axes) if axes else v
-        infos = [loose(v) if _is_var(v) else v for v in infos]
-        kwargs = dict(kwargs, outputs_info=infos)
-        inner = fn
-
-        def fn(*args):
-            out = inner(*args)
-            many = isinstance(out, (list, tuple))
-            outs = list(out) if many else [out]
-            outs = [loose(o) if _is_var(v) and _is_var(o) else o
-                    for o, v in zip(outs, infos)] + outs[len(infos):]
-            return type(out)(outs) if many else outs[0]
     if _SCAN_HAS_RETURN_UPDATES:
         return th.scan(fn, return_updates=False, **kwargs)
     outputs, _updates = th.scan(fn, **kwargs)

@@ -187,6 +187,12 @@ def pattern_broadcast(x, pattern):
     return T.patternbroadcast(x, pattern)
 
 
+def unbroadcast(x):
+    """``x`` with none of its axes broadcastable (``T.unbroadcast``)."""
+    axes = [i for i, b in enumerate(x.broadcastable) if b]
+    return T.unbroadcast(x, *axes) if axes else x
+
+
 def flatten(x):
     """``x`` as a 1-D tensor (``T.flatten(x, 1)``)."""
     return T.flatten(x, 1)
@@ -616,30 +622,6 @@ def log_softmax(x, axis):
 def scan(fn, shape_of, **kwargs):
     """The outputs of ``th.scan`` of ``fn`` wrapped by ``_scan_body``
     (``shape_of(v)``: the static shape of outer tensor ``v``)."""
-    infos = kwargs.get('outputs_info')
-    if isinstance(infos, (list, tuple)) and any(
-            _is_var(v) and any(v.broadcastable) for v in infos):
-        # An initial state with a size-1 axis (a stateful layer's state variable of batch
-        # size 1) is broadcastable there, as this adapter's variables are; the gradient's
-        # scan then meets that state beside the gradients of the outputs, which are not
-        # (Theano's check_broadcast TypeError). The states are carried unbroadcast, as
-        # Keras' Theano backend carried its shared variables; each step's new state is
-        # given the same type.
-        infos = [T.unbroadcast(v, *[i for i, b in enumerate(v.broadcastable) if b])
-                 if _is_var(v) and any(v.broadcastable) else v for v in infos]
-        kwargs = dict(kwargs, outputs_info=infos)
-        body = _scan_body(fn, kwargs, shape_of)
-
-        def fn_typed(*args):
-            out = body(*args)
-            many = isinstance(out, (list, tuple))
-            outs = list(out) if many else [out]
-            for k, (o, v) in enumerate(zip(outs, infos)):
-                if _is_var(v) and _is_var(o) and o.broadcastable != v.broadcastable:
-                    outs[k] = T.patternbroadcast(o, v.broadcastable)
-            return type(out)(outs) if many else outs[0]
-        outputs, _updates = th.scan(fn_typed, **kwargs)
-        return outputs
     outputs, _updates = th.scan(_scan_body(fn, kwargs, shape_of), **kwargs)
     return outputs
 
