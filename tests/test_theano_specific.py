@@ -392,3 +392,28 @@ def test_test_builds_without_gxx_optimisation_have_their_own_compile_folder(TK):
         remove = config.cmodule.remove_gxx_opt
     default = 'compiledir_%(short_platform)s-%(processor)s-%(python_version)s-%(python_bitwidth)s'
     assert not remove or config.compiledir_format != default, config.compiledir
+
+
+def test_keras_2_0_to_2_2_get_theano_1_variable_truth(TK, monkeypatch):
+    """Keras 2.0-2.1's Conv2DTranspose, SeparableConv2D and DepthwiseConv2D ask ``if
+    self.bias:``. Theano 1.0.5's variables were true; when Keras 2.0-2.2 loads the adapter, a
+    PyTensor shared variable is made true too, and a computed tensor's truth is still refused
+    (Theano 1.0.5 made that true as well; PyTensor's refusal is kept where Keras never asks)."""
+    from keras_backend import keras2_compat
+    from keras_backend.theano_backend import keras2
+    from keras_backend.theano_backend.core import _engine
+    K = TK
+    v = K.variable(np.zeros(3, 'float32'))
+    cls = type(v)
+    monkeypatch.setattr(cls, '__bool__', cls.__bool__)      # restored after the test
+    monkeypatch.setattr(keras2_compat, 'keras_release', lambda: (2, 3, 1))
+    keras2._adopted_by_keras2()
+    if _engine.ENGINE == 'pytensor':
+        with pytest.raises(TypeError):
+            bool(v)             # Keras 2.3.1 never asks: PyTensor's own rule stays
+    monkeypatch.setattr(keras2_compat, 'keras_release', lambda: (2, 1, 6))
+    keras2._adopted_by_keras2()
+    assert bool(v) is True
+    if _engine.ENGINE == 'pytensor':
+        with pytest.raises(TypeError):
+            bool(K.placeholder(shape=(3,)) * 2.)

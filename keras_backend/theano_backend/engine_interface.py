@@ -129,6 +129,10 @@ INTERFACE = (
     ('provide_theano_names',
      '``provide_theano_names()``: make importable the ``theano`` names Keras 2 libraries '
      'use, when Keras 2.3.1 loads the adapter.'),
+    ('theano_1_variable_truth',
+     "``theano_1_variable_truth()``: a shared variable is true in an ``if``, as Theano "
+     "1.0.5's were (Keras 2.0-2.1's layers ask ``if self.bias:``), when Keras 2.0-2.2 "
+     'loads the adapter.'),
 )
 
 #: the names alone, in order

@@ -13,8 +13,13 @@ from .core import _engine, _to_tensor
 def _adopted_by_keras2():
     """Keras 2.3.1 is loading this adapter as its backend: the Theano names Keras 2 libraries
     import (``from theano import tensor as T``) are made importable (on PyTensor, served by
-    PyTensor unless a real ``theano`` imports)."""
+    PyTensor unless a real ``theano`` imports); for Keras 2.0-2.2, a variable is true in an
+    ``if``, as Theano 1.0.5's were."""
+    from .. import keras2_compat
     _engine.provide_theano_names()
+    release = keras2_compat.keras_release()
+    if release is not None and release < (2, 3):
+        _engine.theano_1_variable_truth()
 
 
 def _preprocess_conv2d_input(x, data_format):

@@ -346,3 +346,13 @@ def provide_theano_names():
     (:mod:`keras_backend.theano_backend.theano_names_on_pytensor`)."""
     from . import theano_names_on_pytensor
     return theano_names_on_pytensor.install()
+
+
+def theano_1_variable_truth():
+    """Keras 2.0-2.2 loads the adapter: PyTensor refuses a tensor's truth value (``TypeError``),
+    Theano 1.0.5 made every variable but a comparison's result true, and Keras 2.0-2.1's
+    ``Conv2DTranspose``, ``SeparableConv2D`` and ``DepthwiseConv2D`` ask ``if self.bias:``. A
+    shared variable (what ``variable`` makes: weights, optimizer slots) is made true for the
+    process; a computed tensor's truth is still refused."""
+    from pytensor.tensor.sharedvar import TensorSharedVariable
+    TensorSharedVariable.__bool__ = lambda self: True

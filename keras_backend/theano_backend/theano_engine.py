@@ -789,3 +789,8 @@ _add_matmul()
 def provide_theano_names():
     """Keras 2.3.1 loads the adapter: nothing to do, this engine is ``theano`` itself."""
     return False
+
+
+def theano_1_variable_truth():
+    """Keras 2.0-2.2 loads the adapter: nothing to do, Theano 1.0.5's variables are true."""
+    return None
