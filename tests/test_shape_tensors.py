@@ -159,3 +159,39 @@ def test_random_binomial_rate_from_the_graph(K):
     got_d, _ = f([np.full((40, 50), 0.3, 'float32')])
     assert set(np.unique(got_d)) <= {0., 1.}
     assert abs(got_d.mean() - 0.3) < 0.06
+
+
+def test_unknown_sizes_stay_unknown_through_deep_downsampling(K):
+    """Keras 2.0-2.1's ResNet50 takes images of unknown height and width down by 32, then
+    averages 7x7 windows ('valid'). The sizes stay unknown (TensorFlow's static shape), the
+    pool is not refused when the graph is built, and the values are the reference's."""
+    x = K.placeholder((None, None, None, 2))
+    y = x
+    for _ in range(5):
+        y = K.pool2d(y, (2, 2), (2, 2), 'same', 'channels_last', 'avg')
+    assert K.int_shape(y) == (None, None, None, 2)
+    z = K.pool2d(y, (7, 7), (7, 7), 'valid', 'channels_last', 'avg')
+    assert K.int_shape(z) == (None, None, None, 2)
+    f = K.function([x], [z])
+    for size in (224, 480):
+        xv = randn(1, size, size, 2)
+        ref = xv
+        for _ in range(5):
+            ref = R.pool2d(ref, (2, 2), (2, 2), 'same', 'channels_last', 'avg')
+        ref = R.pool2d(ref, (7, 7), (7, 7), 'valid', 'channels_last', 'avg')
+        assert_values(f([xv])[0], ref)
+
+
+def test_a_tensor_made_from_unknown_sizes(K):
+    """A constant tiled by the unknown sizes of a batch of images (``K.shape(x)``): its
+    static shape is unknown where ``x``'s is, and its values come at run time (the eager
+    engines never build such a tensor at the sizes they use to work out static shapes: there
+    it would take gigabytes)."""
+    x = K.placeholder((None, None, None, 512))
+    n = K.shape(x)
+    o = K.tile(K.ones((1, 1, 1, 512)), [n[0], n[1], n[2], 1])
+    assert K.int_shape(o)[:3] == (None, None, None)
+    s = K.sum(o, axis=[1, 2, 3]) + K.sum(x, axis=[1, 2, 3])
+    xv = randn(2, 3, 4, 512)
+    assert_values(K.function([x], [s])([xv])[0], 3 * 4 * 512 + xv.sum(axis=(1, 2, 3)),
+                  atol=1e-3)

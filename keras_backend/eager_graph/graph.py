@@ -23,6 +23,19 @@ _builtin_any = any
 #: the ids of the nodes (and the numbers of the placeholders' default names)
 IDS = itertools.count(1)
 
+#: the two sizes an unknown axis takes while a node's static shape is worked out. A size that
+#: comes out the same at both is static, so the two must stay apart through the downsampling
+#: of a deep model: Keras 2.0-2.1's ResNet50 takes an input of unknown height and width down
+#: by 32 and then averages 7x7 windows ('valid'). At 83 and 89 both came out 3 (a static size
+#: 3, and the pool refused); at these, 8 and 17 before the pool, 1 and 2 after. Both prime, so
+#: that no reshape of an unknown size divides by chance.
+PROBES = (257, 521)
+
+#: the most elements a node computed from shape values alone (``K.ones(K.shape(x))``) may
+#: have for its value at a probe to be computed while the graph is built; a larger one gets
+#: its static shape only (at the probe sizes above such a value could take gigabytes)
+PROBE_VALUE_LIMIT = 4096
+
 
 class DTypeName(str):
     """A tensor's dtype: its numpy name (a ``str``, as Theano's), which also answers

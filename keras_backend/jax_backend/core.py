@@ -132,8 +132,7 @@ logging.getLogger('jax._src.callback').addFilter(_QuietChecks())
 _builtin_max, _builtin_min, _builtin_any, _builtin_all = max, min, any, all
 _builtin_slice = slice
 
-#: the two sizes an unknown axis takes while a node's static shape is worked out
-_PROBES = (83, 89)
+_PROBES = graph.PROBES
 
 _IDS = graph.IDS
 
@@ -362,8 +361,14 @@ def _infer(fn, leaves, treedef):
             else:
                 vals.append(v)
         if not abstract:
+            def h(vals=vals):
+                return fn(*jax.tree_util.tree_unflatten(treedef, vals))
+            aval = jax.eval_shape(h)
+            if getattr(aval, 'size', 0) > graph.PROBE_VALUE_LIMIT:
+                avals.append(aval)      # a tensor made from shape values: no probe value
+                continue
             with jax.ensure_compile_time_eval():
-                out = fn(*jax.tree_util.tree_unflatten(treedef, vals))
+                out = h()
             if isinstance(out, (tuple, list)):
                 raise TypeError('shape-valued ops return one array')
             out = np.asarray(out)

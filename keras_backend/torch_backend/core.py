@@ -68,8 +68,7 @@ ENGINE_VERSION = torch.__version__.split('+')[0]
 _builtin_max, _builtin_min, _builtin_any, _builtin_all = max, min, any, all
 _builtin_slice = slice
 
-#: the two sizes an unknown axis takes while a node's static shape is worked out
-_PROBES = (83, 89)
+_PROBES = graph.PROBES
 
 _IDS = graph.IDS
 
@@ -497,6 +496,14 @@ def _infer(fn, leaves, treedef):
             else:
                 vals.append(v)
         if not abstract and not stateful:
+            try:
+                with _probing():    # new tensors on meta: the size before any memory
+                    spec = _spec_of(fn(*_unflatten(treedef, vals)))
+            except Exception:
+                spec = None
+            if spec is not None and int(np.prod(spec.shape)) > graph.PROBE_VALUE_LIMIT:
+                avals.append(spec)      # a tensor made from shape values: no probe value
+                continue
             with torch.no_grad():
                 out = fn(*_unflatten(treedef, vals))
             if isinstance(out, (tuple, list)):
