@@ -135,7 +135,19 @@ def main(argv):
                 files[os.path.basename(path)] = {'error': traceback.format_exc()}
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    gpus = None
+    if keras.__version__ < '2.2':
+        # Keras 2.0-2.1 import the adapter as their TensorFlow module (JAX and PyTorch too);
+        # their tests ask it for GPUs at import time (a skip of the GPU tests)
+        try:
+            from keras.backend import tensorflow_backend
+            gpus = tensorflow_backend._get_available_gpus()
+        except ImportError:
+            pass            # Theano and CNTK: Keras imports no TensorFlow module
+        except Exception:
+            gpus = traceback.format_exc()
     print(json.dumps({'keras': keras.__version__, 'backend': keras.backend.backend(),
+                      'gpus': gpus,
                       'models': results, 'files': files}))
 
 

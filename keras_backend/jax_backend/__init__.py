@@ -11,3 +11,12 @@ from . import core, ops  # noqa: F401
 from .. import api
 
 api.install(globals(), ops)
+
+
+def _get_available_gpus():
+    """The GPUs JAX runs on, named as TensorFlow names them (``'/device:GPU:0'``, ...):
+    Keras 2.0-2.1 import this adapter as their TensorFlow module, and their code and tests
+    ask it (``multi_gpu_model``, a GPU test's skip). Empty where JAX's default device is
+    not a GPU."""
+    return ['/device:GPU:%d' % i for i, d in enumerate(core.jax.devices())
+            if d.platform == 'gpu']

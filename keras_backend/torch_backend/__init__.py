@@ -11,3 +11,11 @@ from . import core, ops  # noqa: F401
 from .. import api
 
 api.install(globals(), ops)
+
+
+def _get_available_gpus():
+    """The GPUs this adapter runs on, named as TensorFlow names them (``'/device:GPU:0'``,
+    ...): Keras 2.0-2.1 import this adapter as their TensorFlow module, and their code and
+    tests ask it (``multi_gpu_model``, a GPU test's skip). Empty: values live on the CPU
+    (``core._DEVICE``)."""
+    return ['/device:GPU:0'] if core._DEVICE.type == 'cuda' else []
