@@ -304,3 +304,21 @@ def test_a_variable_is_true_in_an_if_on_the_eager_engines(K):
     x = K.placeholder(shape=(3,))
     with pytest.raises(TypeError):
         bool(x * 2.)
+
+
+def test_static_shape_answers_tensorflow_shape_methods(K):
+    """Keras 2 code written for TensorFlow reads ``x.get_shape().as_list()`` (and Keras
+    2.0-2.1's backend tests do, where the adapter stands in for their TensorFlow module): on
+    TensorFlow and on the engines whose graph is ours (JAX, PyTorch) the static shape answers
+    it, None where a size is unknown."""
+    x = K.placeholder(shape=(None, 3))
+    y = K.repeat_elements(x, 2, axis=1)
+    if not hasattr(y, 'get_shape'):
+        pytest.skip("%s's tensors have no get_shape (Keras' own backend for it had none)"
+                    % K.backend())
+    s = y.get_shape()
+    assert s.as_list() == [None, 6]
+    assert s.ndims == 2 and not s.is_fully_defined()
+    assert tuple(s) == K.int_shape(y) == (None, 6)
+    v = K.variable(np.zeros((2, 4), 'float32'))
+    assert v.get_shape().as_list() == [2, 4] and v.get_shape().is_fully_defined()

@@ -51,6 +51,26 @@ class DTypeName(str):
         return self
 
 
+class StaticShape(tuple):
+    """A tensor's static shape: a tuple of sizes (None where unknown), which also answers
+    ``as_list()``, ``ndims``, ``rank`` and ``is_fully_defined()`` as TensorFlow's
+    ``TensorShape`` does (Keras 2 code written for TensorFlow, and Keras 2.0-2.1's backend
+    tests where this adapter stands in for their TensorFlow module, read
+    ``x.get_shape().as_list()``)."""
+
+    def as_list(self):
+        return list(self)
+
+    @property
+    def ndims(self):
+        return len(self)
+
+    rank = ndims
+
+    def is_fully_defined(self):
+        return None not in self
+
+
 def merge_shapes(avals):
     """The static shape of the two probe shapes: a size that differs is unknown (None)."""
     a, b = avals[0].shape, avals[1].shape
@@ -87,7 +107,7 @@ class Node(object):
     # static facts -----------------------------------------------------
     @property
     def shape(self):
-        return merge_shapes(self.avals)
+        return StaticShape(merge_shapes(self.avals))
 
     @property
     def ndim(self):
