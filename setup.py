@@ -1,4 +1,4 @@
-"""Packaging for keras_backend (the Keras 2 backend API on TensorFlow, Theano, CNTK and JAX).
+"""Packaging for keras_backend (the Keras 2 backend API on every engine of the engine table).
 
 The extras of the engines come from the engine table (keras_backend/engines.py): each row's
 ``extra`` installs its ``requires``; tests/test_layout.py checks that each is here.
@@ -30,8 +30,14 @@ EXTRAS = {'tensorflow': ['tensorflow>=2.12']}
 # each engine's extra: the requirements of the rows that name it (the 'theano' extra:
 # PyTensor, Theano's maintained successor, on modern Python; the original Theano 1.0.5 in
 # its own era)
-for _row in _engine_table().TABLE:
+_TABLE = _engine_table().TABLE
+for _row in _TABLE:
     EXTRAS.setdefault(_row.extra, []).extend(_row.requires)
+#: the engines, by their titles in the table's order, each once
+_TITLES = []
+for _row in _TABLE:
+    if _row.title not in _TITLES:
+        _TITLES.append(_row.title)
 with io.open(os.path.join(HERE, 'keras_backend', '__init__.py'), encoding='utf-8') as f:
     VERSION = re.search(r"__version__ = '([^']+)'", f.read()).group(1)
 with io.open(os.path.join(HERE, 'README.md'), encoding='utf-8') as f:
@@ -40,7 +46,8 @@ with io.open(os.path.join(HERE, 'README.md'), encoding='utf-8') as f:
 setup(
     name='keras_backend',
     version=VERSION,
-    description='The Keras 2 backend API (K) on TensorFlow 2, Theano/PyTensor, CNTK 2.7 and JAX',
+    description='The Keras 2 backend API (K) on %s and %s' % (', '.join(_TITLES[:-1]),
+                                                           _TITLES[-1]),
     long_description=LONG_DESCRIPTION,
     long_description_content_type='text/markdown',
     license='MIT',
