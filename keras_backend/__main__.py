@@ -35,22 +35,41 @@ def _engine_status(name):
 
 
 def _probe_engines():
-    """{name: status} for each engine name of the table, probed with a throw-away KERAS_HOME.
+    """{name: status} for each engine name of the table, each probed in a child process of
+    this interpreter with a throw-away KERAS_HOME.
 
     Some engines read or write keras.json themselves on import (TensorFlow's
     bundled Keras does): the probe must neither write the user's file nor
-    blame an engine for the user's broken one.
+    blame an engine for the user's broken one. Each engine imports in a process of its
+    own: engines that cannot share a process (PyTorch's CUDA build loads Triton's LLVM,
+    which crashes beside TensorFlow's and JAX's when Keras 3 is asked for PyTorch) are
+    reported one by one, and a crash is reported as such.
     """
-    saved = os.environ.get('KERAS_HOME')
+    import subprocess
     scratch = tempfile.mkdtemp(prefix='keras_backend_probe_')
-    os.environ['KERAS_HOME'] = scratch
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, KERAS_HOME=scratch,
+               PYTHONPATH=os.pathsep.join([root] + ([os.environ['PYTHONPATH']]
+                                                    if os.environ.get('PYTHONPATH') else [])))
     try:
-        return dict((name, _engine_status(name)) for name in BUILTIN_BACKEND_NAMES)
+        children = [(name, subprocess.Popen(
+            [sys.executable, '-m', 'keras_backend', '--probe', name], env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True))
+            for name in BUILTIN_BACKEND_NAMES]
+        found = {}
+        for name, child in children:
+            out, err = child.communicate()
+            lines = [l for l in out.splitlines() if l.startswith('status: ')]
+            if lines:
+                found[name] = lines[-1][len('status: '):]
+            elif child.returncode < 0:
+                found[name] = ('broken: the interpreter died importing it (signal %d)'
+                               % -child.returncode)
+            else:
+                last = [l for l in err.splitlines() if l.strip()][-1:] or ['no output']
+                found[name] = 'broken: exit status %d: %s' % (child.returncode, last[0])
+        return found
     finally:
-        if saved is None:
-            os.environ.pop('KERAS_HOME', None)
-        else:
-            os.environ['KERAS_HOME'] = saved
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -105,4 +124,7 @@ def main():
 
 
 if __name__ == '__main__':
+    if sys.argv[1:2] == ['--probe']:        # one engine, in a child of _probe_engines
+        print('status: ' + _engine_status(sys.argv[2]))
+        sys.exit(0)
     sys.exit(main())
