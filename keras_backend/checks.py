@@ -428,11 +428,35 @@ def float_dtype():
         any_dtype(call, arg, v)
         if v is None:
             return
-        name = v if isinstance(v, str) else getattr(v, 'name', v)
+        name = _dtype_name_of(v)
         if name in _DTYPE_WORDS or np.dtype(name).kind != 'f':
             call.fail(arg, "must be a floating-point dtype such as 'float32' or 'float64'", v,
                       ValueError)
     return check
+
+
+#: functions an adapter registers (``register_dtype_names``) that give the numpy name of one of
+#: its engine's dtype objects, or None for anything else (``torch.float32`` has no ``name``)
+_ENGINE_DTYPE_NAMES = []
+
+
+def register_dtype_names(fn):
+    """Let the dtype checks read an engine's dtype objects: ``fn(v)`` returns the numpy name
+    of ``v`` (``'float32'``) when it is one of the engine's dtypes, else None."""
+    if fn not in _ENGINE_DTYPE_NAMES:
+        _ENGINE_DTYPE_NAMES.append(fn)
+
+
+def _dtype_name_of(v):
+    """The name a dtype check reads from ``v``: a string as it is, an engine's dtype object by
+    its registered namer, else its ``name`` (numpy's, TensorFlow's and JAX's dtypes)."""
+    if isinstance(v, str):
+        return v
+    for fn in _ENGINE_DTYPE_NAMES:
+        name = fn(v)
+        if name is not None:
+            return name
+    return getattr(v, 'name', v)
 
 
 def dtype(allow_none=True):
@@ -443,7 +467,7 @@ def dtype(allow_none=True):
             if allow_none:
                 return
             call.fail(arg, 'must be a dtype', v, TypeError)
-        name = v if isinstance(v, str) else getattr(v, 'name', v)
+        name = _dtype_name_of(v)
         if isinstance(name, str) and name in _DTYPE_WORDS:
             return
         try:

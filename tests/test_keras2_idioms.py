@@ -322,3 +322,18 @@ def test_static_shape_answers_tensorflow_shape_methods(K):
     assert tuple(s) == K.int_shape(y) == (None, 6)
     v = K.variable(np.zeros((2, 4), 'float32'))
     assert v.get_shape().as_list() == [2, 4] and v.get_shape().is_fully_defined()
+
+
+def test_sparse_categorical_crossentropy_truncates_float_ids(K):
+    """Keras' metrics tests feed random floats in [0, 1) as class ids
+    (``metrics_training_test``'s SparseCategoricalCrossentropy on a one-unit output): Keras'
+    backends cast them to integers (truncation: every id 0 there), on every engine."""
+    target = np.array([0.7, 1.2, 2.9, 0.], 'float32')
+    output = np.array([[.2, .3, .5], [.6, .3, .1], [.1, .1, .8], [.3, .3, .4]], 'float32')
+    t, o = K.placeholder((None,)), K.placeholder((None, 3))
+    got = _run(K, [t, o], [K.sparse_categorical_crossentropy(t, o)], [target, output])[0]
+    assert_values(got, -np.log(output[np.arange(4), target.astype('int64')]))
+    one = K.placeholder((None, 1))
+    got = _run(K, [t, one], [K.sparse_categorical_crossentropy(t, one)],
+               [np.array([0.3, 0.9], 'float32'), np.array([[1.], [1.]], 'float32')])[0]
+    assert_values(got, np.zeros(2, 'float32'))

@@ -83,3 +83,35 @@ def test_the_kernels_are_keras_layout_and_cross_correlations(K):
     k[0, 0, 0, 0] = 1.
     out = K.eval(K.conv2d(K.constant(x), K.constant(k)))
     np.testing.assert_array_equal(out[0, :, :, 0], x[0, :2, :2, 0])
+
+
+def test_a_torch_dtype_is_a_dtype_argument(K):
+    """Keras' code passes a concrete value's ``.dtype`` on (``K.cast(x, y.dtype)`` in
+    ``losses_utils``): on PyTorch a concrete value is a ``torch.Tensor``, whose dtype is a
+    ``torch.dtype``; the checks read it as its numpy name."""
+    import torch
+    c = K.constant([[1.5, 2.]])
+    assert isinstance(c.dtype, torch.dtype)
+    assert K.cast(c, c.dtype).dtype == torch.float32
+    assert np.array_equal(K.eval(K.cast(c, torch.int64)), np.array([[1, 2]]))
+    v = K.cast(K.placeholder((None, 2)), torch.float64)
+    assert K.dtype(v) == 'float64'
+    with pytest.raises(TypeError):
+        K.cast(c, torch.complex64)
+
+
+def test_an_index_computed_in_the_graph(K):
+    """``x[i]`` for a 0-d integer tensor ``i`` made in the graph (Keras'
+    SensitivityAtSpecificity: ``tp[K.argmin(...)]``; ``map_fn`` over ``K.arange``): indexing
+    with a 0-d tensor reads its value, which the ``meta`` probes do not have; it is an
+    ``index_select`` of one position, with its gradient, a negative index counted from the
+    end."""
+    x = np.array([3., -1., 2., 5.], 'float32')
+    p = K.placeholder((None,))
+    i = K.cast(K.argmin(p, axis=0), 'int32')
+    out, grad = K.function([p], [p[i], K.gradients(p[i] * 2., [p])[0]])([x])
+    assert out == -1. and np.array_equal(grad, [0., 2., 0., 0.])
+    v = K.variable(np.arange(12.).reshape(4, 3))
+    assert np.array_equal(K.eval(v[K.constant(-1, dtype='int32')]), [9., 10., 11.])
+    sums = K.map_fn(lambda j: K.sum(v[j]), K.arange(4), dtype=K.floatx())
+    assert np.allclose(K.eval(sums), np.arange(12.).reshape(4, 3).sum(1))

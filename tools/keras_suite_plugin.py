@@ -68,11 +68,17 @@ def pytest_collection_modifyitems(config, items):
                                               strict=False))
 
 
-#: Our adapter whose session Keras' own conftest does not clear: Keras' ``tests/conftest.py``
-#: calls ``K.clear_session()`` after every test when ``K.backend()`` is 'tensorflow' or 'cntk'
-#: (our adapters answer those names, so it does that itself there); JAX, which Keras 2.3.1 has
-#: no name for, gets the same cleanup as TensorFlow, whose conventions it follows.
-_CLEARED = ('keras_backend.jax_backend',)
+def _cleared_adapters():
+    """Our adapters whose session Keras' own conftest does not clear: Keras'
+    ``tests/conftest.py`` calls ``K.clear_session()`` after every test when ``K.backend()`` is
+    'tensorflow' or 'cntk' (our adapters answer those names, so it does that itself there);
+    the engines Keras 2.3.1 has no name for (JAX, PyTorch: the engine table's
+    ``keras2_known_as``) get the same cleanup as the engine whose conventions they follow."""
+    try:
+        from keras_backend import engines
+    except ImportError:         # Keras' own backends (the anchors): nothing of ours
+        return ()
+    return tuple(r.adapter for r in engines.TABLE if r.keras2_known_as)
 
 
 @pytest.fixture(autouse=True)
@@ -94,11 +100,12 @@ def _configuration_restored():
 
 @pytest.fixture(autouse=True)
 def _clear_session_as_keras_conftest_does():
-    """After each test on our JAX adapter, what Keras' conftest does after each test on
-    TensorFlow: clear the session, so that a test's fixed learning phase
+    """After each test on our JAX and PyTorch adapters, what Keras' conftest does after each
+    test on TensorFlow: clear the session, so that a test's fixed learning phase
     (``normalization_test``'s ``K.set_learning_phase(1)``) does not leak into the next ones."""
     yield
-    if os.environ.get('KERAS_BACKEND') in _CLEARED:
+    if os.environ.get('KERAS_SUITE_COMPAT') == '1' and \
+            os.environ.get('KERAS_BACKEND') in _cleared_adapters():
         # keras.backend re-exports clear_session only for 'tensorflow' and 'cntk'; its loader
         # module holds every name of the external backend (keras.backend.load_backend, 2.2.5
         # and later; keras.backend itself before)

@@ -89,8 +89,8 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Integer class ids (float ids rounded) against the log-softmax; Keras' flatten rule
-    for a target of the output's rank."""
+    """Integer class ids (float ids truncated, as Keras' backends cast them) against the
+    log-softmax; Keras' flatten rule for a target of the output's rank."""
     target, output = _to_tensor(target), _to_tensor(output)
     eps = common.epsilon()
 
@@ -103,9 +103,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
             lsm = jnp.moveaxis(lsm, ax, -1)
         if t.ndim == lsm.ndim:
             t = jnp.reshape(t, lsm.shape[:-1])
-        if jnp.issubdtype(t.dtype, jnp.floating):
-            t = jnp.round(t)
-        t = t.astype('int32')
+        t = t.astype('int32')       # a float id truncated, as tf.cast did in Keras
         return -jnp.take_along_axis(lsm, t[..., None], axis=-1)[..., 0]
     if not isinstance(output, Tensor) and not isinstance(target, Tensor):
         return op(target, output)

@@ -82,7 +82,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """A one-hot mask (``T.eq``) against the log-softmax; float ``target`` ids
-    are rounded."""
+    are truncated to integers, as Keras' backends cast them."""
     target = _to_tensor(target)
     output = _to_tensor(output)
     axis = shape_rules.normalize_axis(axis, output.ndim)
@@ -99,7 +99,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         # (batch, 1, h, w) against channels_first scores), one per position of the output
         target = T.reshape(target, [lsm.shape[i] for i in range(lsm.ndim - 1)],
                            ndim=lsm.ndim - 1)
-    t = T.cast(T.round(target) if target.dtype.startswith('float') else target, 'int64')
+    t = T.cast(target, 'int64')      # a float id truncated, as Keras' own T.cast did
     classes = T.arange(lsm.shape[-1])
     onehot = T.cast(T.eq(t.dimshuffle(list(range(t.ndim)) + ['x']), classes), lsm.dtype)
     return -T.sum(onehot * lsm, axis=-1)

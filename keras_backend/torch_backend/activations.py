@@ -99,8 +99,8 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Integer class ids (float ids rounded) against the log-softmax; Keras' flatten rule
-    for a target of the output's rank."""
+    """Integer class ids (float ids truncated, as Keras' backends cast them) against the
+    log-softmax; Keras' flatten rule for a target of the output's rank."""
     target, output = _to_tensor(target), _to_tensor(output)
     eps = common.epsilon()
 
@@ -113,9 +113,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
             lsm = torch.movedim(lsm, ax, -1)
         if t.ndim == lsm.ndim:
             t = torch.reshape(t, lsm.shape[:-1])
-        if t.is_floating_point():
-            t = torch.round(t)
-        t = t.long()
+        t = t.long()                # a float id truncated, as tf.cast did in Keras
         if t.device != lsm.device:
             t = t.to(lsm.device)
         return -torch.gather(lsm, -1, t[..., None])[..., 0]

@@ -112,6 +112,10 @@ def _dtype_name(dt):
     return np.dtype(dt).name
 
 
+checks.register_dtype_names(
+    lambda v: _NAMES.get(v) if isinstance(v, torch.dtype) else None)
+
+
 def _torch_dtype(dt):
     """The ``torch.dtype`` of a dtype given any way (None: floatx)."""
     if isinstance(dt, torch.dtype):
@@ -240,8 +244,16 @@ def _invert(v):
 
 def _getitem(x, k):
     key = _index_key(k)
-    if isinstance(key, torch.Tensor) and key.dtype != torch.bool and key.ndim > 0:
-        return x[key.long()]
+    if isinstance(key, torch.Tensor) and key.dtype != torch.bool:
+        if key.ndim > 0:
+            return x[key.long()]
+        if not key.is_floating_point():
+            # an index computed in the graph (``x[K.argmin(...)]``, a loop's counter):
+            # indexing with a 0-d tensor reads its value (``item()``), which no probe on
+            # ``meta`` has; ``index_select`` of the one position keeps it an op
+            i = key.long().reshape(1)
+            i = torch.where(i < 0, i + x.shape[0], i)
+            return x.index_select(0, i).squeeze(0)
     return x[key]
 
 
