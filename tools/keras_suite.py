@@ -273,6 +273,31 @@ def run(args, pytest_args):
     return subprocess.call(cmd, cwd=args.tests, env=env)
 
 
+def tally(path):
+    """``| file | passed | known | failed | skipped | seconds |`` of a run's JUnit XML: known
+    = the known differences that failed (xfail), failed = everything else that failed or
+    errored (collection errors included)."""
+    import xml.etree.ElementTree as ET
+    counts = dict(passed=0, known=0, failed=0, skipped=0)
+    seconds = 0.
+    for suite in ET.parse(path).getroot().iter('testsuite'):
+        seconds += float(suite.get('time') or 0)
+    for case in ET.parse(path).getroot().iter('testcase'):
+        if case.find('failure') is not None or case.find('error') is not None:
+            counts['failed'] += 1
+            continue
+        skipped = case.find('skipped')
+        if skipped is None:
+            counts['passed'] += 1
+        elif skipped.get('type') == 'pytest.xfail':
+            counts['known'] += 1
+        else:
+            counts['skipped'] += 1
+    return '| %s | %d | %d | %d | %d | %.0f |' % (
+        os.path.basename(path), counts['passed'], counts['known'], counts['failed'],
+        counts['skipped'], seconds)
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     pytest_args = []
@@ -301,7 +326,14 @@ def main(argv=None):
     p_run.add_argument('--workers', type=int, default=1)
     p_run.add_argument('--timeout', type=int, default=900)
     sub.add_parser('parts')
+    p_tally = sub.add_parser('tally', help="one table row per JUnit file of 'run --junit': "
+                             'passed / known differences / failed / skipped, and seconds')
+    p_tally.add_argument('junit', nargs='+')
     args = parser.parse_args(argv)
+    if args.command == 'tally':
+        for path in args.junit:
+            print(tally(path))
+        return 0
     if args.command == 'fetch':
         fetch(args.dest, args.release)
         return 0
