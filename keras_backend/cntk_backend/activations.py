@@ -74,7 +74,8 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Targets are one-hot encoded with ``C.equal`` (class ids held as floats); probabilities are
+    """Targets are one-hot encoded with ``C.equal`` (class ids held as floats, a fractional id
+    truncated as Keras' backends cast it: ``C.floor`` of a non-negative id); probabilities are
     clipped to ``[epsilon, 1 - epsilon]`` before the log-softmax."""
     output = _to_tensor(output)
     n = _nd(output)
@@ -87,7 +88,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         output = C.log(C.clip(output, _constant_like(output, eps),
                               _constant_like(output, 1. - eps)))
     classes = _static_shape(output)[-1]
-    target = _to_tensor(target, dtype=dtype(output))
+    target = C.floor(_to_tensor(target, dtype=dtype(output)))
     if _nd(target) == n:
         # targets laid out as the output, with a unit class axis at ``axis``
         target = _drop_axis(target, a)
