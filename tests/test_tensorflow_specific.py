@@ -365,3 +365,61 @@ def test_variable_from_a_graph_constant_takes_its_value_without_a_program(K, mon
     monkeypatch.undo()
     np.testing.assert_array_equal(K.get_value(v), values)
     assert K.dtype(v) == 'float64'
+
+
+def _compiled_op_types(f, value):
+    """Op types of the program ``K.function`` ``f`` compiled for phase ``value``."""
+    fn = f._variants[value][0]
+    return [n.op for n in fn.graph.as_graph_def().node]
+
+
+def test_in_train_phase_compiles_only_the_phase_taken(K):
+    """Decided by the learning phase, in_train_phase builds a select (no cond: a cond's
+    branch and gradient functions cost far more to build and compile in a deep model),
+    and each compiled phase keeps only its own side: the test phase has no random op
+    of the dropout, the train phase none of the test expression; values and gradients
+    are those of the phase, the side not taken not differentiated (no ``0 * inf``).
+    A function that needs the phase but is not fed it has the test phase (the placeholder's default) and its random op is gone too. Branches of
+    different shapes keep the cond."""
+    K.clear_session()
+    x = K.placeholder(shape=(None, 4))
+    w = K.variable(np.full((4,), 2., 'float32'))
+    dropped = K.in_train_phase(lambda: K.dropout(x * w, 0.5, seed=3), lambda: x * w + 100.,
+                               training=K.learning_phase())
+    assert dropped.op.type == 'Select'
+    loss = K.sum(dropped)
+    grad = K.gradients(loss, [w])[0]
+    f = K.function([x, K.learning_phase()], [dropped, grad])
+    xs = np.arange(1., 9., dtype='float32').reshape(2, 4)
+    out, g = f([xs, 0])
+    np.testing.assert_allclose(out, xs * 2. + 100.)
+    np.testing.assert_allclose(g, xs.sum(axis=0))
+    test_ops = _compiled_op_types(f, False)
+    assert 'If' not in test_ops and 'Select' not in test_ops
+    assert not [t for t in test_ops if t.startswith('Random')], test_ops
+    out, g = f([xs, 1])
+    kept = out != 0
+    np.testing.assert_allclose(out[kept], (xs * 2. * 2.)[kept])     # scaled by 1 / 0.5
+    np.testing.assert_allclose(g, (kept * xs * 2.).sum(axis=0))
+    train_ops = _compiled_op_types(f, True)
+    assert [t for t in train_ops if t.startswith('Random')]
+    assert 'Select' not in train_ops
+    # not fed: the default (test) phase, specialised
+    unfed = K.function([x], [dropped])
+    np.testing.assert_allclose(unfed([xs])[0], xs * 2. + 100.)
+    assert not [t for t in _compiled_op_types(unfed, None) if t.startswith('Random')]
+    # the side not taken is not differentiated (as with a cond): no 0 * inf of its
+    # derivatives (sqrt's at 0) in the gradient of the side taken
+    y = K.placeholder(shape=(None, 3))
+    root = K.in_train_phase(lambda: y * 3., lambda: K.sqrt(y), training=K.learning_phase())
+    f3 = K.function([y, K.learning_phase()], K.gradients(K.sum(root), [y]))
+    ys = np.array([[0., 1., 4.]], 'float32')
+    np.testing.assert_allclose(f3([ys, 1])[0], np.full((1, 3), 3.))
+    ys = ys + 1.
+    np.testing.assert_allclose(f3([ys, 0])[0], 0.5 / np.sqrt(ys), rtol=1e-6)
+    # branches of different shapes: the cond, each phase its own shape
+    odd = K.in_train_phase(lambda: K.sum(x, axis=1), lambda: x, training=K.learning_phase())
+    assert odd.op.type != 'Select'
+    f2 = K.function([x, K.learning_phase()], [odd])
+    np.testing.assert_allclose(f2([xs, 1])[0], xs.sum(axis=1))
+    np.testing.assert_allclose(f2([xs, 0])[0], xs)

@@ -283,6 +283,30 @@ def _phase_for(*exprs):
     return 0
 
 
+def _phase_switch(training, x, alt):
+    """``switch`` for ``in_train_phase``. Decided by Keras' learning phase in the module
+    graph itself (a layer's call, not a loop body), both expressions are built there and
+    joined by a ``Select``: no cond, whose branch functions and their gradient functions
+    cost far more to build and to compile (a cond per BatchNormalization and Dropout
+    layer, 121 of them in DenseNet121). A compiled function never computes both:
+    ``_Function`` specialises each for the phase's value (``core._fix_phase`` makes the
+    select an ``Identity`` of the input taken and drops the other's ops), as a cond runs
+    only its branch. Other conditions, and expressions of different shapes or dtypes,
+    keep ``tf.cond``."""
+    if training is not _State.learning_phase_tensor or \
+            tf.compat.v1.get_default_graph() is not _graph():
+        return switch(training, x, alt)
+    then_t = _to_tensor(_call_if(x))
+    else_t = _to_tensor(_call_if(alt))
+    if (isinstance(then_t, tf.Tensor) and isinstance(else_t, tf.Tensor)
+            and then_t.dtype == else_t.dtype and then_t.shape.rank is not None
+            and then_t.shape.is_compatible_with(else_t.shape)):
+        out = tf.raw_ops.Select(condition=training, x=then_t, y=else_t)
+        out.set_shape(then_t.shape.merge_with(else_t.shape))
+        return out
+    return switch(training, lambda: then_t, lambda: else_t)
+
+
 @graph_aware
 def in_train_phase(x, alt, training=None):
     """With ``training`` None, eager ``x`` / ``alt`` and no phase set, the test
@@ -293,9 +317,9 @@ def in_train_phase(x, alt, training=None):
         return _call_if(x) if training else _call_if(alt)
     if tf.executing_eagerly() and _is_symbolic(training):
         with _graph().as_default():
-            out = switch(training, x, alt)
+            out = _phase_switch(training, x, alt)
     else:
-        out = switch(training, x, alt)
+        out = _phase_switch(training, x, alt)
     if training is _State.learning_phase_tensor and training is not None:
         # Keras' engine reads this flag to feed the learning phase in fit.
         out._uses_learning_phase = True

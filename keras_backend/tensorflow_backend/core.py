@@ -889,6 +889,20 @@ def _function_names(attrs):
     return names
 
 
+def _trim_colocation(node, keep):
+    """Colocation hints of NodeDef ``node`` may name nodes left out (the forward op
+    of a gradient); keep only those naming a node in ``keep``."""
+    if '_class' not in node.attr:
+        return
+    locs = [v for v in node.attr['_class'].list.s
+            if v.decode('utf-8', 'replace')[len('loc:@'):] in keep]
+    if locs:
+        del node.attr['_class'].list.s[:]
+        node.attr['_class'].list.s.extend(locs)
+    else:
+        del node.attr['_class']
+
+
 def _subgraph_def(ops):
     """A GraphDef of ``ops`` (an ancestor-closed set of module-graph ops) with
     the functions they call."""
@@ -901,16 +915,7 @@ def _subgraph_def(ops):
         node = out.node.add()
         node.CopyFrom(op.node_def)
         wanted.extend(_function_names(node.attr))
-        if '_class' in node.attr:
-            # Colocation hints may name nodes left out (the forward op of a
-            # gradient); keep only the hints that still resolve.
-            locs = [v for v in node.attr['_class'].list.s
-                    if v.decode('utf-8', 'replace')[len('loc:@'):] in keep]
-            if locs:
-                del node.attr['_class'].list.s[:]
-                node.attr['_class'].list.s.extend(locs)
-            else:
-                del node.attr['_class']
+        _trim_colocation(node, keep)
     done = set()
     while wanted:
         name = wanted.pop()
@@ -935,8 +940,20 @@ def _fix_phase(sub, phase, value):
     fused batch norm with its activation, for one) now see through it."""
     names = (phase, phase + ':0')
     calls = []
+    picked = []
     for node in sub.node:
-        if node.name == phase:
+        if node.op == 'Select' and len(node.input) >= 3 and node.input[0] in names:
+            # in_train_phase's select (and its gradients'): the input the value picks
+            chosen = node.input[1 if value else 2]
+            control = [i for i in node.input[3:] if i.startswith('^')]
+            node.op = 'Identity'
+            del node.input[:]
+            node.input.extend([chosen] + control)
+            for key in list(node.attr.keys()):
+                if key != 'T':
+                    del node.attr[key]
+            picked.append(node)
+        elif node.name == phase:
             node.op = 'Const'
             del node.input[:]
             for key in list(node.attr.keys()):
@@ -958,7 +975,51 @@ def _fix_phase(sub, phase, value):
             for key in ('config', 'config_proto', 'executor_type'):
                 node.attr[key].s = b''
             calls.append(node)
-    _drop_zero_terms(sub, calls)
+    _drop_zero_terms(sub, calls, picked)
+
+
+def _prune_unreached(sub, roots):
+    """Drop from GraphDef ``sub`` the nodes that no node named in ``roots`` needs
+    (through data and control inputs), and the library functions no kept node calls;
+    placeholders stay (the import maps them). After ``_fix_phase`` this is the part
+    of the graph that the phase leaves out: the other branch of each select, its
+    random ops included, never runs (as with a cond)."""
+    nodes = dict((n.name, n) for n in sub.node)
+    seen = set()
+    stack = [r for r in roots if r in nodes]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for i in nodes[name].input:
+            i = i[1:] if i.startswith('^') else i
+            stack.append(i.split(':')[0])
+    keep = [n for n in sub.node if n.name in seen or n.op == 'Placeholder']
+    if len(keep) == len(sub.node):
+        return
+    kept = tf.compat.v1.GraphDef()
+    kept.node.extend(keep)
+    names = set(n.name for n in kept.node)
+    for node in kept.node:
+        _trim_colocation(node, names)
+    library = dict((f.signature.name, f) for f in sub.library.function)
+    wanted = [name for n in kept.node for name in _function_names(n.attr)]
+    called = set()
+    while wanted:
+        name = wanted.pop()
+        if name in called or name not in library:
+            continue
+        called.add(name)
+        for node in library[name].node_def:
+            wanted.extend(_function_names(node.attr))
+    kept.library.function.extend(f for f in sub.library.function
+                                 if f.signature.name in called)
+    kept.library.gradient.extend(g for g in sub.library.gradient
+                                 if g.function_name in called)
+    del sub.node[:]
+    sub.node.extend(kept.node)
+    sub.library.CopyFrom(kept.library)
 
 
 def _zero_results(fdef):
@@ -976,29 +1037,108 @@ def _zero_results(fdef):
     return found
 
 
-def _drop_zero_terms(sub, calls):
+#: Gradient ops whose every output is zero when one of the data inputs at these
+#: positions is (backpropagation is linear in the incoming gradient): how a zero
+#: gradient term, the untaken side of in_train_phase's select, is followed to the sum
+#: that would add it.
+_ZERO_IN_ZERO_OUT = {
+    'Identity': (0,), 'Snapshot': (0,), 'Neg': (0,), 'Reshape': (0,), 'Transpose': (0,),
+    'Squeeze': (0,), 'ExpandDims': (0,), 'Tile': (0,), 'BroadcastTo': (0,), 'Sum': (0,),
+    'Mean': (0,), 'Cast': (0,), 'Pad': (0,), 'Slice': (0,), 'StridedSlice': (0,),
+    'StridedSliceGrad': (4,), 'Mul': (0, 1), 'RealDiv': (0,), 'DivNoNan': (0,),
+    'MatMul': (0, 1), 'BatchMatMulV2': (0, 1), 'BatchMatMulV3': (0, 1), 'Square': (0,),
+    'Conv2DBackpropInput': (2,), 'Conv2DBackpropFilter': (2,),
+    'Conv3DBackpropInputV2': (2,), 'Conv3DBackpropFilterV2': (2,),
+    'DepthwiseConv2dNativeBackpropInput': (2,), 'DepthwiseConv2dNativeBackpropFilter': (2,),
+    'BiasAddGrad': (0,), 'ReluGrad': (0,), 'Relu6Grad': (0,), 'EluGrad': (0,),
+    'SeluGrad': (0,), 'LeakyReluGrad': (0,), 'SoftplusGrad': (0,), 'SoftsignGrad': (0,),
+    'SigmoidGrad': (1,), 'TanhGrad': (1,), 'SqrtGrad': (1,), 'RsqrtGrad': (1,),
+    'FusedBatchNormGradV3': (0,), 'MaxPoolGrad': (2,), 'AvgPoolGrad': (1,),
+    'MaxPool3DGrad': (2,), 'AvgPool3DGrad': (1,), 'UnsortedSegmentSum': (0,),
+}
+#: Ops whose output is zero when all the inputs at these positions are (None: every
+#: data input): selects between two zeros (dropout's mask), sums and joins of zeros.
+_ZERO_IF_ALL_ZERO = {'Select': (1, 2), 'SelectV2': (1, 2), 'AddN': None, 'Pack': None}
+
+
+def _is_zeros(node, nodes):
+    """True when NodeDef ``node`` makes zeros whatever its inputs' values: ``ZerosLike``,
+    an all-zero ``Const``, a ``Fill`` of a zero constant (``tf.zeros_like`` of a fully
+    known shape)."""
+    if node.op == 'ZerosLike':
+        return True
+    if node.op == 'Const':
+        return not np.any(tf.make_ndarray(node.attr['value'].tensor))
+    if node.op == 'Fill' and len(node.input) > 1:
+        value = nodes.get(node.input[1].split(':')[0])
+        return value is not None and value.op == 'Const' and not np.any(
+            tf.make_ndarray(value.attr['value'].tensor))
+    return False
+
+
+def _drop_zero_terms(sub, calls, picked=()):
     """In GraphDef ``sub``, leave out of each gradient sum (``AddN``) the terms that
     are zeros by construction: results of the branch calls ``calls`` that
     ``_zero_results`` finds (the gradient of a cond's branch with respect to what
-    only the other branch reads), directly or through ``Identity``. A sum left with
-    one term becomes an ``Identity``. The same values, without a pass over the
-    activations for each zero and each sum."""
+    only the other branch reads), and the selects ``picked`` (now ``Identity``) that
+    took a zero (the gradient of a select with respect to the input the phase does
+    not take), followed through the gradient ops of ``_ZERO_IN_ZERO_OUT`` (the
+    backpropagation through the side not taken). A sum left with one term becomes an
+    ``Identity``; a sum of zeros only is a zero in its turn. The values of a cond,
+    which never differentiates its other branch: no pass over the activations for
+    each zero, and no ``0 * inf`` of that side's derivatives."""
     library = dict((f.signature.name, f) for f in sub.library.function)
+    nodes = dict((n.name, n) for n in sub.node)
     zero = set()
+
+    def mark(node, k=None):
+        found = []
+        outs = range(8) if k is None else (k,)
+        for j in outs:
+            name = '%s:%d' % (node.name, j)
+            if name not in zero:
+                zero.add(name)
+                found.append(name)
+            if j == 0 and node.name not in zero:
+                zero.add(node.name)
+                found.append(node.name)
+        return found
+
+    todo = []
     for node in calls:
         for k in _zero_results(library[node.attr['f'].func.name]):
-            zero.add('%s:%d' % (node.name, k))
-            if k == 0:
-                zero.add(node.name)
-    if not zero:
+            todo.extend(mark(node, k))
+    for node in picked:
+        source = nodes.get(node.input[0].split(':')[0])
+        if source is not None and _is_zeros(source, nodes):
+            todo.extend(mark(node, 0))
+    if not todo:
         return
-    grown = True
-    while grown:
-        grown = False
-        for node in sub.node:
-            if node.op == 'Identity' and node.input[0] in zero and node.name not in zero:
-                zero.update((node.name, node.name + ':0'))
-                grown = True
+    consumers = {}
+    for node in sub.node:
+        for i, name in enumerate(node.input):
+            if not name.startswith('^'):
+                consumers.setdefault(name, []).append((node, i))
+    def is_zero(name):
+        if name in zero:
+            return True
+        source = nodes.get(name.split(':')[0])
+        return source is not None and _is_zeros(source, nodes)
+
+    while todo:
+        name = todo.pop()
+        for node, i in consumers.get(name, ()):
+            if node.op == 'IdentityN':
+                todo.extend(mark(node, i))
+            elif i in _ZERO_IN_ZERO_OUT.get(node.op, ()):
+                todo.extend(mark(node))
+            elif node.op in _ZERO_IF_ALL_ZERO:
+                data = [j for j in node.input if not j.startswith('^')]
+                where = _ZERO_IF_ALL_ZERO[node.op]
+                if where is not None:
+                    data = [data[k] for k in where]
+                if all(is_zero(j) for j in data):
+                    todo.extend(mark(node, 0))
     for node in sub.node:
         if node.op != 'AddN':
             continue
@@ -1044,6 +1184,7 @@ def _compile(flat_feeds, outs, up_ops, ops, used, phase=None):
         if phase is not None:
             args = [t for t in flat_feeds if t is not phase[0]]
             _fix_phase(sub, phase[0].op.name, phase[1])
+            _prune_unreached(sub, [n.split(':')[0] for n in out_names] + up_names)
         feed_names = [t.name for t in args]
         captured = [(op.name + ':0', index[id(op)]) for op in used]
 
@@ -1207,19 +1348,29 @@ class _Function(object):
                 if t is phase:
                     self._phase_at, self._phase_flat = i, position
                 position += 3 if isinstance(t, tf.SparseTensor) else 1
+        # Needing the phase without being fed it, the function only ever sees its
+        # default (False: test), and is specialised for it.
+        self._default_phase = None
+        if (self._phase_at is None and phase is not None and any(op is phase.op for op in ops)
+                and not any(t is phase for t in flat_feeds)):
+            self._default_phase = (phase, False)
         self._compile_args = (flat_feeds, outs, up_ops, ops, used)
-        self._variants = {}    # phase value (None: not specialised) -> [fn, call, fixed]
+        self._variants = {}    # phase value (None: not fed) -> [fn, call, fixed]
         if self._phase_at is None:
             self._variant(None)
 
     def _variant(self, value):
-        """The compiled function for learning phase ``value`` (None: the phase, if
-        any, is an argument): ``[function, its caller (flat inputs -> flat outputs) or
-        None, specialised]``."""
+        """The compiled function for learning phase ``value`` (None: the phase is
+        not an input, or, fed with a value other than 0 / 1, an argument): ``[function,
+        its caller (flat inputs -> flat outputs) or None, specialised]``."""
         found = self._variants.get(value)
         if found is None:
-            phase = None if value is None else (self.inputs[self._phase_at], value)
-            fn, fixed = _compile(*self._compile_args, phase=phase)
+            if value is None:
+                fn, _ = _compile(*self._compile_args, phase=self._default_phase)
+                fixed = False      # no argument to leave out
+            else:
+                fn, fixed = _compile(*self._compile_args,
+                                     phase=(self.inputs[self._phase_at], value))
             found = self._variants[value] = [fn, _direct_caller(fn), fixed]
         return found
 
