@@ -10,7 +10,8 @@
 #   py37-tf115/    a CPython 3.7 venv with tensorflow 1.15.5, h5py 2.10.0,
 #                  numpy<1.19 (TF 1.15 needs >=1.16,<1.19), protobuf<3.21 (the
 #                  generated code of TF 1.15 fails on newer protobuf), pyyaml,
-#                  scipy<1.8;
+#                  scipy<1.8; and what tools/keras_suite.py runs their test suites with
+#                  (pytest 7.0.1, pytest-xdist, pytest-timeout, flaky, pandas, ...);
 #   keras-2.0.8/, keras-2.1.6/, keras-2.2.4/
 #                  each Keras release, pure Python, installed with --no-deps
 #                  into its own folder (2.2.4 with keras_applications 1.0.8 and
@@ -53,6 +54,12 @@ if ! "$VENV/bin/python" -c "import tensorflow, h5py, yaml, scipy" >/dev/null 2>&
     if [ -d "$TF115_WHEELS" ]; then FIND_LINKS=(--find-links "$TF115_WHEELS"); fi
     "$VENV/bin/python" -m pip install -q "${FIND_LINKS[@]}" \
         tensorflow==1.15.5 h5py==2.10.0 'numpy<1.19' 'protobuf<3.21' pyyaml 'scipy<1.8'
+fi
+# what tools/keras_suite.py runs each release's test suite with (the versions of the
+# CPython 3.6 environment of tools/setup_cntk_env.sh)
+if ! "$VENV/bin/python" -c "import pytest, xdist, pytest_timeout, flaky, pandas" >/dev/null 2>&1; then
+    "$VENV/bin/python" -m pip install -q pytest==7.0.1 pytest-xdist==2.5.0 pytest-forked==1.4.0 \
+        pytest-timeout==2.1.0 flaky==3.8.1 mock==4.0.3 'pandas<1.4' 'Pillow<10' requests
 fi
 "$VENV/bin/python" -c "import tensorflow as tf, numpy, h5py
 print('tensorflow', tf.__version__, 'numpy', numpy.__version__, 'h5py', h5py.__version__)" \

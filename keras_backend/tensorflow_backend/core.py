@@ -509,6 +509,22 @@ def _normalize_dtype(dtype, name='dtype'):
     return out.name
 
 
+def _shape_of(x):
+    """``tf.shape(x)`` (int32); for a symbolic ``x`` the same ``Shape`` op each time it
+    is asked in the same graph (Keras' layers ask once per axis)."""
+    if isinstance(x, _EagerTensor) or not isinstance(x, tf.Tensor):
+        return tf.shape(x, out_type='int32')
+    known = getattr(x, '_keras_backend_shape', None)
+    if known is not None and known.graph is tf.compat.v1.get_default_graph():
+        return known
+    out = tf.shape(x, out_type='int32')
+    try:
+        x._keras_backend_shape = out
+    except AttributeError:
+        pass
+    return out
+
+
 def _keras_meta(t, learning_phase=None):
     """Attach Keras 2's metadata to ``t``: ``_keras_shape`` (its static shape)
     and, when given, ``_uses_learning_phase``. Returns ``t``."""

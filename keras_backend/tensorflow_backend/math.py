@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import shape_rules
 from ..common import floatx
-from .core import graph_aware, tf, _constant_like, _keras_meta, _set_shape, _to_tensor
+from .core import graph_aware, tf, _constant_like, _keras_meta, _set_shape, _shape_of, _to_tensor
 from .helpers import _axis_arg, _dyn_dims, _shape_arg
 
 
@@ -419,43 +419,55 @@ def _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
 
 
 def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
-    channels = tf.shape(x)[-1:]
-    scale = (tf.ones(channels, tf.float32) if gamma is None
+    dims = _shape_of(x)
+    scale = (tf.ones(dims[-1:], tf.float32) if gamma is None
              else _to_tensor(gamma, tf.float32))
-    offset = (tf.zeros(channels, tf.float32) if beta is None
+    offset = (tf.zeros(dims[-1:], tf.float32) if beta is None
               else _to_tensor(beta, tf.float32))
+    empty = tf.constant([], tf.float32)
+    normed, mean, var = tf.raw_ops.FusedBatchNormV3(
+        x=x, scale=scale, offset=offset, mean=empty, variance=empty,
+        epsilon=float(epsilon), data_format='NHWC', is_training=True)[:3]
+    # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1)
+    count = tf.cast(tf.reduce_prod(dims[:3]), tf.float32)
+    var = var * tf.maximum(count - 1., 1.) / tf.maximum(count, 1.)
+    # The results pass through an IdentityN whose gradient is _fused_batch_norm_grad
+    # (what tf.custom_gradient builds, less its per-call registration and checks): the
+    # gradient of the three results goes straight to x, scale and offset.
+    g = tf.compat.v1.get_default_graph()
+    with g.gradient_override_map({'IdentityN': _FUSED_GRAD}):
+        found = tf.raw_ops.IdentityN(input=[normed, mean, var, x, scale, offset, count])
+    return found[0], found[1], found[2]
 
-    @tf.custom_gradient
-    def fused(x, scale, offset):
-        empty = tf.constant([], tf.float32)
-        normed, mean, var, reserve_1, reserve_2, reserve_3 = tf.raw_ops.FusedBatchNormV3(
-            x=x, scale=scale, offset=offset, mean=empty, variance=empty,
-            epsilon=float(epsilon), data_format='NHWC', is_training=True)
-        # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1)
-        count = tf.cast(tf.reduce_prod(tf.shape(x)[:3]), tf.float32)
-        var = var * tf.maximum(count - 1., 1.) / tf.maximum(count, 1.)
 
-        def grad(d_normed, d_mean, d_var):
-            # The kernel's own gradient op (what TensorFlow registers for it) covers the
-            # normalised output; what reaches the batch statistics (which TensorFlow drops)
-            # is added here. Called directly, not through tf.gradients: that walks every
-            # consumer of x, the rest of the model, once per layer (quadratic in depth).
-            if d_normed is None:
-                d_normed = tf.zeros_like(normed)
-            dx, dscale, doffset = tf.raw_ops.FusedBatchNormGradV3(
-                y_backprop=d_normed, x=x, scale=scale, reserve_space_1=reserve_1,
-                reserve_space_2=reserve_2, reserve_space_3=reserve_3,
-                epsilon=float(epsilon), data_format='NHWC', is_training=True)[:3]
-            # TensorFlow hands unused statistics a ZerosLike: nothing to add then (Keras'
-            # BatchNormalization only reads them into its moving averages); otherwise
-            # the two terms cost four passes over the activations
-            if not _known_zero(d_mean):
-                dx = dx + d_mean / count
-            if not _known_zero(d_var):
-                dx = dx + d_var * 2. * (x - mean) / count
-            return dx, dscale, doffset
-        return (normed, mean, var), grad
-    return fused(x, scale, offset)
+_FUSED_GRAD = 'KerasBackendFusedBatchNorm'
+
+
+@tf.RegisterGradient(_FUSED_GRAD)
+def _fused_batch_norm_grad(op, d_normed, d_mean, d_var, *unused):
+    """The gradient of ``_fused_normalize_batch_in_training``'s results with respect to its
+    ``x``, ``scale`` and ``offset`` (the IdentityN's inputs 3-5; none to the rest)."""
+    normed, mean, _, x, scale, _, count = op.inputs
+    fused = normed.op
+    epsilon = fused.get_attr('epsilon')
+    # The kernel's own gradient op (what TensorFlow registers for it) covers the
+    # normalised output; what reaches the batch statistics (which TensorFlow drops)
+    # is added here. Called directly, not through tf.gradients: that walks every
+    # consumer of x, the rest of the model, once per layer (quadratic in depth).
+    if d_normed is None:
+        d_normed = tf.zeros_like(normed)
+    dx, dscale, doffset = tf.raw_ops.FusedBatchNormGradV3(
+        y_backprop=d_normed, x=x, scale=scale, reserve_space_1=fused.outputs[3],
+        reserve_space_2=fused.outputs[4], reserve_space_3=fused.outputs[5],
+        epsilon=epsilon, data_format='NHWC', is_training=True)[:3]
+    # TensorFlow hands unused statistics a ZerosLike: nothing to add then (Keras'
+    # BatchNormalization only reads them into its moving averages); otherwise
+    # the two terms cost four passes over the activations
+    if not _known_zero(d_mean):
+        dx = dx + d_mean / count
+    if not _known_zero(d_var):
+        dx = dx + d_var * 2. * (x - mean) / count
+    return [None, None, None, dx, dscale, doffset, None]
 
 
 def _known_zero(t):
@@ -475,7 +487,8 @@ def _broadcast_param(p, x, axis):
         return None
     p = _to_tensor(p, x.dtype)
     n = x.shape.rank
-    if p.shape.rank == 1 and n is not None and n > 1:
+    if p.shape.rank == 1 and n is not None and n > 1 and axis != n - 1:
+        # (along the last axis a 1-D parameter broadcasts as it is)
         shp = [1] * n
         shp[axis] = -1
         return tf.reshape(p, shp)

@@ -161,10 +161,12 @@ def is_placeholder(x):
 
 @graph_aware
 def shape(x):
-    """``tf.shape`` (int32); a sparse tensor gives its ``dense_shape``."""
+    """``tf.shape`` (int32); a sparse tensor gives its ``dense_shape``. Asked again for the
+    same symbolic tensor, the same ``Shape`` op answers (Keras' layers ask it once per
+    axis: one op for a layer, not one per question)."""
     if isinstance(x, tf.SparseTensor):
         return tf.cast(x.dense_shape, 'int32')
-    return tf.shape(_to_tensor(x), out_type='int32')
+    return core._shape_of(_to_tensor(x))
 
 
 int_shape = core.int_shape
