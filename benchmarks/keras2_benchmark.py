@@ -512,6 +512,10 @@ def worker_env(engine, side, repo, cold_dir):
         env['KERAS_BACKEND'] = 'jax'
     else:
         env.pop('KERAS_BACKEND', None)
+    if cold_dir is not None and engine == 'jax' and side.startswith('ours'):
+        # our JAX adapter keeps XLA's compiled programs under the Keras config folder
+        # (Keras 3 keeps none unless its user asks)
+        env['KERAS_HOME'] = cold_dir
     if cold_dir is not None:
         for var in ('THEANO_FLAGS', 'PYTENSOR_FLAGS'):
             flags = [f for f in env.get(var, '').split(',') if f]

@@ -396,3 +396,39 @@ def test_diagnostics_never_blames_an_engine_nor_writes_the_file(avail, home):
     assert "warning: backend 'mxnet'" in proc.stdout
     assert 'missing' in proc.stdout
     assert not os.path.exists(path), 'probing the engines wrote keras.json'
+
+
+def _jax_or_skip():
+    if 'jax' not in requested_backends():
+        pytest.skip('KERAS_BACKEND_TESTS excludes jax')
+    module, reason = load_adapter('jax')
+    if module is None:
+        pytest.skip('jax backend not importable here: %s' % reason)
+
+
+def test_jax_keeps_compiled_programs_in_the_keras_folder(home):
+    """The JAX adapter points XLA's persistent compilation cache at <keras folder>/jax-cache
+    (programs compiled there are loaded by the next process), leaves a folder the user chose,
+    and keeps none with KERAS_BACKEND_JAX_CACHE=0."""
+    _jax_or_skip()
+    code = ('import numpy as np; from keras_backend import jax_backend as K; import jax; '
+            'x = K.placeholder(shape=(None, 3)); f = K.function([x], [K.sum(x * 2., axis=1)]); '
+            'print(f([np.ones((2, 3), "float32")])[0].tolist()); '
+            'print(jax.config.jax_compilation_cache_dir)')
+    # every program cached (JAX's threshold is a second of compile time)
+    quick = {'JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS': '0'}
+    rc, out, err = run_python(code, home, quick)
+    assert rc == 0, err
+    lines = out.split('\n')
+    assert lines[0] == '[6.0, 6.0]'
+    folder = os.path.join(home, 'jax-cache')
+    assert lines[1] == folder
+    assert os.listdir(folder), 'nothing written to %s' % folder
+    mine = os.path.join(os.path.dirname(home), 'mine')
+    rc, out, err = run_python(code, home, dict(quick, JAX_COMPILATION_CACHE_DIR=mine))
+    assert rc == 0, err
+    assert out.split('\n')[1] == mine
+    rc, out, err = run_python(code, home + '2', dict(quick, KERAS_BACKEND_JAX_CACHE='0'))
+    assert rc == 0, err
+    assert out.split('\n')[1] == 'None'
+    assert not os.path.exists(os.path.join(home + '2', 'jax-cache'))

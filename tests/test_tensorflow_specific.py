@@ -423,3 +423,27 @@ def test_in_train_phase_compiles_only_the_phase_taken(K):
     f2 = K.function([x, K.learning_phase()], [odd])
     np.testing.assert_allclose(f2([xs, 1])[0], xs.sum(axis=1))
     np.testing.assert_allclose(f2([xs, 0])[0], xs)
+
+
+def test_session_callable_from_options(K):
+    """The session stand-in answers TensorFlow 1's _make_callable_from_options (Keras 2.2's
+    tests check for it): fed values in feed order, fetched values back (a variable read at
+    the call), target ops accepted."""
+    from tensorflow.core.protobuf import config_pb2
+    K.clear_session()
+    x = K.placeholder(shape=(None, 2), name='cx')
+    v = K.variable(np.array([1., 10.], 'float32'))
+    out = K.sum(x * 3., axis=1)
+    scaled = x * v
+    options = config_pb2.CallableOptions()
+    options.feed.append(x.name)
+    options.fetch.extend([out.name, scaled.name])
+    options.target.append(scaled.op.name)
+    call = K.get_session()._make_callable_from_options(options)
+    xs = np.array([[1., 2.], [3., 4.]], 'float32')
+    got = call(xs, run_metadata=None)
+    assert isinstance(got, list) and len(got) == 2
+    np.testing.assert_allclose(got[0], [9., 21.])
+    np.testing.assert_allclose(got[1], xs * [1., 10.])
+    K.set_value(v, np.array([2., 2.], 'float32'))
+    np.testing.assert_allclose(call(xs)[1], xs * 2.)

@@ -110,6 +110,28 @@ except ImportError as _e:  # pragma: no cover - depends on the machine
 
 jax.config.update('jax_enable_x64', True)
 
+
+def _persistent_compile_cache():
+    """XLA's persistent compilation cache, as Keras' Theano backend kept its compiled code
+    in ``~/.theano``: the programs that take JAX's threshold (a second) or more to compile
+    are kept in ``<keras config folder>/jax-cache`` and loaded by the next process that
+    builds the same program (a deep model's training function: most of its first step).
+    Left as it is when the user chose a folder (``jax_compilation_cache_dir``,
+    ``JAX_COMPILATION_CACHE_DIR``); ``KERAS_BACKEND_JAX_CACHE=0`` turns it off."""
+    if os.environ.get('KERAS_BACKEND_JAX_CACHE', '1').strip().lower() in ('0', 'false', 'no',
+                                                                            'off'):
+        return
+    if jax.config.jax_compilation_cache_dir or os.environ.get('JAX_COMPILATION_CACHE_DIR'):
+        return
+    from ..config_file import config_dir
+    try:
+        jax.config.update('jax_compilation_cache_dir', os.path.join(config_dir(), 'jax-cache'))
+    except Exception:  # noqa: BLE001 - a JAX without the option: no cache, as before
+        pass
+
+
+_persistent_compile_cache()
+
 ENGINE = 'jax'
 ENGINE_VERSION = jax.__version__
 

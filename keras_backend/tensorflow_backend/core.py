@@ -1451,6 +1451,23 @@ class _Session(object):
     def graph(self):
         return _graph()
 
+    def _make_callable_from_options(self, callable_options):
+        """TensorFlow 1's ``Session._make_callable_from_options`` (Keras 2.2's tests look
+        for it to tell TensorFlow 1.8+): ``callable_options`` (TensorFlow's
+        ``config_pb2.CallableOptions``) names the tensors fed (``feed``), fetched
+        (``fetch``) and the ops run (``target``) in the adapter's graph. Returns a callable
+        of the fed values, in ``feed`` order, giving the list of fetched values (numpy);
+        TensorFlow 1's ``run_metadata`` keyword is taken and left empty."""
+        g = _graph()
+        feeds = [g.as_graph_element(n) for n in callable_options.feed]
+        fetched = [g.as_graph_element(n) for n in callable_options.fetch]
+        targets = [g.as_graph_element(n) for n in callable_options.target]
+        fn = _Function(feeds, fetched, fetches=targets)
+
+        def call(*values, **unused):
+            return list(fn(list(values)))
+        return call
+
     def run(self, fetches, feed_dict=None):
         feed_dict = dict(feed_dict or {})
         if isinstance(fetches, dict):
