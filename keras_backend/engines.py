@@ -177,7 +177,10 @@ TABLE = (
            package='jax', extra='jax', python=((3, 11), None),
            # JAX's CPU wheel; for a GPU, install JAX's CUDA wheel instead (pip install
            # "jax[cuda12]"), see README
-           requires=('jax>=0.4.30; python_version>="3.11"',),
+           # zstandard: the persistent compilation cache's compressor (zlib without it:
+           # several seconds to write a deep model's program)
+           requires=('jax>=0.4.30; python_version>="3.11"',
+                     'zstandard; python_version>="3.11"'),
            adapter='keras_backend.jax_backend',
            collectives='keras_backend.jax_backend.collectives', workers=WORKERS_COORDINATOR,
            flips_kernels=False, keras2_known_as='tensorflow',
