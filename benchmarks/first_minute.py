@@ -17,7 +17,8 @@ images: ``densenet121`` and ``resnet50`` (32x32x3), ``inceptionv3`` (75x75x3, it
 ``nasnetmobile`` (32x32x3).
 
 Sides per engine configuration (the anchors of issue 61): ``tensorflow``: ours against
-``tf_keras`` (default mode: its ``tf.function``); ``jax``: ours against Keras 3 on JAX;
+``tf_keras`` (default mode: its ``tf.function``); ``jax`` / ``torch``: ours against Keras 3
+on that engine;
 ``theano`` / ``cntk`` (CPython 3.6): ours against Keras 2.3.1's own backend of that engine;
 ``pytensor``: ours alone (Keras has no backend of its own for it).
 
@@ -64,7 +65,7 @@ PHASES = ('import', 'build', 'compile', 'train1', 'eval1', 'predict1', 'train2')
 FIRST = ('build', 'compile', 'train1', 'eval1', 'predict1')
 #: the sides that anchor an engine configuration (the first of its sides in
 #: keras2_benchmark.SIDES that is one of these): tf_keras, Keras 3, Keras' own backends
-ANCHOR_SIDES = ('tf_keras_default', 'keras3_jax', 'keras_theano', 'keras_cntk')
+ANCHOR_SIDES = ('tf_keras_default', 'keras3_jax', 'keras3_torch', 'keras_theano', 'keras_cntk')
 #: the engines that keep compiled code in a cache folder (their flags' base_compiledir)
 COMPILE_CACHED = ('theano', 'pytensor')
 #: the engine whose adapter keeps XLA's compiled programs under the Keras config folder
@@ -101,7 +102,7 @@ def worker(engine, side, name):
         model = getattr(keras.applications, ctor)(weights=None, input_shape=shape, classes=5)
     else:
         model = kb.build(name, layers, sequential, side.startswith('tf_keras'),
-                         keras if side == 'keras3_jax' else None)
+                         keras if side.startswith('keras3_') else None)
     times['build'] = time.perf_counter() - start
     start = time.perf_counter()
     model.compile(optimizer='adam', loss='categorical_crossentropy')

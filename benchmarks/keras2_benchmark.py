@@ -130,6 +130,7 @@ OTHER_SIDES = (
     ('theano', 'keras_theano', 'Keras 2.3.1 own Theano backend'),
     ('theano', 'ours_noblas', 'keras_backend without BLAS (KERAS_BACKEND_BLAS=0)'),
     ('jax', 'keras3_jax', 'Keras 3 on JAX, its own fit'),
+    ('torch', 'keras3_torch', 'Keras 3 on PyTorch, its own fit'),
     ('jax', 'tf_keras_default', 'tf_keras default mode (tf.function)'),
 )
 #: per engine configuration: the sides, ours first, as (name, label)
@@ -355,8 +356,8 @@ def _import_framework(side):
         from tf_keras.models import Sequential
         from tf_keras.utils import to_categorical
         return keras, layers, Sequential, Callback, to_categorical, tf.random.set_seed
-    if side == 'keras3_jax':
-        import keras   # Keras 3; KERAS_BACKEND=jax (worker_env)
+    if side.startswith('keras3_'):
+        import keras   # Keras 3; KERAS_BACKEND=jax / torch (worker_env)
         from keras import layers
         from keras.callbacks import Callback
         from keras.models import Sequential
@@ -390,7 +391,7 @@ def worker(engine, side, name, epochs, batch, scale=1, paired=False):
     if side.startswith('ours') and keras.__version__ != '2.3.1':
         raise RuntimeError('found Keras %s at %s, this benchmark needs 2.3.1'
                            % (keras.__version__, os.path.dirname(keras.__file__)))
-    if side == 'keras3_jax':
+    if side.startswith('keras3_'):
         keras.config.set_floatx('float32')
         keras.config.set_image_data_format('channels_last')
     else:
@@ -412,12 +413,12 @@ def worker(engine, side, name, epochs, batch, scale=1, paired=False):
             self.end.append(time.perf_counter())
 
     if name in REALISTIC:
-        model = build_realistic(name, keras, side == 'keras3_jax')
+        model = build_realistic(name, keras, side.startswith('keras3_'))
         inputs, targets, loss = realistic_data(name, REALISTIC[name][0] * scale)
         batch = REALISTIC[name][1]
     else:
         model = build(name, layers, sequential, side.startswith('tf_keras'),
-                      keras if side == 'keras3_jax' else None)
+                      keras if side.startswith('keras3_') else None)
         inputs, targets = prepare(name, x), to_categorical(y, 10).astype('float32')
         loss = 'categorical_crossentropy'
     init = initial_weights(model)
@@ -508,8 +509,8 @@ def worker_env(engine, side, repo, cold_dir):
             env['KERAS_BACKEND_BLAS'] = '0'
     elif side in ('keras_cntk', 'keras_theano'):
         env['KERAS_BACKEND'] = side.split('_')[1]
-    elif side == 'keras3_jax':
-        env['KERAS_BACKEND'] = 'jax'
+    elif side.startswith('keras3_'):
+        env['KERAS_BACKEND'] = side[len('keras3_'):]   # Keras 3's own backend name
     else:
         env.pop('KERAS_BACKEND', None)
     if cold_dir is not None and engine == 'jax' and side.startswith('ours'):
