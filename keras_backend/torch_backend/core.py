@@ -184,7 +184,10 @@ def _spec_of(v):
 # ---------------------------------------------------------------------------
 
 def _flatten(args):
-    """``(leaves, treedef)`` of nested lists and tuples; anything else is a leaf."""
+    """``(leaves, treedef)`` of nested lists and tuples; anything else is a leaf. A tuple
+    of leaves only (an op's plain positional arguments, most nodes) has the treedef
+    ``_FLAT``, which ``_unflatten`` turns back without a walk: a graph evaluated op by op
+    (a recurrent step at every time step) pays it at every node."""
     leaves = []
 
     def walk(v):
@@ -194,10 +197,20 @@ def _flatten(args):
             return ('tuple', [walk(e) for e in v])
         leaves.append(v)
         return None
-    return leaves, walk(args)
+    treedef = walk(args)
+    if treedef is not None and treedef[0] == 'tuple' and \
+            all(c is None for c in treedef[1]):
+        return leaves, _FLAT
+    return leaves, treedef
+
+
+#: the treedef of a tuple of leaves
+_FLAT = 'flat'
 
 
 def _unflatten(treedef, leaves):
+    if treedef is _FLAT:
+        return leaves
     it = iter(leaves)
 
     def build(d):
