@@ -4,6 +4,8 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
+import numpy as np
+
 from .core import (graph_aware, tf, _constant_like, _has_variable, _is_symbolic, _to_tensor,
                    _Update)
 
@@ -51,6 +53,11 @@ def update_sub(x, decrement):
 @graph_aware
 def _moving_average_value(x, value, momentum):
     value = _to_tensor(value, x.dtype)
+    if isinstance(momentum, (int, float, np.integer, np.floating)):
+        # 1 - momentum in Python, as TensorFlow 1's assign_moving_average took it (one
+        # constant, not two and a subtraction in every BatchNormalization's graph)
+        rest = _constant_like(value, 1. - float(momentum))
+        return x * _constant_like(value, momentum) + value * rest
     momentum = _constant_like(value, momentum)
     return x * momentum + value * (1 - momentum)
 
