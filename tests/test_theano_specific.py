@@ -417,3 +417,27 @@ def test_keras_2_0_to_2_2_get_theano_1_variable_truth(TK, monkeypatch):
     if _engine.ENGINE == 'pytensor':
         with pytest.raises(TypeError):
             bool(K.placeholder(shape=(3,)) * 2.)
+
+
+def test_rnn_state_of_batch_one_takes_the_loop_state(TK):
+    """A state variable of batch size 1 (a stateful layer's; our variables are broadcastable
+    on their size-1 axes) is carried unbroadcast by the loop; the step's ops built on its
+    stand-in (a DimShuffle, as ConvLSTM2D's transposes make) take the loop's state (Keras
+    2.2.4's stateful ConvLSTM2D test raised Theano's broadcast-pattern TypeError)."""
+    K = TK
+    s0 = K.variable(np.ones((1, 3), 'float32'))
+    x = K.placeholder(shape=(1, 4, 3))
+
+    def step(xt, states):
+        h = xt + K.transpose(K.transpose(states[0])) * 0.5
+        return h, [h]
+    last, outs, _ = K.rnn(step, x, [s0])
+    xs = np.arange(12, dtype='float32').reshape(1, 4, 3)
+    got_last, got_outs = K.function([x], [last, outs])([xs])
+    h = np.ones((1, 3), 'float32')
+    want = []
+    for t in range(4):
+        h = xs[:, t] + h * 0.5
+        want.append(h)
+    np.testing.assert_allclose(got_outs, np.stack(want, axis=1), atol=1e-5)
+    np.testing.assert_allclose(got_last, want[-1], atol=1e-5)

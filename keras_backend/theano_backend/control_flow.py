@@ -70,7 +70,11 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # cells draw their dropout masks so) build them outside the loop.
     out0, _ = step_function(seq[0], initial_states + constants)
     x_in = _stand_in(seq[0], tuple(_known_shape(seq))[1:])
-    s_in = [_stand_in(s, _known_shape(s)) for s in initial_states]
+    # the states' stand-ins unbroadcast, as _scan carries them (a stateful layer's state
+    # variable of batch size 1 is broadcastable on that axis): an op the step builds on
+    # a stand-in then takes the loop's own state variable
+    s_in = [_stand_in(_engine.unbroadcast(s) if _bany(s.broadcastable) else s,
+                      _known_shape(s)) for s in initial_states]
     draws_before = _engine.rng_mark()
     out, new_states = step_function(x_in, s_in + constants)
     new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]
