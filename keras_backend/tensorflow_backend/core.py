@@ -926,23 +926,32 @@ def _subgraph_def(ops):
     out = tf.compat.v1.GraphDef()
     out.versions.CopyFrom(g.graph_def_versions)
     keep = set(op.name for op in ops)
-    wanted = []
     for op in ops:
         node = out.node.add()
         node.CopyFrom(op.node_def)
-        wanted.extend(_function_names(node.attr))
         _trim_colocation(node, keep)
-    done = set()
+    # pylint: disable=protected-access
+    found = _called_functions(out.node, lambda name: g._get_function(name).definition)
+    out.library.function.extend(found.values())
+    return out
+
+
+def _called_functions(nodes, definition):
+    """``{name: FunctionDef}`` of the functions that NodeDefs ``nodes`` call, directly or
+    through the functions they call; ``definition(name)`` gives one (None: not there)."""
+    found = {}
+    wanted = [name for node in nodes for name in _function_names(node.attr)]
     while wanted:
         name = wanted.pop()
-        if name in done:
+        if name in found:
             continue
-        done.add(name)
-        fdef = g._get_function(name).definition    # pylint: disable=protected-access
-        out.library.function.add().CopyFrom(fdef)
+        fdef = definition(name)
+        if fdef is None:
+            continue
+        found[name] = fdef
         for node in fdef.node_def:
             wanted.extend(_function_names(node.attr))
-    return out
+    return found
 
 
 def _fix_phase(sub, phase, value):
@@ -1020,15 +1029,7 @@ def _prune_unreached(sub, roots):
     for node in kept.node:
         _trim_colocation(node, names)
     library = dict((f.signature.name, f) for f in sub.library.function)
-    wanted = [name for n in kept.node for name in _function_names(n.attr)]
-    called = set()
-    while wanted:
-        name = wanted.pop()
-        if name in called or name not in library:
-            continue
-        called.add(name)
-        for node in library[name].node_def:
-            wanted.extend(_function_names(node.attr))
+    called = _called_functions(kept.node, library.get)
     kept.library.function.extend(f for f in sub.library.function
                                  if f.signature.name in called)
     kept.library.gradient.extend(g for g in sub.library.gradient
@@ -1040,15 +1041,12 @@ def _prune_unreached(sub, roots):
 
 def _zero_results(fdef):
     """Indices of the results of function ``fdef`` that are zeros by construction
-    (a ``ZerosLike`` or an all-zero constant)."""
+    (``_is_zeros``)."""
     nodes = dict((n.name, n) for n in fdef.node_def)
     found = []
     for k, arg in enumerate(fdef.signature.output_arg):
         node = nodes.get(fdef.ret[arg.name].split(':')[0])
-        if node is None:
-            continue
-        if node.op == 'ZerosLike' or (node.op == 'Const' and not np.any(
-                tf.make_ndarray(node.attr['value'].tensor))):
+        if node is not None and _is_zeros(node, nodes):
             found.append(k)
     return found
 
@@ -1105,61 +1103,55 @@ def _drop_zero_terms(sub, calls, picked=()):
     each zero, and no ``0 * inf`` of that side's derivatives."""
     library = dict((f.signature.name, f) for f in sub.library.function)
     nodes = dict((n.name, n) for n in sub.node)
-    zero = set()
-
-    def mark(node, k=None):
-        found = []
-        outs = range(8) if k is None else (k,)
-        for j in outs:
-            name = '%s:%d' % (node.name, j)
-            if name not in zero:
-                zero.add(name)
-                found.append(name)
-            if j == 0 and node.name not in zero:
-                zero.add(node.name)
-                found.append(node.name)
-        return found
-
+    zero = set()        # (node name, output index), or (node name, None): every output
     todo = []
+
+    def mark(name, k=None):
+        if (name, k) not in zero and (name, None) not in zero:
+            zero.add((name, k))
+            todo.append((name, k))
+
+    def is_zero(tensor):
+        name, _, k = tensor.partition(':')
+        if (name, None) in zero or (name, int(k or 0)) in zero:
+            return True
+        return name in nodes and _is_zeros(nodes[name], nodes)
+
     for node in calls:
         for k in _zero_results(library[node.attr['f'].func.name]):
-            todo.extend(mark(node, k))
+            mark(node.name, k)
     for node in picked:
-        source = nodes.get(node.input[0].split(':')[0])
-        if source is not None and _is_zeros(source, nodes):
-            todo.extend(mark(node, 0))
+        if is_zero(node.input[0]):
+            mark(node.name, 0)
     if not todo:
         return
-    consumers = {}
+    consumers = {}      # node name -> [(consumer, input position, output index)]
     for node in sub.node:
-        for i, name in enumerate(node.input):
-            if not name.startswith('^'):
-                consumers.setdefault(name, []).append((node, i))
-    def is_zero(name):
-        if name in zero:
-            return True
-        source = nodes.get(name.split(':')[0])
-        return source is not None and _is_zeros(source, nodes)
-
+        for i, tensor in enumerate(node.input):
+            if not tensor.startswith('^'):
+                name, _, k = tensor.partition(':')
+                consumers.setdefault(name, []).append((node, i, int(k or 0)))
     while todo:
-        name = todo.pop()
-        for node, i in consumers.get(name, ()):
+        name, k = todo.pop()
+        for node, i, out in consumers.get(name, ()):
+            if k is not None and out != k:
+                continue
             if node.op == 'IdentityN':
-                todo.extend(mark(node, i))
+                mark(node.name, i)
             elif i in _ZERO_IN_ZERO_OUT.get(node.op, ()):
-                todo.extend(mark(node))
+                mark(node.name)
             elif node.op in _ZERO_IF_ALL_ZERO:
                 data = [j for j in node.input if not j.startswith('^')]
                 where = _ZERO_IF_ALL_ZERO[node.op]
                 if where is not None:
-                    data = [data[k] for k in where]
+                    data = [data[p] for p in where]
                 if all(is_zero(j) for j in data):
-                    todo.extend(mark(node, 0))
+                    mark(node.name, 0)
     for node in sub.node:
         if node.op != 'AddN':
             continue
         data = [i for i in node.input if not i.startswith('^')]
-        keep = [i for i in data if i not in zero]
+        keep = [i for i in data if not is_zero(i)]
         if not keep or len(keep) == len(data):
             continue
         control = [i for i in node.input if i.startswith('^')]

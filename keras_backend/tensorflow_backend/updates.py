@@ -4,8 +4,7 @@
 Their argument rules and docstrings are there; these are unchecked and call each other
 directly (the package puts each behind its checks).
 """
-import numpy as np
-
+from .. import checks
 from .core import (graph_aware, tf, _constant_like, _has_variable, _is_symbolic, _to_tensor,
                    _Update)
 
@@ -53,7 +52,7 @@ def update_sub(x, decrement):
 @graph_aware
 def _moving_average_value(x, value, momentum):
     value = _to_tensor(value, x.dtype)
-    if isinstance(momentum, (int, float, np.integer, np.floating)):
+    if checks._is_number(momentum):
         # 1 - momentum in Python, as TensorFlow 1's assign_moving_average took it (one
         # constant, not two and a subtraction in every BatchNormalization's graph)
         rest = _constant_like(value, 1. - float(momentum))

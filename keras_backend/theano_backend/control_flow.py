@@ -73,8 +73,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # the states' stand-ins unbroadcast, as _scan carries them (a stateful layer's state
     # variable of batch size 1 is broadcastable on that axis): an op the step builds on
     # a stand-in then takes the loop's own state variable
-    s_in = [_stand_in(_engine.unbroadcast(s) if _bany(s.broadcastable) else s,
-                      _known_shape(s)) for s in initial_states]
+    s_in = [_stand_in(_engine.unbroadcast(s), _known_shape(s)) for s in initial_states]
     draws_before = _engine.rng_mark()
     out, new_states = step_function(x_in, s_in + constants)
     new_states = [T.cast(ns, s.dtype) for s, ns in zip(initial_states, list(new_states))]

@@ -205,7 +205,7 @@ def _flatten(args):
 
 
 #: the treedef of a tuple of leaves
-_FLAT = 'flat'
+_FLAT = object()
 
 
 def _unflatten(treedef, leaves):
