@@ -115,3 +115,63 @@ def test_an_index_computed_in_the_graph(K):
     assert np.array_equal(K.eval(v[K.constant(-1, dtype='int32')]), [9., 10., 11.])
     sums = K.map_fn(lambda j: K.sum(v[j]), K.arange(4), dtype=K.floatx())
     assert np.allclose(K.eval(sums), np.arange(12.).reshape(4, 3).sum(1))
+
+
+def test_a_loop_body_runs_from_its_plan(K, capsys):
+    """``rnn`` runs its step graph from an evaluation plan made once (eager_graph's
+    ``Plan``): the step's outer values (a weight) are read once per call, not per step, the
+    stand-ins are seeded each step, a state handed on unchanged is its stand-in, and a
+    switch in the step (a lazy op) computes only the branch taken."""
+    from keras_backend.eager_graph import graph
+    rng = np.random.RandomState(3)
+    xs = rng.randn(2, 5, 3).astype('float32')
+    w = rng.randn(3, 4).astype('float32')
+    x, kernel = K.placeholder((None, 5, 3)), K.variable(w)
+    flag = K.placeholder((), dtype='bool')
+
+    def step(inp, states):
+        h, kept = states
+        z = K.dot(inp, kernel)
+        gate = K.switch(flag, K.sigmoid(z), K.print_tensor(z, 'untaken branch: '))
+        return h + gate, [h + gate, kept]
+
+    calls = []
+    original = graph.Plan.outer_values
+
+    def counted(self, ctx, given=()):
+        calls.append(1)
+        return original(self, ctx, given)
+    graph.Plan.outer_values = counted
+    try:
+        last, seq, (h, kept) = K.rnn(step, x, [K.zeros((2, 4)), K.ones((2, 4))])
+        f = K.function([x, flag], [last, seq, h, kept])
+        capsys.readouterr()
+        calls[:] = []
+        out = f([xs, True])
+        taken = capsys.readouterr().out
+        other = f([xs, False])
+        untaken = capsys.readouterr().out
+    finally:
+        graph.Plan.outer_values = original
+    want = np.cumsum(1. / (1. + np.exp(-xs.dot(w))), axis=1)
+    np.testing.assert_allclose(out[1], want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[0], want[:, -1], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[2], want[:, -1], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(out[3], np.ones((2, 4)))
+    np.testing.assert_allclose(other[0], xs.dot(w).sum(axis=1), rtol=1e-5, atol=1e-5)
+    # per call: the function's root plan and the step's outer values, not once per step
+    assert len(calls) == 4
+    assert 'untaken branch' not in taken and untaken.count('untaken branch') == 5
+
+
+def test_static_index_keys(K):
+    """A key of Python or numpy ints, slices of them, ``...`` and None is made once with
+    the node; the values are numpy's."""
+    a = np.arange(60., dtype='float32').reshape(3, 4, 5)
+    x = K.placeholder((None, 4, 5))
+    keys = [(slice(None), 1), (0, slice(1, 3), slice(None, None, 2)), (Ellipsis, None, -1),
+            np.int64(2), (slice(None), slice(np.int32(1), None)), (-1, None)]
+    outs = K.function([x], [x[k] for k in keys])([a])
+    for k, o in zip(keys, outs):
+        np.testing.assert_array_equal(o, a[k])
+    assert K.int_shape(x[:, 1]) == (None, 5) and K.int_shape(x[..., None, -1]) == (None, 4, 1)

@@ -404,6 +404,124 @@ class Context(object):
                           seeds=seeds, variables=self.variables)
 
 
+class Plan(object):
+    """The evaluation of ``roots`` worked out once, for a context that runs it many times
+    (a loop body at every time step, a training function at every batch): the nodes in
+    evaluation order, each with the memo keys its leaves' values are read from. Running it
+    does what :meth:`Context.value` does for each root, without the walk, the stack and
+    the questions to the parent at every node.
+
+    ``local``: the ids of the nodes a child context evaluates itself (None: a root
+    context, which evaluates every node). The plan's inputs are the nodes it does not
+    compute: for a child, the nodes outside ``local`` (read from the parent, once per
+    :meth:`run` or given as ``outer``) and the stand-ins inside it (given as seeds); for a
+    root context, the graph's leaves (placeholders, variables, the learning phase). A
+    node whose leaf is lazy (``op.lazy_leaves``: a switch's branches, a gradient's loss)
+    is run with what the memo holds there; the op evaluates the rest itself.
+
+    Example (a loop body's step graph, run per time step):
+        >>> plan = Plan([out] + new_states, local)
+        >>> outer = plan.outer_values(ctx)
+        >>> child = plan.run(ctx, {x_in.id: x_t, s_in.id: s_t}, outer)
+        >>> child.memo[out.id]
+    """
+
+    def __init__(self, roots, local=None):
+        self.roots = [r for r in roots if isinstance(r, Node)]
+        self.local = local
+        self._steps = None
+        self._outer = None
+        self._consts = None
+
+    def _build(self):
+        local = self.local
+        steps, outer, consts = [], [], {}
+        seen = set()
+        stack = [(r, False) for r in reversed(self.roots)]
+        while stack:
+            n, ready = stack.pop()
+            if ready:
+                lazy = getattr(n.op, 'lazy_leaves', ())
+                keys = []
+                for i, v in enumerate(n.leaves):
+                    if isinstance(v, Node):
+                        keys.append(v.id)
+                    else:
+                        k = -1 - len(consts)
+                        consts[k] = v
+                        keys.append(k)
+                steps.append((n.id, n, tuple(keys), frozenset(lazy),
+                              bool(getattr(n.op, 'needs_context', False))))
+                continue
+            if n.id in seen:
+                continue
+            seen.add(n.id)
+            if (local is not None and n.id not in local) or n.op is None:
+                # an input: the parent's value, a seed, or (root context) a graph leaf
+                outer.append(n)
+                continue
+            stack.append((n, True))
+            lazy = getattr(n.op, 'lazy_leaves', ())
+            for i in range(len(n.leaves) - 1, -1, -1):
+                v = n.leaves[i]
+                if isinstance(v, Node) and v.id not in seen and i not in lazy:
+                    stack.append((v, False))
+        self._steps, self._outer, self._consts = steps, outer, consts
+
+    def outer_values(self, ctx, given=()):
+        """{id: value} of the plan's inputs that ``ctx`` (the parent of the contexts that
+        run it; for a root plan, the context itself) provides: parent values and graph
+        leaves, not the stand-ins a child is seeded with nor the ids in ``given``."""
+        if self._steps is None:
+            self._build()
+        out = dict(self._consts)
+        for n in self._outer:
+            if n.id in given:
+                continue
+            if self.local is None:
+                out[n.id] = ctx.memo[n.id] if n.id in ctx.memo else ctx._leaf(n)
+            elif n.id not in self.local:
+                out[n.id] = ctx.value(n)
+        return out
+
+    def run(self, ctx, seeds=None, outer=None):
+        """Evaluate the plan: for a child plan in a new child of ``ctx`` seeded with
+        ``seeds`` ({id: value} of the stand-ins) and ``outer`` (:meth:`outer_values`,
+        read from ``ctx`` when not given); for a root plan in ``ctx`` itself. Returns the
+        context that holds the values (``.memo[node.id]``)."""
+        if outer is None:
+            outer = self.outer_values(ctx, seeds or ())
+        if self.local is None:
+            run_in = ctx
+            memo = ctx.memo
+            for k, v in outer.items():
+                if k not in memo:
+                    memo[k] = v
+        else:
+            memo = dict(outer)
+            if seeds:
+                memo.update(seeds)
+            run_in = ctx.child(self.local, None)
+            run_in.memo = memo
+        unflatten = run_in._engine._unflatten
+        call = None if type(run_in)._call is Context._call else run_in._call
+        for nid, n, keys, lazy, needs_context in self._steps:
+            if nid in memo:
+                continue
+            if lazy:
+                vals = [memo.get(k) if i in lazy else memo[k] for i, k in enumerate(keys)]
+            else:
+                vals = [memo[k] for k in keys]
+            args = unflatten(n.treedef, vals)
+            if needs_context:
+                memo[nid] = n.op(run_in, *args)
+            elif call is None:
+                memo[nid] = n.op(*args)
+            else:
+                memo[nid] = call(n, args, vals)
+        return run_in
+
+
 # ---------------------------------------------------------------------------
 # The session stand-in, pending variable updates, control dependencies
 # ---------------------------------------------------------------------------

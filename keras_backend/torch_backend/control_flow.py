@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import generic
 from .core import (torch, stack, Tensor, _apply, _builtin_max, _builtin_min, _context_op,
-                   _dependents, _flatten, _host, _infer, _multi_node, _ndim, _node, _ONE,
+                   _dependents, _flatten, _host, _infer, _multi_node, _ndim, _node, _ONE, _Plan,
                    _Spec, _spec_of, _static_shape, _to_tensor, _tracing_loop_body, _walk)
 from .session import learning_phase
 from .tensors import zeros_like
@@ -88,6 +88,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     n_states = len(initial_states)
     out_avals = _avals_of(out)
     state_avals = [_avals_of(s) for s in initial_states]
+    step = _Plan([out] + new_states, local)
+    state_ids = [s.id for s in s_in]
 
     @_context_op
     def op(ctx, x, m, states0, body_refs):
@@ -100,18 +102,25 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         states = [s if isinstance(s, torch.Tensor) else torch.as_tensor(np.asarray(s))
                   for s in states0]
         outs = []
-        for t in order:
-            child = ctx.child(local, dict([(x_in.id, x[:, t])] +
-                                          [(s.id, v) for s, v in zip(s_in, states)]))
-            with _tracing_loop_body():
-                o = _cast_like(child.value(out), out_avals[0])
-                ns = [_cast_like(child.value(v), a[0]) for v, a in zip(new_states, state_avals)]
-            if m is not None:
-                keep = m[:, t].to(torch.bool)
-                o = torch.where(_right_pad(keep, o.ndim), o, prev)
-                ns = [torch.where(_right_pad(keep, s.ndim), a, s) for a, s in zip(ns, states)]
-            outs.append(o)
-            prev, states = o, ns
+        # the step's outer values (weights, dropout masks) once, then the step per time step
+        outer = step.outer_values(ctx)
+        # the time steps as views of one unbind, whose gradient is one stack (indexing
+        # x[:, t] per step would give a full-size gradient per step to be summed)
+        steps_of_x = torch.unbind(x, 1) if n else ()
+        with _tracing_loop_body():
+            for t in order:
+                seeds = dict(zip(state_ids, states))
+                seeds[x_in.id] = steps_of_x[t]
+                memo = step.run(ctx, seeds, outer).memo
+                o = _cast_like(memo[out.id], out_avals[0])
+                ns = [_cast_like(memo[v.id], a[0]) for v, a in zip(new_states, state_avals)]
+                if m is not None:
+                    keep = m[:, t].to(torch.bool)
+                    o = torch.where(_right_pad(keep, o.ndim), o, prev)
+                    ns = [torch.where(_right_pad(keep, s.ndim), a, s)
+                          for a, s in zip(ns, states)]
+                outs.append(o)
+                prev, states = o, ns
         if outs:
             seq = torch.stack(outs, dim=1)
         else:

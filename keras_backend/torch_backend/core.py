@@ -49,6 +49,7 @@ learning phase, variables updated in place). This adapter follows the JAX adapte
 """
 import contextlib
 import functools
+import operator
 import sys
 
 import numpy as np
@@ -239,6 +240,11 @@ class Tensor(graph.Node):
 
     # operators ----------------------------------------------------------
     def __getitem__(self, key):
+        static = _static_key(key)
+        if static is not _NOT_STATIC:
+            # ints and slices of ints: the key is made once (Keras' gate slices, a loop's
+            # x[:, t]), not rebuilt at every evaluation
+            return _apply(operator.itemgetter(static), self)
         return _apply(_getitem, self, _index_leaf(key))
 
     def __neg__(self):
@@ -281,13 +287,17 @@ def _as_operand(v, other):
 
 
 def _binary(name, reflected=False):
+    fn = _BINARY[name]
+
     def op(a, b):
+        if type(a) is torch.Tensor and type(b) is torch.Tensor:
+            return fn(a, b)
         a, b = _as_operand(a, b), _as_operand(b, a)
         if not isinstance(a, torch.Tensor):
             a = _scalar_like(a, b)
         if not isinstance(b, torch.Tensor):
             b = _scalar_like(b, a)
-        return _BINARY[name](a, b)
+        return fn(a, b)
     op.__name__ = name
 
     def method(self, other):
@@ -356,6 +366,31 @@ def _index_leaf(key):
     if isinstance(key, _builtin_slice):
         return ('slice', (key.start, key.stop, key.step))
     return ('item', key)
+
+
+def _static_key(key):
+    """``key`` with Python ints where it holds only ints, None, ``...`` and slices of
+    ints (numpy ints included); else ``_NOT_STATIC``."""
+    if isinstance(key, tuple):
+        parts = tuple(_static_key(k) for k in key)
+        return _NOT_STATIC if _builtin_any(p is _NOT_STATIC for p in parts) else parts
+    if isinstance(key, _builtin_slice):
+        ends = (key.start, key.stop, key.step)
+        if not _builtin_all(e is None or _is_python_int(e) for e in ends):
+            return _NOT_STATIC
+        return _builtin_slice(*[None if e is None else int(e) for e in ends])
+    if _is_python_int(key):
+        return int(key)
+    if key is Ellipsis or key is None:
+        return key
+    return _NOT_STATIC
+
+
+_NOT_STATIC = object()
+
+
+def _is_python_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _index_key(leaf):
@@ -629,6 +664,7 @@ def _is_array_tree(v):
 
 _context_op = graph.context_op
 _walk = graph.walk
+_Plan = graph.Plan
 _dependents = graph.dependents
 
 
@@ -791,12 +827,15 @@ class Function(eager_function.Function):
     def _phase_of(self, v):
         return int(np.asarray(_host(v)))
 
+    def _prepare(self, nodes, **kwargs):
+        # the gradients first (their pass hands the forward values on), then the rest
+        self._plan = graph.Plan(self._gradient_nodes + self._update_values + self.outputs)
+
     def _run(self, fed, phase):
         feeds = dict(zip(self._fed, fed))
         ctx = _Context(feeds=feeds, learning_phase=phase)
         with torch.no_grad():
-            for g in self._gradient_nodes:
-                ctx.value(g)
+            self._plan.run(ctx)
             news = [ctx.value(v) for v in self._update_values]
             outs = [ctx.value(o) for o in self.outputs]
         # an update keeps its variable's dtype and shape (a (n,) value for an (n, 1) one)

@@ -14,7 +14,7 @@ from ..eager_graph import sections
 from . import core
 from .core import (Function, int_shape, torch, Tensor, Variable, _apply, _context_op,
                    _dependents, _flatten, _GRAD_DEPTH, _host, _is_array_tree, _multi_node,
-                   _outputs, _PROBING, _Spec, _to_tensor)
+                   _outputs, _Plan, _PROBING, _Spec, _to_tensor)
 from .tensors import eval, zeros_like
 
 #: this module: the functions of ``generic`` bound here read ``set_value`` and ``int_shape``
@@ -98,6 +98,7 @@ def gradients(loss, variables):
     local = _dependents([loss], sym)
     for w in sym:
         local.discard(w.id)
+    forward = _Plan([loss], local)
 
     @_context_op
     def op(ctx, loss_leaf, *wrt_vals):
@@ -107,8 +108,8 @@ def gradients(loss, variables):
             _GRAD_DEPTH[0] += 1
             try:
                 sources = [_source(v) if d else v for v, d in zip(wrt_vals, diff)]
-                child = ctx.child(local, dict((w.id, s) for w, s in zip(sym, sources)))
-                total = child.value(loss)
+                child = forward.run(ctx, dict((w.id, s) for w, s in zip(sym, sources)))
+                total = child.memo[loss.id]
                 if not isinstance(total, torch.Tensor):
                     total = torch.as_tensor(total)
                 total = total.sum()

@@ -7,20 +7,20 @@ directly (the package puts each behind its checks).
 import numpy as np
 
 from .core import (torch, Tensor, _builtin_any, _Context, _context_op, _dependents,
-                   _flatten, _normalize_dtype, _Spec, _to_tensor, _torch_dtype,
+                   _flatten, _normalize_dtype, _Plan, _Spec, _to_tensor, _torch_dtype,
                    _tracing_loop_body, _walk)
 from .control_flow import _avals_of, _drop_axis, _step_standin
 
 
 def _loop_body(fn, arg_avals, names):
-    """Build ``fn`` once on stand-ins: (stand-ins, output, the nodes depending on them,
-    the outer tensors the body reads)."""
+    """Build ``fn`` once on stand-ins: (stand-ins, output, the body's evaluation plan
+    over the nodes depending on them, the outer tensors the body reads)."""
     ins = [_step_standin(a, n) for a, n in zip(arg_avals, names)]
     out = _to_tensor(fn(*ins))
     local = _dependents([out], ins)
     refs = [v for n in _walk([out]) if n.id in local
             for v in n.leaves if isinstance(v, Tensor) and v.id not in local]
-    return ins, out, local, refs
+    return ins, out, _Plan([out], local), refs
 
 
 def _value(v):
@@ -31,16 +31,18 @@ def map_fn(fn, elems, name=None, dtype=None):
     """A Python loop over the first axis of ``elems``, ``fn`` built once on a stand-in,
     the results stacked (``torch.stack``)."""
     elems = _to_tensor(elems)
-    (x_in,), out, local, refs = _loop_body(fn, [_drop_axis(_avals_of(elems), 0)], ['elem'])
+    (x_in,), out, body, refs = _loop_body(fn, [_drop_axis(_avals_of(elems), 0)], ['elem'])
     out_dt = _torch_dtype(_normalize_dtype(dtype)) if dtype is not None else None
     out_aval = _avals_of(out)[0]
 
     @_context_op
     def op(ctx, xs, _refs):
         results = []
+        outer = body.outer_values(ctx)
+        elems = torch.unbind(xs, 0)    # one unbind: its gradient is one stack
         for i in range(xs.shape[0]):
             with _tracing_loop_body():
-                v = _value(ctx.child(local, {x_in.id: xs[i]}).value(out))
+                v = _value(body.run(ctx, {x_in.id: elems[i]}, outer).memo[out.id])
             results.append(v.to(out_dt) if out_dt is not None else v)
         if not results:
             return torch.zeros((0,) + tuple(out_aval.shape),
@@ -72,15 +74,17 @@ def _fold(fn, elems, initializer, reverse_order):
         rest = elems[:-1] if reverse_order else elems[1:]
     else:
         init, rest = _to_tensor(initializer), elems
-    (acc_in, x_in), out, local, refs = _loop_body(fn, [_avals_of(init), e_av], ['acc', 'elem'])
+    (acc_in, x_in), out, body, refs = _loop_body(fn, [_avals_of(init), e_av], ['acc', 'elem'])
 
     @_context_op
     def op(ctx, a0, xs, _refs):
         acc = _value(a0)
         order = range(xs.shape[0] - 1, -1, -1) if reverse_order else range(xs.shape[0])
+        outer = body.outer_values(ctx)
+        elems = torch.unbind(xs, 0)
         for i in order:
             with _tracing_loop_body():
-                v = ctx.child(local, {acc_in.id: acc, x_in.id: xs[i]}).value(out)
+                v = body.run(ctx, {acc_in.id: acc, x_in.id: elems[i]}, outer).memo[out.id]
             acc = _value(v).to(acc.dtype)
         return acc
     leaves, treedef = _flatten((init, rest, refs))

@@ -31,7 +31,12 @@ def _pair(a, b):
 
 
 def _dot(a, b):
-    a, b = _pair(a, b)
+    if not (type(a) is torch.Tensor and type(b) is torch.Tensor and a.dtype == b.dtype and
+            a.device == b.device):
+        a, b = _pair(a, b)
+    if b.ndim <= 2 and a.ndim >= 1:
+        # x's last axis with y's first: matmul's own rule (one mm over x's leading axes)
+        return torch.matmul(a, b)
     if b.ndim <= 2 or a.ndim <= 1:
         return torch.tensordot(a, b, dims=([a.ndim - 1], [0])) if b.ndim <= 2 \
             else torch.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
