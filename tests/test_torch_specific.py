@@ -175,3 +175,46 @@ def test_static_index_keys(K):
     for k, o in zip(keys, outs):
         np.testing.assert_array_equal(o, a[k])
     assert K.int_shape(x[:, 1]) == (None, 5) and K.int_shape(x[..., None, -1]) == (None, 4, 1)
+
+
+def test_update_arithmetic_reuses_fresh_buffers(K):
+    """A K.function writes a binary op's result into an operand's buffer where that operand
+    is another op's new tensor read nowhere else (an optimizer's arithmetic over a large
+    weight, as Keras 3's optimizers update in place on PyTorch); a value that is an
+    output, read twice or a variable's own is never written into; the numbers are
+    numpy's."""
+    rng = np.random.RandomState(0)
+    n = 40000    # above the size where reuse pays
+    w0, g0 = rng.randn(n).astype('float32'), rng.randn(n).astype('float32')
+    v, m = K.variable(w0), K.variable(np.zeros(n, 'float32'))
+    g = K.placeholder((n,))
+    scaled = v * 2.
+    m_t = 0.9 * m + 0.1 * K.square(g)      # the sum written into 0.9 * m's buffer
+    twice = (g * 3.) + (g * 3.)             # one node read twice: not written into
+    p_t = v - 0.5 * m_t / (K.sqrt(m_t) + 1e-7) + twice
+    f = K.function([g], [scaled, m_t], updates=[(m, m_t), (v, p_t)])
+    reused = []
+    plan_reuse = f._plan.reuse
+
+    def counted(node, vals, positions):
+        out = plan_reuse(node, vals, positions)
+        reused.append(out is not None)
+        return out
+    f._plan.reuse = counted
+    out_scaled, out_m = f([g0])
+    want_m = 0.1 * g0 ** 2
+    np.testing.assert_allclose(out_scaled, 2. * w0, rtol=1e-6)
+    np.testing.assert_allclose(out_m, want_m, rtol=1e-6)
+    np.testing.assert_allclose(K.get_value(m), want_m, rtol=1e-6)
+    want_v = w0 - 0.5 * want_m / (np.sqrt(want_m) + 1e-7) + 6. * g0
+    np.testing.assert_allclose(K.get_value(v), want_v, rtol=1e-5, atol=1e-5)
+    assert any(reused)
+    # a small tensor, or one autograd records, gets a new tensor as before
+    import torch
+    add = [nd for nd in f._plan.roots if nd is m_t][0]
+    big, other = torch.ones(n), torch.ones(n)
+    with torch.no_grad():
+        assert plan_reuse(add, [torch.ones(10), torch.ones(10)], (0,)) is None
+        assert plan_reuse(add, [big, other], (0,)) is big
+    with torch.enable_grad():
+        assert plan_reuse(add, [torch.ones(n), torch.ones(n)], (0,)) is None

@@ -424,18 +424,48 @@ class Plan(object):
         >>> outer = plan.outer_values(ctx)
         >>> child = plan.run(ctx, {x_in.id: x_t, s_in.id: s_t}, outer)
         >>> child.memo[out.id]
+
+    ``reuse`` (a root plan's option): ``reuse(node, vals, positions)``, the engine's
+    in-place form of an op marked ``op.out_fn`` (an elementwise op that can write into one
+    of its operands), given the leaf positions whose values the op may overwrite, returning
+    None where the values do not allow it. A position qualifies when its leaf's op is marked
+    ``op.fresh`` (its value is always a new buffer, never a view of a variable or of an
+    input) and nothing else in the graph of ``roots`` reads that leaf (one use, not a root).
     """
 
-    def __init__(self, roots, local=None):
+    def __init__(self, roots, local=None, reuse=None):
         self.roots = [r for r in roots if isinstance(r, Node)]
         self.local = local
+        self.reuse = reuse
         self._steps = None
         self._outer = None
         self._consts = None
 
+    def _reusable(self):
+        """{node id: the leaf positions whose buffers the node may write into}."""
+        uses = {}
+        for r in self.roots:
+            uses[r.id] = uses.get(r.id, 0) + 2     # a root's value is read after the run
+        nodes = walk(self.roots)
+        for n in nodes:
+            for v in n.leaves:
+                if isinstance(v, Node):
+                    uses[v.id] = uses.get(v.id, 0) + 1
+        out = {}
+        for n in nodes:
+            if n.op is None or not getattr(n.op, 'out_fn', None):
+                continue
+            positions = tuple(i for i, v in enumerate(n.leaves)
+                              if isinstance(v, Node) and v.op is not None and
+                              getattr(v.op, 'fresh', False) and uses.get(v.id) == 1)
+            if positions:
+                out[n.id] = positions
+        return out
+
     def _build(self):
         local = self.local
         steps, outer, consts = [], [], {}
+        reusable = self._reusable() if self.reuse is not None else {}
         seen = set()
         stack = [(r, False) for r in reversed(self.roots)]
         while stack:
@@ -451,7 +481,8 @@ class Plan(object):
                         consts[k] = v
                         keys.append(k)
                 steps.append((n.id, n, tuple(keys), frozenset(lazy),
-                              bool(getattr(n.op, 'needs_context', False))))
+                              bool(getattr(n.op, 'needs_context', False)),
+                              reusable.get(n.id)))
                 continue
             if n.id in seen:
                 continue
@@ -505,13 +536,19 @@ class Plan(object):
             run_in.memo = memo
         unflatten = run_in._engine._unflatten
         call = None if type(run_in)._call is Context._call else run_in._call
-        for nid, n, keys, lazy, needs_context in self._steps:
+        reuse = self.reuse
+        for nid, n, keys, lazy, needs_context, positions in self._steps:
             if nid in memo:
                 continue
             if lazy:
                 vals = [memo.get(k) if i in lazy else memo[k] for i, k in enumerate(keys)]
             else:
                 vals = [memo[k] for k in keys]
+            if positions is not None:
+                out = reuse(n, vals, positions)
+                if out is not None:
+                    memo[nid] = out
+                    continue
             args = unflatten(n.treedef, vals)
             if needs_context:
                 memo[nid] = n.op(run_in, *args)

@@ -299,6 +299,9 @@ def _binary(name, reflected=False):
             b = _scalar_like(b, a)
         return fn(a, b)
     op.__name__ = name
+    op.fresh = True     # a new tensor every time
+    op.out_fn = _OUT_FORMS.get(name)
+    op.shared = True    # one op for every node of the operator (its probes are cached)
 
     def method(self, other):
         if not isinstance(other, _OPERAND_TYPES):
@@ -341,6 +344,11 @@ _BINARY = {
     'and': lambda a, b: a & b, 'or': lambda a, b: a | b, 'xor': lambda a, b: a ^ b,
     'matmul': torch.matmul, 'lt': torch.lt, 'le': torch.le, 'gt': torch.gt, 'ge': torch.ge,
 }
+
+#: the binary ops whose result a K.function may write into a fresh operand's buffer
+#: (:func:`_reuse_buffer`)
+_OUT_FORMS = {'add': torch.add, 'sub': torch.sub, 'mul': torch.mul,
+              'truediv': torch.true_divide}
 
 for _name in ('add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor',
               'matmul'):
@@ -532,8 +540,46 @@ def _probe_value(v, keep_concrete):
     return v
 
 
+#: the probe shapes of the ops shared by every node of their kind (the operators), by the
+#: op and its leaves' probe shapes and constants: an optimizer repeats the same arithmetic
+#: over weights of the same shapes, and each probe on ``meta`` costs about a millisecond
+_INFER_CACHE = {}
+_INFER_CACHE_SIZE = 4096
+
+
+def _infer_key(fn, leaves, treedef):
+    """The key of ``fn`` over ``leaves`` in :data:`_INFER_CACHE`, or None (not cached)."""
+    if treedef is not _FLAT or not getattr(fn, 'shared', False):
+        return None
+    key = [fn]
+    for v in leaves:
+        if isinstance(v, Tensor):
+            if v.pvals is not None:
+                return None
+            a, b = v.avals
+            key.append((a.shape, a.dtype, b.shape, b.dtype))
+        elif v is None or type(v) in (int, float, bool):
+            key.append((type(v), v))
+        else:
+            return None
+    return tuple(key)
+
+
 def _infer(fn, leaves, treedef):
     """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes."""
+    key = _infer_key(fn, leaves, treedef)
+    if key is not None:
+        known = _INFER_CACHE.get(key)
+        if known is None:
+            known = _infer_probes(fn, leaves, treedef)
+            if len(_INFER_CACHE) >= _INFER_CACHE_SIZE:
+                _INFER_CACHE.clear()
+            _INFER_CACHE[key] = known
+        return known
+    return _infer_probes(fn, leaves, treedef)
+
+
+def _infer_probes(fn, leaves, treedef):
     avals, pvals = [], []
     if getattr(fn, 'shape_only', False):
         # the value depends on the inputs' shapes alone: known at both probes
@@ -829,7 +875,8 @@ class Function(eager_function.Function):
 
     def _prepare(self, nodes, **kwargs):
         # the gradients first (their pass hands the forward values on), then the rest
-        self._plan = graph.Plan(self._gradient_nodes + self._update_values + self.outputs)
+        self._plan = graph.Plan(self._gradient_nodes + self._update_values + self.outputs,
+                                reuse=_reuse_buffer)
 
     def _run(self, fed, phase):
         feeds = dict(zip(self._fed, fed))
@@ -850,6 +897,39 @@ class Function(eager_function.Function):
                 for t, o in zip(self.outputs, outs)]
         _write(self._updated, news)
         return outs
+
+
+#: the fewest elements of a tensor whose buffer a K.function's arithmetic reuses: below it
+#: a new tensor costs less than the checks
+_REUSE_MIN_SIZE = 1 << 15
+
+
+def _reuse_buffer(n, vals, positions):
+    """The value of the binary op ``n`` (``n.op.out_fn``: add, sub, mul, true_divide)
+    written into the buffer of one of its operands (``positions``: those the graph reads
+    nowhere else, each the fresh result of another op), as Keras 3's optimizers on PyTorch
+    update in place: an optimizer's arithmetic over a large weight (Adam over an
+    embedding) then makes no new tensor at every step. None (a new tensor, as usual) where
+    autograd records, or the operand is small, needs a grad, or is not of the result's
+    shape and dtype."""
+    if torch.is_grad_enabled():
+        return None
+    for k in positions:
+        t = vals[k]
+        if type(t) is not torch.Tensor or t.requires_grad or not t.is_floating_point() or \
+                t.numel() < _REUSE_MIN_SIZE:
+            continue
+        other = vals[1 - k]
+        if type(other) is torch.Tensor:
+            if other.dtype != t.dtype or other.device != t.device or other.requires_grad:
+                continue
+            if other.shape != t.shape and \
+                    torch.broadcast_shapes(other.shape, t.shape) != t.shape:
+                continue
+        elif not isinstance(other, (int, float)) or isinstance(other, bool):
+            continue
+        return n.op.out_fn(vals[0], vals[1], out=t)
+    return None
 
 
 def _output(v):

@@ -224,35 +224,63 @@ def argmin(x, axis=-1):
                                          dim=_axis_arg(axis, v.ndim)), x)
 
 
-def _unary(fn, to_float=False):
-    def api_fn(x):
-        x = _to_tensor(x)
+def _unary(fn, to_float=False, fresh=False):
+    """The API function of the elementwise ``fn``; ``fresh``: ``fn`` always returns a
+    new tensor (never its input), which a K.function may then reuse (``_reuse_buffer``),
+    and its op is made once, shared by every node (its probe shapes cached)."""
+    key = (fn, to_float, fresh)
+    op = _UNARY_OPS.get(key)
+    if op is None:
         if to_float:
-            return _apply(lambda v: fn(v if v.is_floating_point() or v.is_complex()
-                                       else v.to(_torch_dtype(floatx()))), x)
-        return _apply(fn, x)
+            def op(v):
+                return fn(v if v.is_floating_point() or v.is_complex()
+                          else v.to(_torch_dtype(floatx())))
+        elif fresh:
+            def op(v):
+                return fn(v)
+        else:
+            op = fn
+        if fresh:
+            # fresh ops are module-level functions: one op each, kept
+            op.fresh = op.shared = True
+            _UNARY_OPS[key] = op
+
+    def api_fn(x):
+        return _apply(op, _to_tensor(x))
     return api_fn
 
 
+#: (fn, to_float, fresh) -> the op of :func:`_unary` for a fresh ``fn``
+_UNARY_OPS = {}
+
+
+def _square(v):
+    return v * v
+
+
+def _clipped_sqrt(v):
+    return torch.sqrt(torch.clamp(v, min=0))
+
+
 def square(x):
-    return _unary(lambda v: v * v)(x)
+    return _unary(_square, fresh=True)(x)
 
 
 def abs(x):
-    return _unary(torch.abs)(x)
+    return _unary(torch.abs, fresh=True)(x)
 
 
 def sqrt(x):
     """``torch.sqrt`` of ``max(x, 0)``, as Keras clips negative inputs."""
-    return _unary(lambda v: torch.sqrt(torch.clamp(v, min=0)), to_float=True)(x)
+    return _unary(_clipped_sqrt, to_float=True, fresh=True)(x)
 
 
 def exp(x):
-    return _unary(torch.exp, to_float=True)(x)
+    return _unary(torch.exp, to_float=True, fresh=True)(x)
 
 
 def log(x):
-    return _unary(torch.log, to_float=True)(x)
+    return _unary(torch.log, to_float=True, fresh=True)(x)
 
 
 def logsumexp(x, axis=None, keepdims=False):
@@ -377,11 +405,11 @@ def minimum(x, y):
 
 
 def sin(x):
-    return _unary(torch.sin, to_float=True)(x)
+    return _unary(torch.sin, to_float=True, fresh=True)(x)
 
 
 def cos(x):
-    return _unary(torch.cos, to_float=True)(x)
+    return _unary(torch.cos, to_float=True, fresh=True)(x)
 
 
 def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
