@@ -420,6 +420,9 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     axes = shape_rules.batch_norm_axes(reduction_axes, _ndim(x))
 
     def op(v, g, b):
+        fused = _fused_batch_norm(v, g, b, axes, epsilon)
+        if fused is not None:
+            return fused
         m = torch.mean(v, dim=tuple(axes), keepdim=True)
         var_ = torch.mean(torch.square(v - m), dim=tuple(axes), keepdim=True)
         bshape = [1 if i in axes else d for i, d in enumerate(v.shape)]
@@ -434,6 +437,34 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     gamma = None if gamma is None else _to_tensor(gamma)
     beta = None if beta is None else _to_tensor(beta)
     return _apply_multi(op, 3, x, gamma, beta)
+
+
+def _fused_batch_norm(v, g, b, axes, epsilon):
+    """Training-mode batch normalization over every axis but one (Keras' layers: the
+    channels), by PyTorch's own kernel (``torch.nn.functional.batch_norm``, its fused
+    gradient; the channels moved to axis 1 as a view, which it reads as channels_last
+    memory), the batch's mean and (biased) variance by ``torch.var_mean``; None where
+    that does not apply (several kept axes, a non-float dtype, parameters not of one value
+    per channel, one value per channel)."""
+    kept = [i for i in range(v.ndim) if i not in axes]
+    if len(kept) != 1 or v.ndim < 2 or v.dtype not in (torch.float32, torch.float64):
+        return None
+    c = kept[0]
+    n = v.shape[c]
+    if v.numel() <= n:
+        return None     # one value per channel: the kernel refuses it, its variance is 0
+    params = []
+    for p in (g, b):
+        if p is None:
+            params.append(None)
+        elif not isinstance(p, torch.Tensor) or p.dtype != v.dtype or p.numel() != n:
+            return None
+        else:
+            params.append(p.reshape(n))
+    var_, m = torch.var_mean(v, dim=tuple(axes), unbiased=False)
+    out = torch.nn.functional.batch_norm(torch.movedim(v, c, 1), None, None, params[0],
+                                         params[1], training=True, eps=epsilon)
+    return torch.movedim(out, 1, c), m, var_
 
 
 def _lay_along(p, ndim, axis):
