@@ -33,7 +33,12 @@ learning phase, variables updated in place). This adapter follows the JAX adapte
   computes its forward once), then the updates' new values and the outputs, all from the
   variables' old values; then the variables are written in place (``Tensor.copy_``). Nothing
   is compiled (no ``torch.compile``: its first call costs seconds to minutes on a CPU, and
-  Keras builds many small functions); the graph's walk order is computed once per function.
+  Keras builds many small functions); the evaluation order is worked out once per function
+  (:class:`keras_backend.eager_graph.graph.Plan`: the nodes in order, each with where its
+  arguments come from). Where the optimizer's arithmetic makes a large tensor that the
+  graph reads only once (Adam's ``beta_1 * m`` before ``+ (1 - beta_1) * g``), the next op
+  writes into its buffer (:func:`_reuse_buffer`), as Keras 3's optimizers on PyTorch update
+  in place; autograd's part never does.
 * **Gradients** are ``torch.autograd.grad`` of the part of the graph between the loss and
   the variables (or any tensors), recomputed inside the gradient's node with the sources
   requiring grad; inside another gradient (a gradient of a gradient) with ``create_graph``.
@@ -43,7 +48,9 @@ learning phase, variables updated in place). This adapter follows the JAX adapte
   run.
 * **Loops.** ``rnn``, ``map_fn``, ``foldl`` and ``foldr`` build their step graph once on
   stand-in inputs, and run it in a Python loop over the steps (masks, ``go_backwards``,
-  ``constants``, ``input_length``); autograd differentiates through the loop.
+  ``constants``, ``input_length``) from its plan, what the step reads from outside (weights,
+  dropout masks) computed once per call, the steps of the input taken by one
+  ``torch.unbind`` (whose gradient is one stack); autograd differentiates through the loop.
 * **Host code.** CTC beam search is the shared search (:mod:`keras_backend.ctc_search`) on
   the log-probabilities copied to the host; its paths come back as ``torch`` tensors.
 """

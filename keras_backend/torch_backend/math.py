@@ -445,10 +445,11 @@ def _fused_batch_norm(v, g, b, axes, epsilon):
     gradient; the channels moved to axis 1 as a view, which it reads as channels_last
     memory), the batch's mean and (biased) variance by ``torch.var_mean``; None where
     that does not apply (several kept axes, a non-float dtype, parameters not of one value
-    per channel, one value per channel)."""
+    per channel, one value per channel, an epsilon of 0)."""
     kept = [i for i in range(v.ndim) if i not in axes]
-    if len(kept) != 1 or v.ndim < 2 or v.dtype not in (torch.float32, torch.float64):
-        return None
+    if len(kept) != 1 or v.ndim < 2 or v.dtype not in (torch.float32, torch.float64) or \
+            not (isinstance(epsilon, (int, float)) and epsilon > 0):
+        return None     # (the kernel refuses an epsilon of 0)
     c = kept[0]
     n = v.shape[c]
     if v.numel() <= n:
