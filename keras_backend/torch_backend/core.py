@@ -309,6 +309,7 @@ def _binary(name, reflected=False):
     op.fresh = True     # a new tensor every time
     op.out_fn = _OUT_FORMS.get(name)
     op.shared = True    # one op for every node of the operator (its probes are cached)
+    op.elementwise = name != 'matmul'
 
     def method(self, other):
         if not isinstance(other, _OPERAND_TYPES):
@@ -572,13 +573,49 @@ def _infer_key(fn, leaves, treedef):
     return tuple(key)
 
 
+def _infer_elementwise(fn, leaves):
+    """(avals, None) of the elementwise op ``fn`` (``fn.elementwise``: the operators, the
+    fresh unary ops) without PyTorch's ``meta`` dispatch (a Python reference per op, about a
+    millisecond): the shape is the leaves' shapes broadcast, the dtype that of ``fn`` on
+    one-element tensors of the leaves' dtypes and ranks (PyTorch's promotion reads those,
+    not the sizes). None where that does not apply (a shape value, a concrete tensor, shapes
+    that do not broadcast at a probe: the probes then decide)."""
+    avals = []
+    for p in range(2):
+        shapes, small = [], []
+        for v in leaves:
+            if isinstance(v, Tensor):
+                a = v.avals[p]
+                if v.pvals is not None or not isinstance(a, _Spec):
+                    return None
+                shapes.append(a.shape)
+                small.append(torch.ones((1,) * len(a.shape), dtype=a.dtype))
+            elif v is None or type(v) in (int, float, bool):
+                small.append(v)
+            else:
+                return None
+        try:
+            shape = torch.broadcast_shapes(*shapes)
+            with torch.no_grad():
+                out = fn(*small)
+        except (RuntimeError, TypeError, ValueError):
+            return None
+        if not isinstance(out, torch.Tensor):
+            return None
+        avals.append(_Spec(shape, out.dtype))
+    return tuple(avals), None
+
+
 def _infer(fn, leaves, treedef):
     """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes."""
     key = _infer_key(fn, leaves, treedef)
     if key is not None:
         known = _INFER_CACHE.get(key)
         if known is None:
-            known = _infer_probes(fn, leaves, treedef)
+            if getattr(fn, 'elementwise', False):
+                known = _infer_elementwise(fn, leaves)
+            if known is None:
+                known = _infer_probes(fn, leaves, treedef)
             if len(_INFER_CACHE) >= _INFER_CACHE_SIZE:
                 _INFER_CACHE.clear()
             _INFER_CACHE[key] = known

@@ -242,7 +242,7 @@ def _unary(fn, to_float=False, fresh=False):
             op = fn
         if fresh:
             # fresh ops are module-level functions: one op each, kept
-            op.fresh = op.shared = True
+            op.fresh = op.shared = op.elementwise = True
             _UNARY_OPS[key] = op
 
     def api_fn(x):
