@@ -197,6 +197,28 @@ def test_unsupported_operands_raise_type_error(K):
                 op()
 
 
+def test_operands_that_cannot_broadcast_raise_value_error(K):
+    """Two known sizes of an axis that differ, neither 1: a ValueError while the graph is
+    built, as Keras' TensorFlow backend raises (the eager engines' adapters check the static
+    shapes, not their probe run at made-up sizes); unknown sizes and 1s pass. Theano 1.0.5
+    checks shapes when the function runs, as under Keras' own Theano backend; CNTK's own
+    operators raise CNTK's error."""
+    if is_cntk(K) or getattr(K, 'ENGINE', None) == 'theano':
+        pytest.skip('%s checks elementwise shapes itself (Theano 1.0.5 at run time, CNTK in '
+                    'its own operators)' % K.backend())
+    x = K.placeholder(shape=(None, 4))
+    for other in (K.placeholder(shape=(5,)), K.placeholder(shape=(3, 2, 5))):
+        with pytest.raises(ValueError):
+            x + other
+        with pytest.raises(ValueError):
+            other * x
+    y = x - K.placeholder(shape=(None, 1))
+    assert K.int_shape(y)[1:] == (4,)
+    out = K.function([x], [x * K.constant(np.ones((1, 4), 'float32')) + 1.])(
+        [np.ones((2, 4), 'float32')])[0]
+    np.testing.assert_array_equal(out, np.full((2, 4), 2., 'float32'))
+
+
 def test_matmul_is_dot(K):
     # ``@`` of a 3-D and a 2-D tensor (and of a numpy matrix), as K.dot and numpy
     x = K.placeholder(shape=(None, 2, 3))

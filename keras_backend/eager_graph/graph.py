@@ -306,6 +306,17 @@ def static_shape(x):
     return tuple(np.shape(x))
 
 
+def check_broadcast(name, a, b):
+    """Raise ``ValueError`` where the static shapes of the operator ``name``'s operands
+    cannot broadcast (two known sizes of an axis, neither 1, that differ), before the
+    engine's probe run would fail with its own error at the probe sizes."""
+    sa, sb = static_shape(a), static_shape(b)
+    for x, y in zip(reversed(sa), reversed(sb)):
+        if x is not None and y is not None and x != y and x != 1 and y != 1:
+            raise ValueError('%s: operands of shapes %s and %s do not broadcast together'
+                             % (name, tuple(sa), tuple(sb)))
+
+
 def axis_arg(axis, ndim):
     if axis is None:
         return None

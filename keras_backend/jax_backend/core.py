@@ -198,11 +198,16 @@ class Tensor(graph.Node):
         return _apply(jnp.logical_not, self)
 
 
-def _binary(fn, reflected=False):
+def _binary(fn, reflected=False, name=None):
     # a list operand (``x - [[...]]``, as TensorFlow takes) becomes an array first
-    if reflected:
-        return lambda self, other: _apply(_promoting(fn), _operand(other), self)
-    return lambda self, other: _apply(_promoting(fn), self, _operand(other))
+    def method(self, other):
+        other = _operand(other)
+        if name != 'matmul':
+            graph.check_broadcast(name, self, other)
+        if reflected:
+            return _apply(_promoting(fn), other, self)
+        return _apply(_promoting(fn), self, other)
+    return method
 
 
 def _promoting(fn):
@@ -229,11 +234,11 @@ for _name, _fn in (('add', jnp.add), ('sub', jnp.subtract), ('mul', jnp.multiply
                    ('mod', jnp.mod), ('pow', jnp.power), ('and', jnp.logical_and),
                    ('or', jnp.logical_or), ('xor', jnp.logical_xor),
                    ('matmul', jnp.matmul)):
-    setattr(Tensor, '__%s__' % _name, _binary(_fn))
-    setattr(Tensor, '__r%s__' % _name, _binary(_fn, reflected=True))
+    setattr(Tensor, '__%s__' % _name, _binary(_fn, name=_name))
+    setattr(Tensor, '__r%s__' % _name, _binary(_fn, reflected=True, name=_name))
 for _name, _fn in (('lt', jnp.less), ('le', jnp.less_equal), ('gt', jnp.greater),
                    ('ge', jnp.greater_equal)):
-    setattr(Tensor, '__%s__' % _name, _binary(_fn))
+    setattr(Tensor, '__%s__' % _name, _binary(_fn, name=_name))
 
 
 def _operand(y):

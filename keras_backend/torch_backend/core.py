@@ -314,6 +314,8 @@ def _binary(name, reflected=False):
     def method(self, other):
         if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
+        if name != 'matmul':
+            graph.check_broadcast(name, self, other)
         if reflected:
             return _apply(op, _operand(other), self)
         return _apply(op, self, _operand(other))
