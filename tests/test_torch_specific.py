@@ -166,15 +166,22 @@ def test_a_loop_body_runs_from_its_plan(K, capsys):
 
 def test_static_index_keys(K):
     """A key of Python or numpy ints, slices of them, ``...`` and None is made once with
-    the node; the values are numpy's."""
+    the node; slices stepping backwards go through ``index_select``; the values and the
+    gradient are numpy's."""
     a = np.arange(60., dtype='float32').reshape(3, 4, 5)
     x = K.placeholder((None, 4, 5))
     keys = [(slice(None), 1), (0, slice(1, 3), slice(None, None, 2)), (Ellipsis, None, -1),
-            np.int64(2), (slice(None), slice(np.int32(1), None)), (-1, None)]
+            np.int64(2), (slice(None), slice(np.int32(1), None)), (-1, None),
+            # backwards steps, which PyTorch's own indexing refuses (Keras' RGB -> BGR)
+            (Ellipsis, slice(None, None, -1)), (0, slice(3, 0, -1), None, slice(None, None, -2)),
+            (slice(None, None, -1),)]
     outs = K.function([x], [x[k] for k in keys])([a])
     for k, o in zip(keys, outs):
         np.testing.assert_array_equal(o, a[k])
     assert K.int_shape(x[:, 1]) == (None, 5) and K.int_shape(x[..., None, -1]) == (None, 4, 1)
+    weights = K.constant(np.arange(5., dtype='float32'))
+    grad = K.function([x], K.gradients(K.sum(x[..., ::-1] * weights), [x]))([a])[0]
+    np.testing.assert_array_equal(grad, np.broadcast_to(np.arange(5.)[::-1], a.shape))
 
 
 def test_update_arithmetic_reuses_fresh_buffers(K):

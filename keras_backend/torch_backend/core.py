@@ -75,6 +75,7 @@ ENGINE_VERSION = torch.__version__.split('+')[0]
 
 _builtin_max, _builtin_min, _builtin_any, _builtin_all = max, min, any, all
 _builtin_slice = slice
+_builtin_sum = sum
 
 _PROBES = graph.PROBES
 
@@ -248,7 +249,7 @@ class Tensor(graph.Node):
     # operators ----------------------------------------------------------
     def __getitem__(self, key):
         static = _static_key(key)
-        if static is not _NOT_STATIC:
+        if static is not _NOT_STATIC and not _has_negative_step(static):
             # ints and slices of ints: the key is made once (Keras' gate slices, a loop's
             # x[:, t]), not rebuilt at every evaluation
             return _apply(operator.itemgetter(static), self)
@@ -268,8 +269,45 @@ def _invert(v):
     return torch.logical_not(v) if v.dtype == torch.bool else torch.bitwise_not(v)
 
 
+def _has_negative_step(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return _builtin_any(isinstance(p, _builtin_slice) and p.step is not None and
+                        not isinstance(p.step, torch.Tensor) and p.step < 0 for p in parts)
+
+
+def _negative_step_getitem(x, key):
+    """``x[key]`` where slices step backwards (``x[..., ::-1]``, Keras' RGB to BGR),
+    which PyTorch's indexing refuses: those axes are kept whole by the indexing, then
+    taken in the slice's order by ``index_select`` (its gradient flows)."""
+    parts = list(key) if isinstance(key, tuple) else [key]
+    used = _builtin_sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if Ellipsis in parts:
+        i = parts.index(Ellipsis)
+        parts[i:i + 1] = [_builtin_slice(None)] * (x.ndim - used)
+    kept, later, out_axis, in_axis = [], [], 0, 0
+    for p in parts:
+        if p is None:
+            kept.append(p)
+            out_axis += 1
+            continue
+        if isinstance(p, _builtin_slice) and p.step is not None and p.step < 0:
+            later.append((out_axis, range(*p.indices(x.shape[in_axis]))))
+            p = _builtin_slice(None)
+        kept.append(p)
+        if isinstance(p, _builtin_slice):
+            out_axis += 1
+        in_axis += 1
+    out = x[tuple(kept)]
+    for axis, positions in later:
+        index = torch.as_tensor(list(positions), dtype=torch.long, device=out.device)
+        out = out.index_select(axis, index)
+    return out
+
+
 def _getitem(x, k):
     key = _index_key(k)
+    if _has_negative_step(key):
+        return _negative_step_getitem(x, key)
     if isinstance(key, torch.Tensor) and key.dtype != torch.bool:
         if key.ndim > 0:
             return x[key.long()]
