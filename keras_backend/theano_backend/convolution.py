@@ -223,8 +223,8 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
     batch = x_cl.shape[0]
     # The transposed convolution is the gradient (adjoint) of the forward
     # convolution taking an ``output_shape`` image to ``x``'s shape.
-    z = T.zeros([batch] + [z_sizes.get(i, d) for i, d in enumerate(out_cl[1:])],
-                dtype=x.dtype)
+    z = _engine.alloc(np.asarray(0, dtype=x.dtype), batch,
+                      *[z_sizes.get(i, d) for i, d in enumerate(out_cl[1:])])
     forward = _conv_core(z, _flip_kernel(kernel, n), strides, dilation, pads)
     out = T.grad(T.sum(forward * x_cl), z)
     for condition, static in run_checks:

@@ -55,6 +55,9 @@ INTERFACE = (
     ('static_shape',
      "``static_shape(x)``: the engine's static shape of tensor ``x``, a tuple of ints and "
      'None.'),
+    ('alloc',
+     '``alloc(value, *sizes)``: a tensor of the int / scalar-tensor ``sizes`` filled with the '
+     'scalar ``value`` (``T.alloc``), typed with the sizes known when the graph is built.'),
     ('specify_shape',
      '``specify_shape(x, shape)``: ``x`` with the sizes of ``shape`` (ints / None) in its '
      'type.'),

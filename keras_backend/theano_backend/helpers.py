@@ -32,7 +32,7 @@ def _pad(x, pads, value=0.):
         static.append(s[i] + b + a if (s[i] is not None and not _is_engine_tensor(b)
                                        and not _is_engine_tensor(a)) else None)
     fill = T.constant(np.asarray(value, dtype=x.dtype))
-    out = T.alloc(fill, *dims)
+    out = _engine.alloc(fill, *dims)
     out = T.set_subtensor(out[tuple(idx)], x)
     return _with_shape(out, static)
 

@@ -40,6 +40,7 @@ from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.op import Op
 from pytensor.printing import Print
 from pytensor.tensor.random.op import RandomVariable as _RandomVariable
+from pytensor.tensor.shape import Shape as _Shape
 
 try:
     from pytensor.graph.traversal import ancestors
@@ -129,6 +130,48 @@ def static_int(e):
         return int(T.get_underlying_scalar_constant_value(e))
     except Exception:
         return None
+
+
+# PyTensor's ops whose output type depends on the values of size inputs (Alloc, random
+# draws) find the static sizes by rewriting a clone of the sizes' whole graph at build time.
+# A size such as ``x.shape[0]`` has every ancestor of ``x`` in its graph, so a deep model's
+# build became quadratic in its depth (a padded convolution or a dropout per layer: Keras'
+# InceptionV3 took over 15 minutes). Here each size that is not a constant is given to the
+# op as a fresh int64 scalar (the same static sizes result) and then replaced by the real
+# size in the node (``clone_with_new_inputs``, types equal: the op is not asked again).
+
+def _stand_ins(sizes):
+    """``(given, real)``: ``sizes`` (ints, scalar tensors) with each size PyTensor's constant
+    folding leaves unknown replaced by a fresh int64 scalar, and the map of those scalars to
+    the real sizes."""
+    given, real = [], {}
+    for d in sizes:
+        k = int(d) if isinstance(d, (int, np.integer)) else static_int(d)
+        if k is not None:
+            given.append(k)
+        else:
+            stand_in = T.lscalar()
+            real[stand_in] = T.cast(d, 'int64')
+            given.append(stand_in)
+    return given, real
+
+
+def _rewired(node, real):
+    """``node`` with its inputs that ``real`` maps replaced by their real values."""
+    inputs = [real.get(v, v) for v in node.inputs]
+    return node.clone_with_new_inputs(inputs, strict=True)
+
+
+def alloc(value, *sizes):
+    """``T.alloc(value, *sizes)``, its static sizes from the constant ones (see above)."""
+    given, real = _stand_ins(sizes)
+    out = T.alloc(value, *given)
+    if not real:
+        return out
+    node = out.owner
+    if node is None or not all(v in node.inputs for v in real):
+        return T.alloc(value, *sizes)
+    return _rewired(node, real).outputs[0]
 
 
 def specify_shape(x, shape):
@@ -283,6 +326,27 @@ def random_draw(kind, seed, size, dtype, **params):
     """A draw from a new shared ``Generator`` seeded with ``seed``: 'normal'
     (``loc``, ``scale``) or 'uniform' (``low``, ``high``)."""
     rng = th.shared(np.random.default_rng(seed))
+    sizes = _size_list(size)
+    given, real = _stand_ins(sizes) if sizes is not None else (None, {})
+    if real:
+        stand_in = T.stack([T.constant(g, dtype='int64') if isinstance(g, int) else g
+                            for g in given])
+        node = _draw(kind, rng, stand_in, dtype, params)[1].owner
+        if stand_in in node.inputs:
+            real_size = T.stack([T.constant(g, dtype='int64') if isinstance(g, int)
+                                 else real[g] for g in given])
+            node = _rewired(node, {stand_in: real_size})
+            next_rng, out = node.outputs
+        else:   # the op took the size in another form: give it the real one
+            next_rng, out = _draw(kind, rng, size, dtype, params)
+    else:
+        next_rng, out = _draw(kind, rng, size, dtype, params)
+    _RNG_NEXT[rng] = next_rng
+    return out
+
+
+def _draw(kind, rng, size, dtype, params):
+    """``(next_rng, draw)`` of PyTensor's normal / uniform ``RandomVariable``."""
     if kind == 'normal':
         out = T.random.normal(params['loc'], params['scale'], size=size, rng=rng,
                               dtype=dtype, **_RNG_KW)
@@ -290,11 +354,33 @@ def random_draw(kind, seed, size, dtype, **params):
         out = T.random.uniform(params['low'], params['high'], size=size, rng=rng,
                                dtype=dtype, **_RNG_KW)
     if isinstance(out, (list, tuple)):
-        next_rng, out = out
-    else:
-        next_rng = out.owner.outputs[0]
-    _RNG_NEXT[rng] = next_rng
-    return out
+        return out[0], out[1]
+    return out.owner.outputs[0], out
+
+
+def _size_list(size):
+    """A draw's ``size`` as a list of ints / scalar tensors, or None (no size, or a size
+    vector of unknown length)."""
+    if size is None:
+        return None
+    if _is_var(size):
+        n = size.type.shape[0] if size.ndim == 1 else None
+        if n is None:
+            return None
+        known = _shape_read(size)
+        return [size[i] if known is None or known[i] is None else known[i] for i in range(n)]
+    return list(size)
+
+
+def _shape_read(v):
+    """The static shape of ``x`` when ``v`` is ``x.shape`` (cast or not; ``K.shape``), else
+    None."""
+    while v.owner is not None and isinstance(v.owner.op, T.elemwise.Elemwise) and \
+            len(v.owner.inputs) == 1 and 'Cast' in type(v.owner.op.scalar_op).__name__:
+        v = v.owner.inputs[0]
+    if v.owner is not None and isinstance(v.owner.op, _Shape):
+        return static_shape(v.owner.inputs[0])
+    return None
 
 
 def rng_mark():

@@ -426,6 +426,11 @@ def _node_shapes(node):
     return result
 
 
+def alloc(value, *sizes):
+    """``T.alloc(value, *sizes)``."""
+    return T.alloc(value, *sizes)
+
+
 def static_int(e):
     """The value of the integer scalar expression ``e`` when the static sizes it reads
     determine it (``K.shape(x)[1] * 2`` of an ``x`` of known width), else None."""
