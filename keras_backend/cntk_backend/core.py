@@ -27,7 +27,9 @@ labels) hold integer values in ``floatx()``.
 
 While this adapter is imported, CNTK's tensor classes also have the Python
 operators ``**``, ``//``, ``%``, ``<``, ``<=``, ``>`` and ``>=`` (CNTK 2.7 has
-none of them), built from the adapter's functions (``_attach_operators``).
+none of them), built from the adapter's functions (``_attach_operators``), and
+CNTK's own ``+``, ``-``, ``*`` and ``/`` raise ValueError for operands whose static
+shapes cannot broadcast (CNTK's RuntimeError came with its C++ call stack).
 
 Operations CNTK lacks (symbolic gradients, runtime shapes, the CTC loss and
 decoders, ``print_tensor``) are added to the graph as CNTK ``UserFunction``
@@ -904,8 +906,9 @@ def _seq_previous(init, seq):
 # a numpy value on the left goes through numpy's ``__array_ufunc__`` hook.
 # ``==``, ``!=`` and ``hash`` stay CNTK's (identity of the tensor); the other
 # engines' tensors compare by identity too (docs/semantics.md, "Python
-# operators on tensors"). Every other operator and ufunc is CNTK's and
-# numpy's as before.
+# operators on tensors"). CNTK's own elementwise +, -, * and / check the operands'
+# static shapes first (``_checked_operator``: a ValueError, not CNTK's C++ stack), then
+# run unchanged. Every other operator and ufunc is CNTK's and numpy's as before.
 
 def _operand(value):
     """``value`` as the other operand of an operator, or None where the
@@ -1009,6 +1012,39 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
 _array_ufunc._keras_backend_operator = True
 
 
+#: CNTK's own elementwise operators, checked before CNTK builds them (``_checked_operator``)
+_ELEMENTWISE = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
+                '__truediv__', '__rtruediv__')
+
+
+def _static_sizes(value):
+    """The static sizes CNTK broadcasts (its dynamic axes apart), None where unknown."""
+    shape = value.shape if _is_engine_tensor(value) else np.shape(value)
+    return tuple(d if d >= 0 else None for d in shape)
+
+
+def _checked_operator(name, original):
+    """CNTK's own operator ``name`` (``original``) after a check of the operands' static
+    sizes: two known sizes of an axis (aligned from the last), neither 1, that differ raise
+    ValueError, where CNTK prints its C++ call stack and raises RuntimeError (the check the
+    other engines' operators make: ``eager_graph.graph.check_broadcast``)."""
+    def operator(self, other):
+        if _is_engine_tensor(other) or isinstance(other, (np.ndarray, list, tuple)):
+            sa, sb = _static_sizes(self), _static_sizes(other)
+            for a, b in zip(reversed(sa), reversed(sb)):
+                if a is not None and b is not None and a != b and a != 1 and b != 1:
+                    shapes = (sb, sa) if name.startswith('__r') else (sa, sb)
+                    raise ValueError('%s: operands of shapes %s and %s do not broadcast '
+                                     'together' % ((name.strip('_'),) + shapes))
+        return original(self, other)
+    operator.__name__ = name
+    operator.__qualname__ = name
+    operator.__doc__ = original.__doc__
+    operator._keras_backend_operator = True
+    operator._keras_backend_original = original
+    return operator
+
+
 def _defines(cls, name):
     """The method ``name`` of ``cls`` from a class other than ``object``, or None."""
     for klass in cls.__mro__:
@@ -1028,6 +1064,11 @@ def _attach_operators():
             current = _defines(cls, name)
             if current is None or getattr(current, '_keras_backend_operator', False):
                 setattr(cls, name, _operator(name, fn_name, reflected))
+        for name in _ELEMENTWISE:
+            current = _defines(cls, name)
+            if current is not None:
+                original = getattr(current, '_keras_backend_original', current)
+                setattr(cls, name, _checked_operator(name, original))
         current = _defines(cls, '__array_ufunc__')
         if current is None or getattr(current, '_keras_backend_operator', False):
             cls.__array_ufunc__ = _array_ufunc
