@@ -188,6 +188,17 @@ def _ours_as_keras_own():
                  K.backend, load_backend.backend)
         sys.modules[key] = adapter
         setattr(K, engine + '_backend', adapter)
+        # Keras' own TensorFlow module needs TensorFlow 1: where another engine is tested, it
+        # is absent, as in its anchor's environment (Theano 1.0.5 and CNTK 2.7 on CPython 3.6
+        # have no TensorFlow), so that backend_test.py compares what that anchor compares
+        # (our PyTensor configuration has TensorFlow 2.21 beside it, which Keras' module
+        # imports and then fails on: tf.get_default_session and the like)
+        tf_key = 'keras.backend.tensorflow_backend'
+        hide_tf = engine != 'tensorflow' and not _tensorflow_1()
+        if hide_tf:
+            saved_tf = (sys.modules.get(tf_key), K.__dict__.get('tensorflow_backend'))
+            sys.modules[tf_key] = None
+            K.__dict__.pop('tensorflow_backend', None)
         K.backend = load_backend.backend = lambda: engine
         # the names keras/backend/__init__.py re-exports only when backend() is this engine
         added = [n for n in _engine_only_names(engine) if not hasattr(K, n)]
@@ -196,6 +207,13 @@ def _ours_as_keras_own():
         try:
             yield
         finally:
+            if hide_tf:
+                if saved_tf[0] is None:
+                    sys.modules.pop(tf_key, None)
+                else:
+                    sys.modules[tf_key] = saved_tf[0]
+                if saved_tf[1] is not None:
+                    K.tensorflow_backend = saved_tf[1]
             for n in added:
                 delattr(K, n)
             if saved[0] is None:
@@ -211,6 +229,28 @@ def _ours_as_keras_own():
                 setattr(K, engine + '_backend', saved[1])
             K.backend, load_backend.backend = saved[2], saved[3]
     return swapped()
+
+
+def _tensorflow_1():
+    """True when the TensorFlow installed here is 1.x (Keras 2's own TensorFlow module runs)."""
+    try:
+        import importlib.util
+        if importlib.util.find_spec('tensorflow') is None:
+            return False
+        from importlib import metadata
+    except ImportError:                      # CPython 3.6/3.7: no importlib.metadata
+        import pkg_resources
+        try:
+            return pkg_resources.get_distribution('tensorflow').version.startswith('1.')
+        except Exception:
+            return False
+    try:
+        return metadata.version('tensorflow').startswith('1.')
+    except Exception:
+        try:
+            return metadata.version('tensorflow-cpu').startswith('1.')
+        except Exception:
+            return False
 
 
 class _KerasModuleView(object):
