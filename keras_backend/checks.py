@@ -831,10 +831,9 @@ def broadcastable(x_name='x', y_name='y'):
         sy = call.static_shape(call.args.get(y_name))
         if sx is None or sy is None:
             return
-        for a, b in zip(reversed(sx), reversed(sy)):
-            if _known(a, b) and a != b and a != 1 and b != 1:
-                raise ValueError("%s: arguments '%s' and '%s' do not broadcast together: shapes "
-                                 "%s and %s" % (call.fname, x_name, y_name, sx, sy))
+        if shape_rules.broadcast_conflict(sx, sy):
+            raise ValueError("%s: arguments '%s' and '%s' do not broadcast together: shapes "
+                             "%s and %s" % (call.fname, x_name, y_name, sx, sy))
     return check
 
 

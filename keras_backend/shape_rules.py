@@ -10,6 +10,17 @@ everything stays importable on CPython 3.6.
 import numpy as np
 
 
+def broadcast_conflict(sa, sb):
+    """True where static shapes ``sa`` and ``sb`` cannot broadcast (numpy's rule): an axis,
+    aligned from the last, whose two sizes are known ints, neither 1, that differ (None and
+    symbolic sizes are unknown and pass)."""
+    ints = (int, np.integer)
+    for a, b in zip(reversed(tuple(sa)), reversed(tuple(sb))):
+        if isinstance(a, ints) and isinstance(b, ints) and a != b and a != 1 and b != 1:
+            return True
+    return False
+
+
 # ---------------------------------------------------------------------------
 # Argument normalisation shared by every adapter
 # ---------------------------------------------------------------------------

@@ -1026,16 +1026,15 @@ def _static_sizes(value):
 def _checked_operator(name, original):
     """CNTK's own operator ``name`` (``original``) after a check of the operands' static
     sizes: two known sizes of an axis (aligned from the last), neither 1, that differ raise
-    ValueError, where CNTK prints its C++ call stack and raises RuntimeError (the check the
-    other engines' operators make: ``eager_graph.graph.check_broadcast``)."""
+    ValueError, where CNTK prints its C++ call stack and raises RuntimeError (the rule of
+    ``shape_rules.broadcast_conflict``, as the other engines' operators check it)."""
     def operator(self, other):
         if _is_engine_tensor(other) or isinstance(other, (np.ndarray, list, tuple)):
             sa, sb = _static_sizes(self), _static_sizes(other)
-            for a, b in zip(reversed(sa), reversed(sb)):
-                if a is not None and b is not None and a != b and a != 1 and b != 1:
-                    shapes = (sb, sa) if name.startswith('__r') else (sa, sb)
-                    raise ValueError('%s: operands of shapes %s and %s do not broadcast '
-                                     'together' % ((name.strip('_'),) + shapes))
+            if shape_rules.broadcast_conflict(sa, sb):
+                shapes = (sb, sa) if name.startswith('__r') else (sa, sb)
+                raise ValueError('%s: operands of shapes %s and %s do not broadcast '
+                                 'together' % ((name.strip('_'),) + shapes))
         return original(self, other)
     operator.__name__ = name
     operator.__qualname__ = name

@@ -18,6 +18,8 @@ import itertools
 
 import numpy as np
 
+from .. import shape_rules
+
 _builtin_any = any
 
 #: the ids of the nodes (and the numbers of the placeholders' default names)
@@ -311,10 +313,9 @@ def check_broadcast(name, a, b):
     cannot broadcast (two known sizes of an axis, neither 1, that differ), before the
     engine's probe run would fail with its own error at the probe sizes."""
     sa, sb = static_shape(a), static_shape(b)
-    for x, y in zip(reversed(sa), reversed(sb)):
-        if x is not None and y is not None and x != y and x != 1 and y != 1:
-            raise ValueError('%s: operands of shapes %s and %s do not broadcast together'
-                             % (name, tuple(sa), tuple(sb)))
+    if shape_rules.broadcast_conflict(sa, sb):
+        raise ValueError('%s: operands of shapes %s and %s do not broadcast together'
+                         % (name, tuple(sa), tuple(sb)))
 
 
 def axis_arg(axis, ndim):

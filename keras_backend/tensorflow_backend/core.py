@@ -63,7 +63,7 @@ import tempfile
 
 import numpy as np
 
-from .. import checks, engines
+from .. import checks, engines, shape_rules
 from ..common import floatx
 
 if 'TF_CPP_MIN_LOG_LEVEL' not in os.environ:
@@ -352,9 +352,35 @@ def _has_our_variable(items):
     return False
 
 
-def _wrap_operator(orig):
+#: the operators that broadcast their two operands (checked by ``_wrap_operator``)
+_BROADCASTING = frozenset(n for n in _OPERATORS if n not in (
+    '__matmul__', '__rmatmul__', '__neg__', '__abs__', '__invert__', '__getitem__'))
+
+
+def _operand_shape(value):
+    """The static shape of an operator's operand (a tensor's, a numpy value's), or None."""
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        shape = value.shape
+        return None if shape.rank is None else tuple(shape.as_list())
+    if isinstance(value, (np.ndarray, np.generic, list, tuple, int, float)):
+        return np.shape(value)
+    return None
+
+
+def _wrap_operator(orig, name):
+    broadcasting = name in _BROADCASTING
+
     @functools.wraps(orig)
     def operator(self, *args):
+        if broadcasting and args:
+            # a numpy operand of a conflicting shape made TensorFlow's operator fall back to
+            # numpy's, which raised NotImplementedError on the symbolic tensor
+            sa, sb = _operand_shape(self), _operand_shape(args[0])
+            if sa is not None and sb is not None and shape_rules.broadcast_conflict(sa, sb):
+                op = name.strip('_')
+                raise ValueError('%s: operands of shapes %s and %s do not broadcast together'
+                                 % (op, sb if op.startswith('r') else sa,
+                                    sa if op.startswith('r') else sb))
         if tf.executing_eagerly():
             g = _operand_graph((self,) + args)
             if g is None and _has_our_variable((self,) + args):
@@ -402,7 +428,7 @@ def _patch_operators():
             orig = cls.__dict__.get(name)
             if orig is None or hasattr(orig, '_keras_backend_original'):
                 continue
-            setattr(cls, name, _wrap_operator(orig))
+            setattr(cls, name, _wrap_operator(orig, name))
     t = tf.Tensor
     if not hasattr(t.__dict__.get('__eq__'), '_keras_backend_original'):
         t.__eq__ = _wrap_eq(t.__dict__['__eq__'], False)

@@ -329,12 +329,10 @@ def random_draw(kind, seed, size, dtype, **params):
     sizes = _size_list(size)
     given, real = _stand_ins(sizes) if sizes is not None else (None, {})
     if real:
-        stand_in = T.stack([T.constant(g, dtype='int64') if isinstance(g, int) else g
-                            for g in given])
+        stand_in = _size_vector(given)
         node = _draw(kind, rng, stand_in, dtype, params)[1].owner
         if stand_in in node.inputs:
-            real_size = T.stack([T.constant(g, dtype='int64') if isinstance(g, int)
-                                 else real[g] for g in given])
+            real_size = _size_vector([g if isinstance(g, int) else real[g] for g in given])
             node = _rewired(node, {stand_in: real_size})
             next_rng, out = node.outputs
         else:   # the op took the size in another form: give it the real one
@@ -343,6 +341,11 @@ def random_draw(kind, seed, size, dtype, **params):
         next_rng, out = _draw(kind, rng, size, dtype, params)
     _RNG_NEXT[rng] = next_rng
     return out
+
+
+def _size_vector(sizes):
+    """The int64 vector of ``sizes`` (ints, int64 scalars)."""
+    return T.stack([T.constant(s, dtype='int64') if isinstance(s, int) else s for s in sizes])
 
 
 def _draw(kind, rng, size, dtype, params):
