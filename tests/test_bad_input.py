@@ -415,3 +415,51 @@ def test_run_time_bad_values_raise_value_error(K):
         np.testing.assert_array_equal(
             K.eval(K.gather(ref, K.constant(np.array([2.0, 0.0], 'float32')))),
             np.arange(12.0).reshape(4, 3)[[2, 0]])
+
+
+def test_checked_calls_bind_as_inspect_does():
+    """The checks' own binder (``checks._binder``, inspect's ``bind`` without its machinery)
+    gives, for every API name's signature, the arguments ``Signature.bind`` +
+    ``apply_defaults`` give, in their order; calls that do not bind raise inspect's
+    ``TypeError``."""
+    import inspect
+    from keras_backend import backend as K, checks
+
+    seen = 0
+    for name in api.SPECS:
+        fn = getattr(K, name, None)
+        if fn is None:
+            continue
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            continue
+        bind = checks._binder(sig)
+        params = list(sig.parameters.values())
+        plain = [p for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
+        calls = []
+        required = [p.name for p in plain if p.default is p.empty]
+        calls.append((tuple(range(len(required))), {}))                # positional
+        calls.append(((), dict((n, i) for i, n in enumerate(required))))  # by name
+        if plain:
+            calls.append((tuple(range(len(plain))), {}))               # every one
+            calls.append(((), dict((p.name, 7) for p in plain)))
+        calls.append((tuple(range(len(plain) + 1)), {}))               # one too many
+        calls.append(((), dict({'no_such_argument': 1},
+                               **dict((n, 0) for n in required))))     # unknown name
+        if required:
+            calls.append(((0,), {required[0]: 1}))                     # given twice
+            calls.append(((), {}))                                     # missing
+        for args, kwargs in calls:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as e:
+                with pytest.raises(TypeError) as info:
+                    bind(args, kwargs)
+                assert str(info.value) == str(e)
+                continue
+            bound.apply_defaults()
+            got = bind(args, kwargs)
+            assert list(got.items()) == list(bound.arguments.items()), (name, args, kwargs)
+            seen += 1
+    assert seen > 300
