@@ -1430,13 +1430,10 @@ def _binder(signature):
     known = frozenset(order)
 
     def bind(args, kwargs):
-        if len(args) <= len(positional):
+        if len(args) <= len(positional) and known.issuperset(kwargs):
             given = dict(zip(positional, args))
-            for name in kwargs:
-                if name in given or name not in known:
-                    return slow(args, kwargs)
-            given.update(kwargs)
-            if len(given) + len(defaults) >= len(order):
+            if given.keys().isdisjoint(kwargs):
+                given.update(kwargs)
                 try:
                     return dict((n, given[n] if n in given else defaults[n]) for n in order)
                 except KeyError:    # a required argument missing
