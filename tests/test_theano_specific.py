@@ -271,6 +271,78 @@ def test_engine_conv_agrees_with_im2col(TK, monkeypatch, n, padding, strides, di
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * (1 + np.abs(b).max()))
 
 
+# (API name, x shape (channels_last), kernel shapes, keyword arguments, the engine names
+# whose op it runs, the op class that must be in its graph where they are on)
+ENGINE_OP_CASES = [
+    ('conv1d', (2, 9, 3), [(3, 3, 5)], dict(padding='causal', dilation_rate=2),
+     ['conv2d'], 'CorrMM'),
+    ('conv1d', (2, 9, 3), [(4, 3, 5)], dict(padding='same', strides=2), ['conv2d'], 'CorrMM'),
+    ('conv2d_transpose', (2, 5, 6, 3), [(3, 3, 4, 3)],
+     dict(output_shape=(2, 11, 13, 4), strides=(2, 2), padding='valid'),
+     ['conv_transpose'], 'CorrMM_gradInputs'),
+    ('conv2d_transpose', (2, 5, 6, 3), [(2, 3, 4, 3)],
+     dict(output_shape=(2, 5, 6, 4), padding='same'), ['conv_transpose'], 'CorrMM_gradInputs'),
+    ('conv2d_transpose', (2, 3, 5, 6), [(4, 4, 2, 3)],
+     dict(output_shape=(2, 2, 10, 12), strides=(2, 2), padding='same',
+          data_format='channels_first'), ['conv_transpose'], 'CorrMM_gradInputs'),
+    ('conv2d_transpose', (2, 5, 6, 3), [(3, 2, 4, 3)],
+     dict(output_shape=(2, 9, 8, 4), padding='valid', dilation_rate=(2, 2)),
+     ['conv_transpose'], 'CorrMM_gradInputs'),
+    ('conv3d_transpose', (2, 3, 4, 5, 2), [(2, 3, 2, 3, 2)],
+     dict(output_shape=(2, 6, 8, 10, 3), strides=(2, 2, 2), padding='same'),
+     ['conv_transpose'], 'Corr3dMM_gradInputs'),
+    ('depthwise_conv2d', (2, 7, 8, 3), [(3, 3, 3, 2)], dict(padding='same', strides=(2, 2)),
+     ['depthwise_conv2d'], 'CorrMM'),
+    ('depthwise_conv2d', (2, 7, 8, 3), [(2, 3, 3, 2)],
+     dict(padding='valid', dilation_rate=(2, 2)), ['depthwise_conv2d'], 'CorrMM'),
+    ('separable_conv1d', (2, 9, 3), [(3, 3, 2), (1, 6, 4)], dict(padding='causal'),
+     ['depthwise_conv2d', 'conv2d'], 'CorrMM'),
+    ('separable_conv2d', (2, 7, 8, 3), [(3, 3, 3, 2), (1, 1, 6, 4)], dict(padding='same'),
+     ['depthwise_conv2d', 'conv2d'], 'CorrMM'),
+]
+
+
+@pytest.mark.parametrize('name,xs,kernels,kwargs,engine_names,op_class', ENGINE_OP_CASES)
+def test_engine_conv_ops_agree_with_im2col(TK, monkeypatch, name, xs, kernels, kwargs,
+                                           engine_names, op_class):
+    """1-D convolutions (a 2-D op over a unit axis), transposed convolutions (the engine's
+    gradient w.r.t. the input: ``CorrMM_gradInputs``, ``Corr3dMM_gradInputs``) and depthwise
+    ones (a grouped ``CorrMM``), where the engine has the op (Theano 1.0.5 with a BLAS), as
+    Keras' Theano backend builds them: values, gradients and static shapes equal those of
+    the adapter's own graph (slices, ``tensordot``, the gradient of im2col), uneven 'same'
+    and 'causal' pads, strides, dilation and channels_first included; no graph rewrite
+    fails while compiling either."""
+    K = TK
+    # a graph rewrite that fails raises here (the adapter would log it and compile again)
+    monkeypatch.setattr(K._engine, 'rewrite_failed', lambda exc: False)
+    rng = np.random.RandomState(5)
+    x = rng.randn(*xs).astype('float32')
+    ws = [rng.randn(*k).astype('float32') for k in kernels]
+
+    def run():
+        xp, kvs = K.placeholder((None,) + xs[1:]), [K.variable(w) for w in ws]
+        y = getattr(K, name)(xp, *kvs, **kwargs)
+        grads = K.gradients(K.sum(K.square(y)), kvs + [xp])
+        f = K.function([xp], [y] + grads)
+        ops = set(type(node.op).__name__ for node in f._fn.maker.fgraph.apply_nodes)
+        return K.int_shape(y), f([x]), ops
+
+    if any(getattr(K._engine, e) is None for e in engine_names) or \
+            not getattr(K._engine, '_HAS_BLAS', False):
+        pytest.skip('%s builds %s from slices only (no engine op fit to run it)'
+                    % (K.ENGINE, name))
+    n_shape, n_vals, n_ops = run()
+    assert op_class in n_ops, n_ops
+    for e in engine_names:
+        monkeypatch.setattr(K._engine, e, None)
+    i_shape, i_vals, i_ops = run()
+    assert op_class not in i_ops, i_ops
+    assert n_shape == i_shape
+    for a, b in zip(n_vals, i_vals):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * (1 + np.abs(b).max()))
+
+
 # ---------------------------------------------------------------------------
 # padding='full' (Keras 2.3.1's Theano backend takes it for every convolution)
 # ---------------------------------------------------------------------------

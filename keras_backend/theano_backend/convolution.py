@@ -54,28 +54,63 @@ def _conv_core(x_cl, kernel, strides, dilation, pads):
     return _with_shape(out, s[:-1] + (cout,))
 
 
-def _native_conv(x_cl, kernel, n, strides, dilation, pads, flip=False):
-    """The engine's own ``n``-D correlation (``_engine.conv2d`` / ``_engine.conv3d``) of
-    channels_last ``x`` with ``kernel`` ``(*K, in, out)`` (its spatial axes reversed first
-    when ``flip``: a true convolution), or None where the engine has none fit to run it or
-    a pad is symbolic. Uneven pads (TensorFlow's 'same') pad ``x`` by the difference
-    first."""
-    op = {2: _engine.conv2d, 3: _engine.conv3d}.get(n)
-    if op is None or _bany(_is_engine_tensor(p) for pair in pads for p in pair):
+def _uneven(pads):
+    """Symmetric int pads per axis and the (before, after) left over of ``pads``, or None
+    where a pad is symbolic."""
+    if _bany(_is_engine_tensor(p) for pair in pads for p in pair):
         return None
     even = [_bmin(int(b), int(a)) for b, a in pads]
-    extra = [(int(b) - m, int(a) - m) for (b, a), m in zip(pads, even)]
+    return even, [(int(b) - m, int(a) - m) for (b, a), m in zip(pads, even)]
+
+
+def _native_conv(x_cl, kernel, n, strides, dilation, pads, flip=False, depthwise=False):
+    """The engine's own ``n``-D correlation (``_engine.conv2d`` / ``_engine.conv3d``, or
+    ``_engine.depthwise_conv2d`` when ``depthwise``) of channels_last ``x`` with ``kernel``
+    ``(*K, in, out)`` (its spatial axes reversed first when ``flip``: a true convolution),
+    or None where the engine has none fit to run it or a pad is symbolic. 1-D runs as 2-D
+    over a unit axis after the length, as in Keras' Theano backend. Uneven pads
+    (TensorFlow's 'same', 'causal') pad ``x`` by the difference first."""
+    s_in, ks = _known_shape(x_cl), _known_shape(kernel)
+    if n == 1:
+        split = _uneven(pads)
+        if split is None:
+            return None
+        if split[1][0] != (0, 0):
+            # uneven pads in 3-D, before the unit axis (as Keras' temporal_padding): the
+            # pad's gradient, a slice, then has no broadcastable axis that the DimShuffle
+            # dropping it takes (Theano 1.0.5's local_dimshuffle_subtensor fails there)
+            x_cl = _pad(x_cl, [(0, 0), split[1][0], (0, 0)], 0.)
+            pads = [(split[0][0], split[0][0])]
+            s_in = _known_shape(x_cl)
+        x2 = _with_shape(x_cl.dimshuffle(0, 1, 'x', 2), s_in[:2] + (1,) + s_in[2:])
+        k2 = _with_shape(kernel.dimshuffle(0, 'x', 1, 2), ks[:1] + (1,) + ks[1:])
+        out = _native_conv(x2, k2, 2, tuple(strides) + (1,), tuple(dilation) + (1,),
+                           list(pads) + [(0, 0)], flip, depthwise)
+        if out is None:
+            return None
+        s = _known_shape(out)
+        return _with_shape(_engine.broadcastable_axes(out, [2]).dimshuffle(0, 1, 3),
+                           s[:2] + s[3:])
+    op = _engine.depthwise_conv2d if depthwise else {2: _engine.conv2d, 3: _engine.conv3d}[n]
+    split = _uneven(pads)
+    if op is None or split is None:
+        return None
+    even, extra = split
     xp = x_cl
     if _bany(b or a for b, a in extra):
         xp = _pad(x_cl, [(0, 0)] + extra + [(0, 0)], 0.)
-    out = op(xp, kernel, strides, dilation, even, flip)
+    if depthwise:
+        out = op(xp, kernel, strides, dilation, even)
+    else:
+        out = op(xp, kernel, strides, dilation, even, flip)
     if out is None:
         return None
-    s_in, ks = _known_shape(x_cl), _known_shape(kernel)
     spatial = tuple(shape_rules.conv_output_length(
         None if s_in[i + 1] is None else s_in[i + 1] + int(pads[i][0]) + int(pads[i][1]),
         ks[i], 'valid', strides[i], dilation[i]) for i in range(n))
-    return _with_shape(out, (s_in[0],) + spatial + (ks[-1],))
+    channels = ks[-1] if not depthwise else (
+        None if ks[-2] is None or ks[-1] is None else ks[-2] * ks[-1])
+    return _with_shape(out, (s_in[0],) + spatial + (channels,))
 
 
 def _depthwise_conv(x_cl, kernel, strides, dilation, pads):
@@ -139,7 +174,9 @@ def _conv_nd(x, kernel, n, strides, padding, data_format, dilation_rate, name):
 
 @records_keras_shape
 def conv1d(x, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
-    """im2col: strided slices and ``tensordot``. A true convolution, as in Keras' Theano
+    """On Theano 1.0.5 with a BLAS, Theano's own ``conv2d`` (``CorrMM``) over a unit axis
+    after the length, as Keras' Theano backend; else im2col: strided slices and
+    ``tensordot``. A true convolution, as in Keras' Theano
     backend: the kernel is flipped relative to TensorFlow's and CNTK's
     cross-correlation (``keras_backend.utils.convert_kernel`` converts between them)."""
     return _conv_nd(x, kernel, 1, strides, padding, data_format, dilation_rate, 'conv1d')
@@ -153,6 +190,27 @@ def conv2d(x, kernel, strides=(1, 1), padding='valid', data_format=None,
     backend: the kernel is flipped relative to TensorFlow's and CNTK's
     cross-correlation (``keras_backend.utils.convert_kernel`` converts between them)."""
     return _conv_nd(x, kernel, 2, strides, padding, data_format, dilation_rate, 'conv2d')
+
+
+def _native_conv_transpose(x_cl, kernel, out_cl, strides, dilation, pads):
+    """The engine's own transposed convolution (``_engine.conv_transpose``, the kernel
+    flipped: the adjoint of a true convolution) of channels_last ``x_cl`` to the ints of
+    ``out_cl`` (batch None or int), or None where the engine has none or a pad is
+    symbolic. Uneven pads: the adjoint of the convolution of the image padded by the
+    difference, cropped by it after."""
+    split = _uneven(pads)
+    if _engine.conv_transpose is None or split is None:
+        return None
+    even, extra = split
+    n = len(pads)
+    grown = (out_cl[0],) + tuple(d + b + a for d, (b, a) in zip(out_cl[1:-1], extra)) + \
+        (out_cl[-1],)
+    out = _engine.conv_transpose(x_cl, kernel, grown, strides, dilation, even, True)
+    if out is None or not _bany(b or a for b, a in extra):
+        return out
+    crop = tuple([_bslice(None)] + [_bslice(b, b + d) for d, (b, a)
+                                    in zip(out_cl[1:-1], extra)] + [_bslice(None)])
+    return out[crop]
 
 
 def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
@@ -220,13 +278,16 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
         else:
             pads.append(shape_rules.padding_amounts(out_cl[i + 1], ks[i], strides[i], dilation[i],
                                                     padding))
-    batch = x_cl.shape[0]
     # The transposed convolution is the gradient (adjoint) of the forward
-    # convolution taking an ``output_shape`` image to ``x``'s shape.
-    z = _engine.alloc(np.asarray(0, dtype=x.dtype), batch,
-                      *[z_sizes.get(i, d) for i, d in enumerate(out_cl[1:])])
-    forward = _conv_core(z, _flip_kernel(kernel, n), strides, dilation, pads)
-    out = T.grad(T.sum(forward * x_cl), z)
+    # convolution taking an ``output_shape`` image to ``x``'s shape: the engine's own op
+    # where it has one, else the gradient of the im2col graph.
+    out = None if z_sizes else _native_conv_transpose(x_cl, kernel, out_cl, strides,
+                                                      dilation, pads)
+    if out is None:
+        z = _engine.alloc(np.asarray(0, dtype=x.dtype), x_cl.shape[0],
+                          *[z_sizes.get(i, d) for i, d in enumerate(out_cl[1:])])
+        forward = _conv_core(z, _flip_kernel(kernel, n), strides, dilation, pads)
+        out = T.grad(T.sum(forward * x_cl), z)
     for condition, static in run_checks:
         out = _engine.assert_true(out, condition, '%s: an output_shape size given as a tensor '
                                   'differs from %d, the length for the input size' % (name, static))
@@ -237,7 +298,9 @@ def _conv_transpose(x, kernel, output_shape, n, strides, padding, data_format,
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
     """The gradient (adjoint) of ``conv2d`` w.r.t. its input, so the kernel is
-    flipped relative to TensorFlow and CNTK, as in ``conv2d``."""
+    flipped relative to TensorFlow and CNTK, as in ``conv2d``: on Theano 1.0.5 with a
+    BLAS Theano's own (``CorrMM_gradInputs``, as Keras' Theano backend), else the
+    gradient of the im2col graph."""
     return _conv_transpose(x, kernel, output_shape, 2, strides, padding, data_format,
                            dilation_rate, 'conv2d_transpose')
 
@@ -248,7 +311,10 @@ def _depthwise(x, kernel, n, strides, padding, data_format, dilation_rate, name)
     ks = _check_kernel(kernel, n + 2, name)
     x_cl = _to_channels_last(x, data_format)
     pads = _spatial_pads(x_cl, ks[:n], strides, dilation, padding)
-    return x_cl, _depthwise_conv(x_cl, kernel, strides, dilation, pads), data_format
+    out = _native_conv(x_cl, kernel, n, strides, dilation, pads, depthwise=True)
+    if out is None:
+        out = _depthwise_conv(x_cl, kernel, strides, dilation, pads)
+    return x_cl, out, data_format
 
 
 def _pointwise(x_cl, pointwise_kernel, name):
@@ -258,6 +324,11 @@ def _pointwise(x_cl, pointwise_kernel, name):
     if _bany(d != 1 for d in ks[:-2]) or ks[-2] is None or ks[-1] is None:
         raise ValueError('%s: pointwise_kernel must be (1, ..., in * multiplier, out), got %r'
                          % (name, ks))
+    n = x_cl.ndim - 2
+    # the engine's own 1x1 convolution where it has one, as Keras' Theano backend
+    out = _native_conv(x_cl, pk, n, (1,) * n, (1,) * n, [(0, 0)] * n)
+    if out is not None:
+        return out
     w = T.reshape(pk, (ks[-2], ks[-1]), ndim=2)
     out = T.tensordot(x_cl, w, axes=[[x_cl.ndim - 1], [0]])
     return _with_shape(out, _known_shape(x_cl)[:-1] + (ks[-1],))
@@ -265,8 +336,9 @@ def _pointwise(x_cl, pointwise_kernel, name):
 
 def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='valid',
                      data_format=None, dilation_rate=1):
-    """The depthwise step of ``depthwise_conv2d``, then ``tensordot`` with the
-    pointwise kernel."""
+    """The depthwise step of ``depthwise_conv2d``, then the pointwise kernel's 1x1
+    convolution (Theano 1.0.5 with a BLAS: grouped ``CorrMM``, then ``CorrMM``; else
+    slices, a broadcast product and ``tensordot``)."""
     _, out, data_format = _depthwise(x, depthwise_kernel, 1, strides, padding, data_format,
                                      dilation_rate, 'separable_conv1d')
     return _from_channels_last(_pointwise(out, pointwise_kernel, 'separable_conv1d'), data_format)
@@ -274,8 +346,9 @@ def separable_conv1d(x, depthwise_kernel, pointwise_kernel, strides=1, padding='
 
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
-    """The depthwise step of ``depthwise_conv2d``, then ``tensordot`` with the
-    pointwise kernel."""
+    """The depthwise step of ``depthwise_conv2d``, then the pointwise kernel's 1x1
+    convolution (Theano 1.0.5 with a BLAS: grouped ``CorrMM``, then ``CorrMM``; else
+    slices, a broadcast product and ``tensordot``)."""
     _, out, data_format = _depthwise(x, depthwise_kernel, 2, strides, padding, data_format,
                                      dilation_rate, 'separable_conv2d')
     return _from_channels_last(_pointwise(out, pointwise_kernel, 'separable_conv2d'), data_format)
@@ -283,8 +356,9 @@ def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padd
 
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding='valid',
                      data_format=None, dilation_rate=(1, 1)):
-    """Strided slices and a broadcast product: a cross-correlation (no kernel flip), as
-    Keras' Theano backend, which pre-flips its depthwise kernels."""
+    """On Theano 1.0.5 with a BLAS Theano's grouped ``conv2d`` (``CorrMM``, as Keras' Theano
+    backend), else strided slices and a broadcast product: a cross-correlation (no kernel
+    flip), as Keras' Theano backend, which pre-flips its depthwise kernels."""
     _, out, data_format = _depthwise(x, depthwise_kernel, 2, strides, padding, data_format,
                                      dilation_rate, 'depthwise_conv2d')
     return _from_channels_last(out, data_format)
@@ -302,7 +376,9 @@ def conv3d(x, kernel, strides=(1, 1, 1), padding='valid', data_format=None,
 def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding='valid',
                      data_format=None):
     """The gradient (adjoint) of ``conv3d`` w.r.t. its input, so the kernel is
-    flipped relative to TensorFlow and CNTK, as in ``conv3d``."""
+    flipped relative to TensorFlow and CNTK, as in ``conv3d``: on Theano 1.0.5 with a
+    BLAS Theano's own (``Corr3dMM_gradInputs``, as Keras' Theano backend), else the
+    gradient of the im2col graph."""
     return _conv_transpose(x, kernel, output_shape, 3, strides, padding, data_format,
                            (1, 1, 1), 'conv3d_transpose')
 

@@ -82,6 +82,16 @@ INTERFACE = (
     ('conv3d',
      "``conv3d(x_cl, kernel, strides, dilation, pads, flip=False)``: the same in 3-D, "
      '``(B, D, H, W, C)`` with ``(kd, kh, kw, C, out)``.'),
+    ('conv_transpose',
+     "``conv_transpose(x_cl, kernel, out_shape, strides, dilation, pads, flip=False)``: the "
+     "engine's own gradient, w.r.t. its input, of the 2-D or 3-D correlation (convolution "
+     'when ``flip``) of an image of channels_last ``out_shape`` (batch None or int) with '
+     '``kernel`` ``(*K, out, in)`` and symmetric int ``pads``, taken at ``x_cl`` '
+     '``(B, *S, in)``, or None where the engine has none fit to run it.'),
+    ('depthwise_conv2d',
+     "``depthwise_conv2d(x_cl, kernel, strides, dilation, pads)``: the engine's own grouped "
+     '2-D correlation of ``(B, H, W, C)`` with ``(kh, kw, C, M)`` (output channel '
+     '``c * M + m``), symmetric int ``pads``, or None where the engine has none.'),
     ('pool',
      "``pool(x_cl, pool_size, strides, mode)``: the engine's own pooling op ('max' or "
      "'avg') of channels_last ``(B, *S, C)`` over its ``len(pool_size)`` spatial axes, "

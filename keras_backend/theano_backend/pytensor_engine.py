@@ -224,6 +224,8 @@ def batched_dot(a, b):
 #: PyTensor has no convolution op of its own: the adapter's im2col (slices and ``tensordot``)
 conv2d = None
 conv3d = None
+conv_transpose = None
+depthwise_conv2d = None
 
 #: PyTensor has no pooling op (its ``signal.pool`` was removed): the adapter's slices
 pool = None

@@ -539,40 +539,48 @@ def batched_dot(a, b):
     return T.sum(a.dimshuffle(0, 1, 2, 'x') * b.dimshuffle(0, 'x', 1, 2), axis=2)
 
 
+def _border(n, pads, kernel_size, dilation):
+    """Symmetric int ``pads`` as Theano's ``border_mode``: its name ('valid', 'half',
+    'full') where they are one, as Keras' Theano backend gives them (the op's output shape
+    is then a simpler expression, the input's own for 'half' at stride 1), else the ints."""
+    pads = tuple(int(p) for p in pads)
+    if kernel_size is not None and all(k is not None for k in kernel_size[:n]):
+        dk = [(int(k) - 1) * int(d) + 1 for k, d in zip(kernel_size[:n], dilation)]
+        for name, want in (('valid', (0,) * n), ('half', tuple(k // 2 for k in dk)),
+                           ('full', tuple(k - 1 for k in dk))):
+            if pads == want:
+                return name
+    return pads
+
+
+def _channels_first(n):
+    """The axes taking a channels_last ``n``-D image to channels_first, and back."""
+    return [0, n + 1] + list(range(1, n + 1)), [0] + list(range(2, n + 2)) + [1]
+
+
 def _abstract_conv(n, x_cl, kernel, strides, dilation, pads, flip):
     """Theano's ``conv2d`` / ``conv3d`` (``AbstractConv2d`` / ``AbstractConv3d``; with a
     BLAS they run as ``CorrMM`` / ``Corr3dMM``, im2col and ``gemm`` in C) of channels_last
     ``x_cl`` ``(B, *S, C)`` with ``kernel`` ``(*K, C, out)``, a correlation or (``flip``) a
     convolution (``filter_flip``); None without a BLAS, where Theano would lower it to its
-    legacy ops, which take neither padding nor dilation. Pads that are Theano's named modes
-    ('valid', 'half', 'full') are given by name, as Keras' Theano backend gives them: the
-    op's output shape is then a simpler expression (the input's own for 'half' at stride
-    1) than from explicit pads."""
+    legacy ops, which take neither padding nor dilation."""
     if not _HAS_BLAS:
         return None
-    pads = tuple(int(p) for p in pads)
-    border = pads
     ks = static_shape(kernel)
-    if ks is not None and all(k is not None for k in ks[:n]):
-        dk = [(int(k) - 1) * int(d) + 1 for k, d in zip(ks[:n], dilation)]
-        for name, want in (('valid', (0,) * n), ('half', tuple(k // 2 for k in dk)),
-                           ('full', tuple(k - 1 for k in dk))):
-            if pads == want:
-                border = name
-                break
     # the static shapes, as Keras' Theano backend gives them: the op's shape inference
     # then answers constants, not expressions of the input's shape the graph must compute
-    to_cf = [0, n + 1] + list(range(1, n + 1))
+    to_cf, to_cl = _channels_first(n)
     w_axes = [n + 1, n] + list(range(n))
     xs = static_shape(x_cl)
     imshp = None if xs is None else tuple(xs[a] for a in to_cf)
     kshp = None if ks is None or any(d is None for d in ks) else tuple(ks[a] for a in w_axes)
     conv = T.nnet.conv2d if n == 2 else T.nnet.conv3d
     out = conv(x_cl.dimshuffle(to_cf), kernel.dimshuffle(w_axes),
-               input_shape=imshp, filter_shape=kshp, border_mode=border,
+               input_shape=imshp, filter_shape=kshp,
+               border_mode=_border(n, pads, ks, dilation),
                subsample=tuple(int(s) for s in strides), filter_flip=bool(flip),
                filter_dilation=tuple(int(d) for d in dilation))
-    return out.dimshuffle([0] + list(range(2, n + 2)) + [1])
+    return out.dimshuffle(to_cl)
 
 
 def conv2d(x_cl, kernel, strides, dilation, pads, flip=False):
@@ -587,14 +595,59 @@ def conv3d(x_cl, kernel, strides, dilation, pads, flip=False):
     return _abstract_conv(3, x_cl, kernel, strides, dilation, pads, flip)
 
 
+def conv_transpose(x_cl, kernel, out_shape, strides, dilation, pads, flip=False):
+    """Theano's ``conv2d_grad_wrt_inputs`` / ``conv3d_grad_wrt_inputs``
+    (``AbstractConv2d_gradInputs``, with a BLAS ``CorrMM_gradInputs`` / ``Corr3dMM_gradInputs``:
+    one op, as Keras' Theano backend builds its transposed convolutions) of channels_last
+    ``x_cl`` ``(B, *S, in)``: the image of channels_last ``out_shape`` whose correlation
+    (convolution when ``flip``) with ``kernel`` ``(*K, out, in)`` is ``x_cl``'s adjoint.
+    None without a BLAS or without the kernel's sizes."""
+    n = x_cl.ndim - 2
+    ks = static_shape(kernel)
+    if not _HAS_BLAS or ks is None or any(d is None for d in ks):
+        return None
+    to_cf, to_cl = _channels_first(n)
+    w_axes = [n + 1, n] + list(range(n))
+    grad = (T.nnet.abstract_conv.conv2d_grad_wrt_inputs if n == 2 else
+            T.nnet.abstract_conv.conv3d_grad_wrt_inputs)
+    imshp = tuple(out_shape[a] for a in to_cf)
+    out = grad(x_cl.dimshuffle(to_cf), kernel.dimshuffle(w_axes), imshp,
+               filter_shape=tuple(ks[a] for a in w_axes),
+               border_mode=_border(n, pads, ks, dilation),
+               subsample=tuple(int(s) for s in strides), filter_flip=bool(flip),
+               filter_dilation=tuple(int(d) for d in dilation))
+    return out.dimshuffle(to_cl)
+
+
+def depthwise_conv2d(x_cl, kernel, strides, dilation, pads):
+    """Theano's grouped ``conv2d`` (``num_groups`` the channels; with a BLAS ``CorrMM``, as
+    Keras' Theano backend builds its depthwise convolutions) of channels_last ``x_cl``
+    ``(B, H, W, C)`` with ``kernel`` ``(kh, kw, C, M)``, a correlation; output channel
+    ``c * M + m``. None without a BLAS or without the kernel's sizes."""
+    ks = static_shape(kernel)
+    if not _HAS_BLAS or ks is None or any(d is None for d in ks):
+        return None
+    kh, kw, c, m = (int(d) for d in ks)
+    to_cf, to_cl = _channels_first(2)
+    # (kh, kw, C, M) -> (C * M, 1, kh, kw): filter c * M + m is group c's m-th
+    w = T.reshape(kernel, (kh, kw, 1, c * m), ndim=4).dimshuffle(3, 2, 0, 1)
+    xs = static_shape(x_cl)
+    imshp = None if xs is None else tuple(xs[a] for a in to_cf)
+    out = T.nnet.conv2d(x_cl.dimshuffle(to_cf), w, input_shape=imshp,
+                        filter_shape=(c * m, 1, kh, kw),
+                        border_mode=_border(2, pads, ks, dilation),
+                        subsample=tuple(int(s) for s in strides), filter_flip=False,
+                        filter_dilation=tuple(int(d) for d in dilation), num_groups=c)
+    return out.dimshuffle(to_cl)
+
+
 def pool(x_cl, pool_size, strides, mode):
     """Theano's ``Pool`` (what ``pool_2d`` / ``pool_3d`` build, one C op, ``MaxPoolGrad`` /
     ``AveragePoolGrad`` as its gradient) over the spatial axes of channels_last ``x_cl``,
     windows that fit only (``ignore_border``, no padding)."""
     from theano.tensor.signal.pool import Pool
     n = len(pool_size)
-    to_cf = [0, n + 1] + list(range(1, n + 1))
-    to_cl = [0] + list(range(2, n + 2)) + [1]
+    to_cf, to_cl = _channels_first(n)
     out = Pool(ignore_border=True, mode='max' if mode == 'max' else 'average_exc_pad',
                ndim=n)(x_cl.dimshuffle(to_cf), tuple(int(k) for k in pool_size),
                        tuple(int(s) for s in strides), (0,) * n)
