@@ -202,7 +202,6 @@ def _native_conv_transpose(x_cl, kernel, out_cl, strides, dilation, pads):
     if _engine.conv_transpose is None or split is None:
         return None
     even, extra = split
-    n = len(pads)
     grown = (out_cl[0],) + tuple(d + b + a for d, (b, a) in zip(out_cl[1:-1], extra)) + \
         (out_cl[-1],)
     out = _engine.conv_transpose(x_cl, kernel, grown, strides, dilation, even, True)
