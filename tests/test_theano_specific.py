@@ -561,3 +561,68 @@ def test_sizes_of_deep_tensors_are_given_without_their_graph(TK, monkeypatch):
         assert n.shape == d.shape and 0 <= n.min() and n.max() < 1
         assert u.shape == (batch, 8, 10, 1)
         assert set(np.unique(np.round(dr / np.where(d == 0, 1, d), 4))) <= {0., 2.}
+
+
+
+def _module_keys(f):
+    """What keys the C modules Theano compiles for ``K.function`` ``f``: per node of the
+    optimised graph, its op, its inputs' types and the values of its constant inputs."""
+    keys = []
+    for node in f._fn.maker.fgraph.apply_nodes:
+        consts = tuple(repr(np.asarray(i.data).tolist()) for i in node.inputs
+                       if hasattr(i, 'data') and not hasattr(i, 'get_value'))
+        keys.append((str(node.op), tuple(str(i.type) for i in node.inputs), consts))
+    return sorted(keys)
+
+
+_KERNEL = np.linspace(-1, 1, 24).reshape(2, 2, 2, 3).astype('float32')
+
+#: (name, op of (backend or reference module, x, kernel), two input shapes without the batch)
+SIZE_FREE_CASES = [
+    ('temporal_padding', lambda M, x, k: M.temporal_padding(x, (1, 2)), [(5, 3), (7, 3)]),
+    ('spatial_2d_padding', lambda M, x, k: M.spatial_2d_padding(x, ((1, 2), (0, 1))),
+     [(4, 5, 2), (6, 3, 2)]),
+    ('spatial_3d_padding',
+     lambda M, x, k: M.spatial_3d_padding(x, ((1, 0), (0, 2), (1, 1))),
+     [(3, 4, 5, 2), (5, 3, 4, 2)]),
+    ('batch_flatten', lambda M, x, k: M.batch_flatten(x), [(4, 5), (3, 6)]),
+    ('pool2d_same', lambda M, x, k: M.pool2d(x, (2, 2), (2, 2), 'same', 'channels_last',
+                                             'max'), [(5, 5, 2), (7, 3, 2)]),
+    ('conv2d_same_even_kernel', lambda M, x, k: M.conv2d(x, k, padding='same'),
+     [(5, 5, 2), (7, 3, 2)]),
+]
+
+
+@pytest.mark.parametrize('name,op,shapes', SIZE_FREE_CASES, ids=[c[0] for c in SIZE_FREE_CASES])
+def test_other_static_sizes_compile_no_new_module(TK, name, op, shapes):
+    """On Theano 1.0.5 a compiled C module is keyed by its node's op, its inputs' types (no
+    sizes there) and the values of its constant inputs. Padding, flattening, 'same' pooling
+    and convolution with sizes as constants compiled a module of their own (an ``Alloc``, a
+    ``MakeVector``) for every input shape: 31 ``Alloc`` modules in Keras 2.3.1's
+    backend_test, none on Keras' own backend, which reads sizes from the tensor's shape.
+    The graphs of two inputs of other static sizes (and of their gradients) now have the same
+    keys, so the second compiles nothing; the values are checked against numpy's."""
+    K = TK
+    # Theano's flipped kernels: conv2d convolves, the reference correlates
+    kernel = K.constant(_KERNEL)
+    ref_kernel = _KERNEL[::-1, ::-1]
+    keys = []
+    for shape in shapes:
+        x = K.placeholder(shape=(None,) + shape)
+        y = op(K, x, kernel)
+        g = K.gradients(K.sum(y * y), [x])[0]
+        f = K.function([x], [y, g])
+        xv = randn(2, *shape)
+        yv, gv = f([xv])
+        np.testing.assert_allclose(yv, op(R, xv, ref_kernel), atol=1e-5)
+        # y * y summed: its gradient is 2 y pulled back through the op (the same op's
+        # adjoint); checked by central differences
+        np.testing.assert_allclose(
+            gv, R.numerical_gradient(lambda v: np.sum(op(R, v, ref_kernel) ** 2),
+                                     xv.astype('float64')), rtol=1e-3, atol=1e-3)
+        keys.append(_module_keys(f))
+    if K.ENGINE != 'theano':
+        return   # PyTensor's types hold static sizes: a module per shape is its design
+    # the differing keys only (pytest's own diff of two long lists takes minutes)
+    differing = sorted(set(keys[0]) ^ set(keys[1]))
+    assert not differing, differing

@@ -26,9 +26,17 @@ def _pad(x, pads, value=0.):
     idx = []
     static = []
     for i, (b, a) in enumerate(pads):
-        d = s[i] if s[i] is not None else x.shape[i]
-        dims.append(d + b + a)
-        idx.append(_bslice(b, b + d))
+        # Sizes as ints where the engine's types hold them (PyTensor); on Theano 1.0.5 read
+        # from x's shape, as Keras' Theano backend did: Theano keys a compiled module by
+        # the values of its constant inputs, so constant sizes would compile an ``Alloc``
+        # for every padded shape, where symbolic ones share one per rank and dtype.
+        d = s[i] if s[i] is not None and _engine.HAS_STATIC_SHAPES else x.shape[i]
+        unpadded = not _is_engine_tensor(b) and not _is_engine_tensor(a) and b == 0 and a == 0
+        dims.append(d if unpadded else d + b + a)
+        if _is_engine_tensor(b) or _is_engine_tensor(a):
+            idx.append(_bslice(b, b + d))
+        else:   # constant bounds: no size arithmetic in the graph
+            idx.append(_bslice(b or None, -a if a else None))
         static.append(s[i] + b + a if (s[i] is not None and not _is_engine_tensor(b)
                                        and not _is_engine_tensor(a)) else None)
     fill = T.constant(np.asarray(value, dtype=x.dtype))

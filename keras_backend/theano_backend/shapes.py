@@ -195,12 +195,12 @@ def batch_flatten(x):
     x = _to_tensor(x)
     s = _known_shape(x)
     rest = s[1:]
-    if _ball(d is not None for d in rest):
-        n = int(np.prod(rest))
-        out = T.reshape(x, (x.shape[0], n), ndim=2)
-    else:
-        n = None
-        out = T.reshape(x, (x.shape[0], -1), ndim=2)
+    n = int(np.prod(rest)) if _ball(d is not None for d in rest) else None
+    # the size as an int where the engine's types hold it (PyTensor); on Theano 1.0.5 -1,
+    # as Keras' Theano backend left it to the op: a constant size would key a compiled
+    # module of its own for every flattened length
+    size = n if n is not None and _engine.HAS_STATIC_SHAPES else -1
+    out = T.reshape(x, (x.shape[0], size), ndim=2)
     return _with_shape(out, (s[0], n))
 
 
