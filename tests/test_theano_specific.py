@@ -563,7 +563,6 @@ def test_sizes_of_deep_tensors_are_given_without_their_graph(TK, monkeypatch):
         assert set(np.unique(np.round(dr / np.where(d == 0, 1, d), 4))) <= {0., 2.}
 
 
-
 def _module_keys(f):
     """What keys the C modules Theano compiles for ``K.function`` ``f``: per node of the
     optimised graph, its op, its inputs' types and the values of its constant inputs."""

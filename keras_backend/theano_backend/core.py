@@ -263,6 +263,15 @@ def int_shape(x):
     return _engine.static_shape(x)
 
 
+def _size_argument(size):
+    """A static ``size`` (int or None) as an op's size argument: the int where the engine's
+    types hold sizes (PyTensor), else None, for the caller to read it from the tensor (or
+    leave it to the op) as Keras' Theano backend did: Theano 1.0.5 keys a compiled module by
+    the values of its constant inputs, so an int size compiles a module of its own (an
+    ``Alloc``, a ``MakeVector``) for every shape, where one read from the tensor is shared."""
+    return size if _engine.HAS_STATIC_SHAPES else None
+
+
 def _known_shape(x):
     """The static shape the ops compute with: the engine's own sizes (PyTensor's
     ``type.shape``, Theano 1.0.5's per-op ``infer_shape``), and where the engine knows none,

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import shape_rules
 from .core import (T, _ball, _bany, _bmax, _bslice, _engine, _is_engine_tensor, _known_shape,
-                   _with_shape)
+                   _size_argument, _with_shape)
 
 
 def _pad(x, pads, value=0.):
@@ -26,19 +26,13 @@ def _pad(x, pads, value=0.):
     idx = []
     static = []
     for i, (b, a) in enumerate(pads):
-        # Sizes as ints where the engine's types hold them (PyTensor); on Theano 1.0.5 read
-        # from x's shape, as Keras' Theano backend did: Theano keys a compiled module by
-        # the values of its constant inputs, so constant sizes would compile an ``Alloc``
-        # for every padded shape, where symbolic ones share one per rank and dtype.
-        d = s[i] if s[i] is not None and _engine.HAS_STATIC_SHAPES else x.shape[i]
-        unpadded = not _is_engine_tensor(b) and not _is_engine_tensor(a) and b == 0 and a == 0
-        dims.append(d if unpadded else d + b + a)
-        if _is_engine_tensor(b) or _is_engine_tensor(a):
-            idx.append(_bslice(b, b + d))
-        else:   # constant bounds: no size arithmetic in the graph
-            idx.append(_bslice(b or None, -a if a else None))
-        static.append(s[i] + b + a if (s[i] is not None and not _is_engine_tensor(b)
-                                       and not _is_engine_tensor(a)) else None)
+        d = _size_argument(s[i])
+        d = x.shape[i] if d is None else d
+        const = not _is_engine_tensor(b) and not _is_engine_tensor(a)
+        dims.append(d if const and b == 0 and a == 0 else d + b + a)
+        # constant bounds need no size arithmetic in the graph
+        idx.append(_bslice(b or None, -a if a else None) if const else _bslice(b, b + d))
+        static.append(s[i] + b + a if s[i] is not None and const else None)
     fill = T.constant(np.asarray(value, dtype=x.dtype))
     out = _engine.alloc(fill, *dims)
     out = T.set_subtensor(out[tuple(idx)], x)

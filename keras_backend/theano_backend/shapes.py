@@ -11,7 +11,8 @@ import numpy as np
 from .. import common, shape_rules
 from ..common import normalize_data_format
 from .core import (records_keras_shape, T, _ball, _bslice, _constant_like, _engine,
-                   _is_engine_tensor, _known_shape, _normalize_dtype, _to_tensor, _with_shape)
+                   _is_engine_tensor, _known_shape, _normalize_dtype, _size_argument, _to_tensor,
+                   _with_shape)
 from .helpers import _pad
 from .tensors import is_sparse, to_dense
 
@@ -196,10 +197,8 @@ def batch_flatten(x):
     s = _known_shape(x)
     rest = s[1:]
     n = int(np.prod(rest)) if _ball(d is not None for d in rest) else None
-    # the size as an int where the engine's types hold it (PyTensor); on Theano 1.0.5 -1,
-    # as Keras' Theano backend left it to the op: a constant size would key a compiled
-    # module of its own for every flattened length
-    size = n if n is not None and _engine.HAS_STATIC_SHAPES else -1
+    size = _size_argument(n)
+    size = -1 if size is None else size
     out = T.reshape(x, (x.shape[0], size), ndim=2)
     return _with_shape(out, (s[0], n))
 
