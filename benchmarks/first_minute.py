@@ -14,7 +14,8 @@ What a user waits for before training has really started, measured in a fresh pr
 Models: the small ones of ``keras2_benchmark.py`` (``mlp``, ``cnn``, ``lstm``; batch 32 of the
 digits) and Keras' applications with ``weights=None`` and 5 classes, on a batch of 8 random
 images: ``densenet121`` and ``resnet50`` (32x32x3), ``inceptionv3`` (75x75x3, its smallest),
-``nasnetmobile`` (32x32x3).
+``nasnetmobile`` (32x32x3); on CNTK larger (``INPUT_SHAPES``: the smallest Keras' own CNTK
+backend builds).
 
 Sides per engine configuration (the anchors of issue 61): ``tensorflow``: ours against
 ``tf_keras`` (default mode: its ``tf.function``); ``jax`` / ``torch``: ours against Keras 3
@@ -60,6 +61,12 @@ APPLICATIONS = {'densenet121': ((32, 32, 3), 'DenseNet121'),
                 'resnet50': ((32, 32, 3), 'ResNet50'),
                 'inceptionv3': ((75, 75, 3), 'InceptionV3'),
                 'nasnetmobile': ((32, 32, 3), 'NASNetMobile')}
+#: engine -> application -> the input shape used there instead: Keras 2.3.1's own CNTK backend
+#: cannot build the applications at the sizes above (CNTK's 'same' convolution refuses a kernel
+#: larger than its input: "kernel dim 3 <= input dim 2" in ResNet50's last blocks at 32x32), so
+#: on CNTK both sides build each at the smallest size the anchor takes
+INPUT_SHAPES = {'cntk': {'densenet121': (96, 96, 3), 'resnet50': (96, 96, 3),
+                         'inceptionv3': (139, 139, 3), 'nasnetmobile': (224, 224, 3)}}
 MODELS = SMALL + ('densenet121', 'inceptionv3', 'nasnetmobile', 'resnet50')
 PHASES = ('import', 'build', 'compile', 'train1', 'eval1', 'predict1', 'train2')
 FIRST = ('build', 'compile', 'train1', 'eval1', 'predict1')
@@ -72,10 +79,15 @@ COMPILE_CACHED = ('theano', 'pytensor')
 XLA_CACHED = 'jax'
 
 
-def _data(name, side):
+def _input_shape(engine, name):
+    """The input shape of application ``name`` on ``engine``."""
+    return INPUT_SHAPES.get(engine, {}).get(name, APPLICATIONS[name][0])
+
+
+def _data(engine, name, side):
     """(x, y) of one batch for model ``name``."""
     if name in APPLICATIONS:
-        shape = APPLICATIONS[name][0]
+        shape = _input_shape(engine, name)
         rng = np.random.RandomState(kb.SEED)
         return (rng.rand(8, *shape).astype('float32'),
                 np.eye(5, dtype='float32')[np.arange(8) % 5])
@@ -95,10 +107,10 @@ def worker(engine, side, name):
     np.random.seed(kb.SEED)
     if set_seed is not None:
         set_seed(kb.SEED)
-    x, y = _data(name, side)
+    x, y = _data(engine, name, side)
     start = time.perf_counter()
     if name in APPLICATIONS:
-        shape, ctor = APPLICATIONS[name]
+        shape, ctor = _input_shape(engine, name), APPLICATIONS[name][1]
         model = getattr(keras.applications, ctor)(weights=None, input_shape=shape, classes=5)
     else:
         model = kb.build(name, layers, sequential, side.startswith('tf_keras'),

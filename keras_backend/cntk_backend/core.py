@@ -1442,6 +1442,68 @@ class Function(object):
         self._defaults = dict((a, np.asarray(0., np.dtype(a.dtype))) for a in by_uid.values()
                               if a.uid not in fed and a.name == 'keras_learning_phase')
         self._heads = self._graph.outputs
+        self._batched = None if self._train is None else False
+
+    def _batch_axis_graph(self):
+        """The graph with each fed placeholder of unknown leading size read from an input on
+        CNTK's batch axis (``C.unpack_batch`` of it), as ``(graph, {placeholder uid: input})``;
+        False where no placeholder qualifies or CNTK cannot clone the graph.
+
+        Our placeholders hold the batch as a free static axis (no dynamic axis), and CNTK keeps
+        a buffer of its own for every node of a graph whose inputs have no dynamic axis (its
+        memory sharing only recycles the buffers of nodes that depend on an input with one):
+        ResNet50's prediction on 8 images of 96x96 took 1.3 GB and 0.6 s of page faults in its
+        first call, against 0.18 GB for Keras' CNTK backend, whose inputs are on the batch
+        axis. Reading the same values through ``unpack_batch`` gives the same graph and numbers
+        with CNTK's memory sharing. Used for functions without a training plan (a training
+        step keeps its forward values for the backward pass anyway), and only when every
+        substituted input is fed the same number of rows (CNTK's batch axis holds one size).
+        """
+        # every other argument maps to itself (CNTK's clone would otherwise copy it)
+        subs = dict((a, a) for a in self._graph.arguments)
+        batch_inputs = {}
+        for _, arg, dt in self._feed_plan:
+            shape = arg.shape
+            if dt is None or arg.dynamic_axes or not shape or shape[0] != _FREE:
+                continue
+            b = C.input_variable(shape[1:], dtype=arg.dtype, needs_gradient=False,
+                                 name=arg.name)
+            subs[arg] = C.unpack_batch(b).output
+            batch_inputs[arg.uid] = b
+        if not batch_inputs:
+            return False
+        try:
+            graph = self._graph.clone(C.CloneMethod.share, subs)
+        except Exception:   # an op CNTK cannot clone this way: keep the graph as it is
+            return False
+        if [o.shape for o in graph.outputs] != [o.shape for o in self._heads]:
+            return False
+        return graph, batch_inputs
+
+    def _evaluate(self, feed):
+        """The graph's outputs for ``feed`` (argument -> array) as a dict keyed by
+        ``self._heads``, through :meth:`_batch_axis_graph` where it applies."""
+        if self._batched is None:
+            self._batched = self._batch_axis_graph()
+        if self._batched:
+            graph, batch_inputs = self._batched
+            sizes = set(np.shape(v)[0] for a, v in feed.items() if a.uid in batch_inputs)
+            if len(sizes) == 1 and 0 not in sizes:
+                bfeed = dict((batch_inputs.get(a.uid, a), v) for a, v in feed.items())
+                try:
+                    res = graph.eval(bfeed, as_numpy=True)
+                except Exception:
+                    # CNTK refused the batch-axis form: the original graph from now on
+                    # (it raises the error of a bad feed itself)
+                    self._batched = False
+                else:
+                    if not isinstance(res, dict):
+                        res = {graph.outputs[0]: res}
+                    return dict((h, res[o]) for h, o in zip(self._heads, graph.outputs))
+        res = self._graph.eval(feed, as_numpy=True) if feed else self._graph.eval(as_numpy=True)
+        if not isinstance(res, dict):
+            res = {self._heads[0]: res}
+        return res
 
     def _train_step(self, feed):
         """Forward, backward and learner update (see ``_training_plan``).
@@ -1492,13 +1554,9 @@ class Function(object):
                     if self._train is not None:
                         res = self._train_step(feed)
                     else:
-                        res = self._graph.eval(feed, as_numpy=True) if feed else \
-                            self._graph.eval(as_numpy=True)
+                        res = self._evaluate(feed)
             except RuntimeError as e:
                 raise checks.engine_error('function', e, [np.shape(v) for v in inputs]) from e
-            if self._train is None:
-                if not isinstance(res, dict):
-                    res = {self._heads[0]: res}
             heads = self._heads
             out = [_empty_if_ranged(heads[p], res[heads[p]]) if kind == 'out' else v
                    for (kind, p), v in zip(self._slots, out)]
