@@ -75,6 +75,8 @@ FIRST = ('build', 'compile', 'train1', 'eval1', 'predict1')
 ANCHOR_SIDES = ('tf_keras_default', 'keras3_jax', 'keras3_torch', 'keras_theano', 'keras_cntk')
 #: the engines that keep compiled code in a cache folder (their flags' base_compiledir)
 COMPILE_CACHED = ('theano', 'pytensor')
+#: Python's recursion limit for the applications on Theano and PyTensor (see ``worker``)
+RECURSION_LIMIT = 20000
 #: the engine whose adapter keeps XLA's compiled programs under the Keras config folder
 XLA_CACHED = 'jax'
 
@@ -108,6 +110,11 @@ def worker(engine, side, name):
     if set_seed is not None:
         set_seed(kb.SEED)
     x, y = _data(engine, name, side)
+    if engine in COMPILE_CACHED and name in APPLICATIONS:
+        # Theano's gradient and its optimizer recurse once per node along the graph's depth:
+        # at Python's default limit (1000) Keras' own Theano backend, like ours, raises
+        # RecursionError in `T.grad` of ResNet50; its users raise the limit, as here
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     start = time.perf_counter()
     if name in APPLICATIONS:
         shape, ctor = _input_shape(engine, name), APPLICATIONS[name][1]

@@ -169,3 +169,19 @@ def test_jax_eager_draw_equals_the_traced_draw(K, op, args):
     for other in ((11, 11), (2, 60), (100,)):
         assert K.eval(getattr(K, op)(other, *args, seed=3)).shape == other
     assert len(draws) - before <= 1
+
+
+@pytest.mark.parametrize('op, args', [('random_uniform', (-1., 3.)), ('random_normal', (0., 2.))])
+def test_jax_eager_draws_advance_the_key_as_the_traced_draws(K, op, args):
+    """JAX: the eager draw's program also gives the key's next value (no split compiled
+    apart); evaluating a node again draws what a compiled function's second call draws,
+    for a small shape (a prefix of the shortest draw) and one above it."""
+    if K.backend() != 'jax':
+        pytest.skip('the flat-prefix eager draw is the JAX adapter\'s')
+    for shape in ((4, 6), (300, 257)):
+        eager_node = getattr(K, op)(shape, *args, seed=5)
+        first, second = K.eval(eager_node), K.eval(eager_node)
+        f = K.function([], [getattr(K, op)(shape, *args, seed=5)])
+        np.testing.assert_array_equal(first, f([])[0])
+        np.testing.assert_array_equal(second, f([])[0])
+        assert not np.array_equal(first, second)

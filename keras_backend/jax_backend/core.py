@@ -579,7 +579,16 @@ def _seed_key(seed):
     return jax.random.PRNGKey(int(np.asarray(seed)))
 
 
+#: id(key) -> (key, its next key) for the keys of eager draws (``_random``), whose program
+#: computed the next key beside the values: advancing the key variable after such a draw
+#: then compiles no split of its own (Threefry's compile, about 0.1 s per process)
+_NEXT_KEYS = {}
+
+
 def _next_key(key):
+    known = _NEXT_KEYS.pop(id(key), None)
+    if known is not None and known[0] is key:
+        return known[1]
     return jax.random.split(key)[0]
 
 
@@ -590,6 +599,10 @@ def _draw_key(key):
 #: (kind, length or shape) -> the compiled draw that evaluates a random node eagerly
 #: (``_random``)
 _EAGER_DRAWS = {}
+#: the shortest flat draw of ``_random``: every weight up to this size shares one compiled
+#: program per distribution (compiling Threefry takes about 0.3 s on a CPU; drawing 2**16
+#: values, about a tenth of a millisecond)
+_MIN_EAGER_DRAW = 1 << 16
 
 
 def _eager_flat():
@@ -607,9 +620,10 @@ def _random(draw, seed, *args, **kwargs):
     shape, *params)``: evaluated outside a trace (a weight's initial value, ``K.eval``),
     the key's split and the draw then run as one program, rather than op by op (a split,
     the sampler and each scaling op compiled apart, for every shape: about a second of a
-    model's build). That program draws a flat vector whose length is the next power of two,
-    so one compiled program serves every shape up to it (DenseNet121's 121 kernel shapes
-    took 117 compiles, 13 s; now about 12): with JAX's partitionable Threefry each element
+    model's build). That program draws a flat vector whose length is the next power of two
+    (at least ``_MIN_EAGER_DRAW``), so one compiled program serves every shape up to it
+    (DenseNet121's 121 kernel shapes took 117 compiles, 13 s; now about 12; a small model's
+    weights, one): with JAX's partitionable Threefry each element
     depends only on the key and its flat index, so the vector's first ``size`` elements,
     laid out in ``shape``, are the very values a draw of ``shape`` gives."""
     kind = kwargs.pop('kind', None)
@@ -621,13 +635,16 @@ def _random(draw, seed, *args, **kwargs):
             shape = _size_tuple(a[0])
             size = int(np.prod(shape, dtype=np.int64))
             flat = size > 0 and _eager_flat()
-            length = 1 << (size - 1).bit_length() if flat else None
+            length = max(1 << (size - 1).bit_length(), _MIN_EAGER_DRAW) if flat else None
             fn = _EAGER_DRAWS.get((kind, length if flat else shape))
             if fn is None:
                 drawn = (length,) if flat else shape
                 fn = _EAGER_DRAWS[(kind, length if flat else shape)] = jax.jit(
-                    lambda k, *params: draw(_draw_key(k), drawn, *params))
-            out = fn(key, *a[1:])
+                    lambda k, *params: (draw(_draw_key(k), drawn, *params), _next_key(k)))
+            out, after = fn(key, *a[1:])
+            if len(_NEXT_KEYS) > 1024:      # keys whose variable was not advanced after all
+                _NEXT_KEYS.clear()
+            _NEXT_KEYS[id(key)] = (key, after)
             if not flat:
                 return out
             # the prefix, laid out in ``shape`` (a host view: no program per shape)
