@@ -193,6 +193,17 @@ def suite_files(root, part='all'):
     return out
 
 
+def download_sdist(requirement, folder):
+    """The path of ``requirement``'s source distribution, downloaded by pip (no
+    dependencies) into ``folder``."""
+    subprocess.check_call([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
+                           '--no-binary=:all:', '-d', folder, requirement])
+    archives = glob.glob(os.path.join(folder, '*.tar.gz'))
+    if len(archives) != 1:
+        raise SystemExit('expected one sdist of %s, got %r' % (requirement, archives))
+    return archives[0]
+
+
 def fetch(dest, release='2.3.1'):
     """Download Keras ``release``'s sdist with pip and extract its tests/ into ``dest``
     (without the ``__pycache__`` folders that some sdists carry)."""
@@ -201,10 +212,7 @@ def fetch(dest, release='2.3.1'):
         return
     tmp = tempfile.mkdtemp()
     try:
-        subprocess.check_call([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
-                               '--no-binary=:all:', '-d', tmp,
-                               'keras==' + release])
-        archive = glob.glob(os.path.join(tmp, 'Keras-%s.tar.gz' % release))[0]
+        archive = download_sdist('keras==' + release, tmp)
         os.makedirs(dest, exist_ok=True)
         top = 'Keras-%s/' % release
         with tarfile.open(archive) as tar:
@@ -273,10 +281,10 @@ def run(args, pytest_args):
     return subprocess.call(cmd, cwd=args.tests, env=env)
 
 
-def tally(path):
-    """``| file | passed | known | failed | skipped | seconds |`` of a run's JUnit XML: known
-    = the known differences that failed (xfail), failed = everything else that failed or
-    errored (collection errors included)."""
+def outcomes(path):
+    """``({'passed', 'known', 'failed', 'skipped'}: counts, seconds)`` of a run's JUnit XML:
+    known = the known differences that failed (xfail), failed = everything else that failed
+    or errored (collection errors included)."""
     import xml.etree.ElementTree as ET
     counts = dict(passed=0, known=0, failed=0, skipped=0)
     seconds = 0.
@@ -293,6 +301,13 @@ def tally(path):
             counts['known'] += 1
         else:
             counts['skipped'] += 1
+    return counts, seconds
+
+
+def tally(path):
+    """``| file | passed | known | failed | skipped | seconds |`` of a run's JUnit XML
+    (:func:`outcomes`)."""
+    counts, seconds = outcomes(path)
     return '| %s | %d | %d | %d | %d | %.0f |' % (
         os.path.basename(path), counts['passed'], counts['known'], counts['failed'],
         counts['skipped'], seconds)

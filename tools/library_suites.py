@@ -31,18 +31,20 @@ the folder given with ``--keras-path`` (Python 3.11: ``.venv/keras2``).
 from __future__ import print_function
 
 import argparse
-import glob
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 KNOWN = os.path.join(REPO, 'tests', 'library_suites_known_differences.txt')
+
+sys.path.insert(0, HERE)
+from keras_suite import download_sdist, outcomes  # noqa: E402
+from keras_suite_plugin import read_known  # noqa: E402
 
 #: (PyPI name, version): the last release of each that imports Keras 2 (``import keras``
 #: unless ``TF_KERAS=1``), with its ``tests/`` in the sdist
@@ -88,18 +90,12 @@ def fetch(dest):
             continue
         tmp = tempfile.mkdtemp(prefix='library-sdist-')
         try:
-            subprocess.check_call([sys.executable, '-m', 'pip', 'download', '--no-deps',
-                                   '--no-binary', ':all:', '-q', '-d', tmp,
-                                   '%s==%s' % (name, version)])
-            archives = glob.glob(os.path.join(tmp, '*.tar.gz'))
-            if len(archives) != 1:
-                raise SystemExit('library_suites: expected one sdist of %s==%s, got %r'
-                                 % (name, version, archives))
-            with tarfile.open(archives[0]) as tar:
+            archive = download_sdist('%s==%s' % (name, version), tmp)
+            with tarfile.open(archive) as tar:
                 for member in tar.getmembers():
                     if member.name.startswith('/') or '..' in member.name.split('/'):
                         raise SystemExit('library_suites: unsafe path %r in %s'
-                                         % (member.name, archives[0]))
+                                         % (member.name, archive))
                 tar.extractall(dest)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -110,19 +106,8 @@ def fetch(dest):
 
 def _tally(junit):
     """(passed, failed, skipped, known) of a pytest JUnit XML file."""
-    counts = [0, 0, 0, 0]
-    for case in ET.parse(junit).getroot().iter('testcase'):
-        tags = [c.tag for c in case]
-        skipped = [c for c in case if c.tag == 'skipped']
-        if 'failure' in tags or 'error' in tags:
-            counts[1] += 1
-        elif skipped and 'xfail' in (skipped[0].get('type', '') + skipped[0].get('message', '')):
-            counts[3] += 1
-        elif skipped:
-            counts[2] += 1
-        else:
-            counts[0] += 1
-    return tuple(counts)
+    counts, _ = outcomes(junit)
+    return counts['passed'], counts['failed'], counts['skipped'], counts['known']
 
 
 def run(args):
@@ -139,8 +124,6 @@ def run(args):
     junit_dir = args.junit_dir or tempfile.mkdtemp(prefix='library-suites-')
     if not os.path.isdir(junit_dir):
         os.makedirs(junit_dir)
-    sys.path.insert(0, HERE)
-    from keras_suite_plugin import read_known
     known = read_known(KNOWN, args.config)
     total, bad = [0, 0, 0, 0], False
     for name, version in chosen:
