@@ -225,3 +225,66 @@ def test_update_arithmetic_reuses_fresh_buffers(K):
         assert plan_reuse(add, [big, other], (0,)) is big
     with torch.enable_grad():
         assert plan_reuse(add, [torch.ones(n), torch.ones(n)], (0,)) is None
+
+
+def test_a_loop_body_projects_the_whole_input_sequence_at_once(K, monkeypatch):
+    """The part of a step that reads the input and no state (Keras' ``K.dot(inputs *
+    dp_mask, kernel)`` and its ``bias_add``) runs once on the whole sequence: one matmul of
+    rank 3 instead of one per step, the recurrent product still per step. Values (masked,
+    backwards) against the numpy reference, gradients (kernels, bias, the dropout-like
+    mask, the input) against the unrolled loop, which runs every op per step."""
+    import torch
+    import reference as R
+    rng = np.random.RandomState(7)
+    xs = rng.randn(3, 6, 4).astype('float32')
+    kx = (rng.randn(4, 8) * 0.5).astype('float32')
+    kh = (rng.randn(2, 8) * 0.5).astype('float32')
+    bias = (rng.randn(8) * 0.1).astype('float32')
+    keep = (rng.rand(3, 4) > 0.3).astype('float32') / 0.7
+    mask = np.array([[1, 1, 0, 1, 1, 1], [0, 1, 1, 1, 0, 1], [1, 1, 1, 1, 1, 0]], bool)
+    kxv, khv, bv, keepv = K.variable(kx), K.variable(kh), K.variable(bias), K.variable(keep)
+
+    def gates(z, c, tanh, sigmoid):
+        i, f, g, o = [z[:, 2 * k:2 * k + 2] for k in range(4)]
+        c_new = sigmoid(f) * c + sigmoid(i) * tanh(g)
+        return sigmoid(o) * tanh(c_new), c_new
+
+    def step(x_t, states):
+        h, c = states
+        z = K.bias_add(K.dot(x_t * keepv, kxv) * 1.5, bv) + K.dot(h, khv)
+        h_new, c_new = gates(z, c, K.tanh, K.sigmoid)
+        return h_new, [h_new, c_new]
+
+    def np_step(x_t, states):
+        h, c = states
+        z = ((x_t * keep).dot(kx) * 1.5 + bias) + h.dot(kh)
+        return gates(z, c, np.tanh, lambda v: 1. / (1. + np.exp(-v)))[0], \
+            list(gates(z, c, np.tanh, lambda v: 1. / (1. + np.exp(-v))))
+
+    def build(unroll):
+        x = K.placeholder((None, 6, 4))
+        h0, c0 = K.zeros((3, 2)), K.zeros((3, 2))
+        last, outs, states = K.rnn(step, x, [h0, c0], go_backwards=True,
+                                   mask=K.constant(mask), unroll=unroll)
+        loss = K.sum(outs * outs) + K.sum(states[1])
+        return K.function([x], [last, outs, states[1]] +
+                          K.gradients(loss, [kxv, khv, bv, keepv, x]))
+    loop, unrolled = build(False), build(True)
+    ranks = []
+    original = torch.matmul
+
+    def counted(a, b, *args, **kwargs):
+        ranks.append(a.ndim)
+        return original(a, b, *args, **kwargs)
+    monkeypatch.setattr(torch, 'matmul', counted)
+    got = loop([xs])
+    forward_ranks, ranks[:] = list(ranks), []
+    ref = unrolled([xs])
+    assert sorted(forward_ranks) == [2] * 6 + [3]    # h . kh per step, x . kx once
+    assert sorted(ranks) == [2] * 12                 # unrolled: both per step
+    want = R.rnn(np_step, xs, [np.zeros((3, 2)), np.zeros((3, 2))], go_backwards=True,
+                 mask=mask)
+    for g, w in zip(got[:3], [want[0], want[1], want[2][1]]):
+        np.testing.assert_allclose(g, w, atol=1e-5)
+    for g, r in zip(got[3:], ref[3:]):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)

@@ -302,6 +302,64 @@ def dependents(roots, sources):
     return dep
 
 
+def step_input_part(roots, local, step_input, rule):
+    """The part of a loop body's step graph that reads the step's input and no state, where
+    it can run on every time step at once (an RNN cell's ``K.dot(inputs, kernel)``: one
+    matmul over the whole sequence instead of one per step, and one in its gradient).
+
+    ``roots``: the step's outputs and new states; ``local``: the ids of the nodes the step
+    computes (:func:`dependents` of the stand-ins); ``step_input``: the input's stand-in;
+    ``rule(node, batched)``: the engine's answer for one node whose leaves are flagged in
+    ``batched`` (True: the leaf holds every step's value, time on axis 1; False: a value
+    fixed over the steps, or a constant): a tuple with one entry per leaf (None: the leaf's
+    value as it is; ``'expand'``: the fixed value needs a time axis of size 1 inserted at
+    axis 1), or None where the op cannot run on all steps at once.
+
+    Returns ``(nodes, transforms, frontier)``: the nodes in evaluation order, each one's
+    tuple from ``rule``, and the ids of those among them that a node outside the part reads
+    (or that are roots): the values a step is seeded with. Nodes with a context of their own
+    (``needs_context``, lazy leaves) never belong to it.
+    """
+    order = walk(roots)
+    part, transforms = [], {}
+    in_part = set([step_input.id])
+    for n in order:
+        if n.id not in local or n.op is None or n.id in in_part:
+            continue
+        if getattr(n.op, 'needs_context', False) or getattr(n.op, 'lazy_leaves', ()):
+            continue
+        batched, fixed_ok = [], True
+        for v in n.leaves:
+            if isinstance(v, Node):
+                if v.id in in_part:
+                    batched.append(True)
+                elif v.id in local:
+                    fixed_ok = False     # reads a state, or a step value not in the part
+                    break
+                else:
+                    batched.append(False)
+            else:
+                batched.append(False)
+        if not fixed_ok or not _builtin_any(batched):
+            continue
+        how = rule(n, tuple(batched))
+        if how is None:
+            continue
+        in_part.add(n.id)
+        part.append(n)
+        transforms[n.id] = how
+    if not part:
+        return [], {}, set()
+    ids = set(n.id for n in part)
+    frontier = set(r.id for r in roots if isinstance(r, Node) and r.id in ids)
+    for n in order:
+        if n.id in local and n.id not in ids:
+            for v in n.leaves:
+                if isinstance(v, Node) and v.id in ids:
+                    frontier.add(v.id)
+    return part, transforms, frontier
+
+
 def static_shape(x):
     if isinstance(x, Node):
         return x.shape

@@ -12,7 +12,8 @@ import numpy as np
 from .. import generic
 from .core import (torch, stack, Tensor, _apply, _builtin_max, _builtin_min, _context_op,
                    _dependents, _flatten, _host, _infer, _multi_node, _ndim, _node, _ONE, _Plan,
-                   _Spec, _spec_of, _static_shape, _to_tensor, _tracing_loop_body, _walk)
+                   _Spec, _spec_of, _static_shape, _step_input_part, _to_tensor,
+                   _tracing_loop_body, _unflatten, _walk)
 from .session import learning_phase
 from .tensors import zeros_like
 
@@ -48,6 +49,61 @@ def _avals_of(x):
 
 def _right_pad(m, ndim):
     return m.reshape(tuple(m.shape) + (1,) * (ndim - m.ndim))
+
+
+def _time_batched(n, batched):
+    """``graph.step_input_part``'s rule: how node ``n`` of a step graph runs on every time
+    step at once (time on axis 1 of its ``batched`` leaves), or None. Taken: the elementwise
+    operators (a fixed operand of the step's rank gets a time axis), ``dot`` of the input
+    by a fixed 1-D or 2-D weight (matmul's rows stay apart) and channels_last ``bias_add``."""
+    kind = getattr(n.op, 'time_batched', None)
+    if kind is None and getattr(n.op, 'elementwise', False):
+        kind = 'elementwise'
+    if kind is None or len(n.leaves) != 2:
+        return None
+    ndims = [v.ndim if isinstance(v, Tensor) else np.ndim(v) for v in n.leaves]
+    if kind == 'elementwise':
+        how = []
+        for v, b, d in zip(n.leaves, batched, ndims):
+            if b:
+                if d != n.ndim or d < 1:
+                    return None
+                how.append(None)
+            elif isinstance(v, Tensor):
+                if d > n.ndim:
+                    return None
+                how.append('expand' if d == n.ndim else None)
+            elif isinstance(v, (bool, int, float)):
+                how.append(None)
+            else:
+                return None
+        return tuple(how)
+    # dot, bias_add: the step's value first, a fixed weight / bias second
+    if batched != (True, False) or not isinstance(n.leaves[1], Tensor) or ndims[0] < 2:
+        return None
+    if kind == 'dot' and 1 <= ndims[1] <= 2:
+        return (None, None)
+    if kind == 'bias' and ndims[1] >= 1:
+        return (None, None)
+    return None
+
+
+def _run_time_batched(ctx, part, how, frontier, x_in, x):
+    """{id: the values of every time step (a tuple, by step)} of the ``frontier`` nodes of
+    ``part`` (``graph.step_input_part``), computed on the whole sequence ``x``."""
+    if not part:
+        return {}
+    memo = {x_in.id: x}
+    for nd in part:
+        vals = []
+        for v, h in zip(nd.leaves, how[nd.id]):
+            if isinstance(v, Tensor):
+                v = memo[v.id] if v.id in memo else ctx.value(v)
+                if h == 'expand' and isinstance(v, torch.Tensor):
+                    v = v.unsqueeze(1)
+            vals.append(v)
+        memo[nd.id] = nd.op(*_unflatten(nd.treedef, vals))
+    return dict((k, torch.unbind(memo[k], 1)) for k in frontier)
 
 
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
@@ -88,7 +144,11 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     n_states = len(initial_states)
     out_avals = _avals_of(out)
     state_avals = [_avals_of(s) for s in initial_states]
-    step = _Plan([out] + new_states, local)
+    # what reads the input and no state runs on every time step at once (one matmul over the
+    # sequence, one in the gradient): the step plan starts from its values
+    part, part_how, frontier = _step_input_part([out] + new_states, local, x_in,
+                                                _time_batched)
+    step = _Plan([out] + new_states, local - set(n.id for n in part) if part else local)
     state_ids = [s.id for s in s_in]
 
     @_context_op
@@ -103,14 +163,17 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
                   for s in states0]
         outs = []
         # the step's outer values (weights, dropout masks) once, then the step per time step
-        outer = step.outer_values(ctx)
+        outer = step.outer_values(ctx, frontier)
         # the time steps as views of one unbind, whose gradient is one stack (indexing
         # x[:, t] per step would give a full-size gradient per step to be summed)
         steps_of_x = torch.unbind(x, 1) if n else ()
+        batched = _run_time_batched(ctx, part, part_how, frontier, x_in, x) if n else {}
         with _tracing_loop_body():
             for t in order:
                 seeds = dict(zip(state_ids, states))
                 seeds[x_in.id] = steps_of_x[t]
+                for k, v in batched.items():
+                    seeds[k] = v[t]
                 memo = step.run(ctx, seeds, outer).memo
                 o = _cast_like(memo[out.id], out_avals[0])
                 ns = [_cast_like(memo[v.id], a[0]) for v, a in zip(new_states, state_avals)]

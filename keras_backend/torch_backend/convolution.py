@@ -285,4 +285,6 @@ def bias_add(x, bias, data_format=None):
         if data_format == 'channels_first' and n > 2:
             return v + b.reshape((1, b.shape[-1]) + tuple(b.shape[:-1]))
         return v + b[None]
+    if data_format == 'channels_last':
+        op.time_batched = 'bias'   # x's leading axes are rows: a loop body's runs at once
     return _apply(op, x, bias)

@@ -796,6 +796,7 @@ _context_op = graph.context_op
 _walk = graph.walk
 _Plan = graph.Plan
 _dependents = graph.dependents
+_step_input_part = graph.step_input_part
 
 
 # ---------------------------------------------------------------------------

@@ -43,6 +43,10 @@ def _dot(a, b):
     return torch.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
 
 
+# a loop body's ``K.dot(x_t, kernel)`` runs on every time step at once (control_flow.rnn)
+_dot.time_batched = 'dot'
+
+
 @records_keras_shape
 def dot(x, y):
     """``torch.tensordot`` over x's last axis and y's second-to-last (its only, 1-D)."""
