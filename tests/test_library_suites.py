@@ -35,6 +35,13 @@ def test_known_differences_parse_and_name_long_trainings_apart(config):
         assert trig + '::TestSinCosPosEmbd::test_add' in known and trig not in known
 
 
+def test_the_tensorflow_1_anchor_has_no_known_difference():
+    """Keras 2.3.1 on its own TensorFlow 1.15 backend (configuration 'tensorflow-keras',
+    tools/setup_old_keras_anchors.sh) passes every test of the libraries: an entry for it
+    would mean a library's test is wrong, not an engine."""
+    assert read_known(library_suites.KNOWN, 'tensorflow-keras') == {}
+
+
 def test_every_library_pinned_once_with_its_long_trainings():
     names = [n for n, _ in library_suites.LIBRARIES]
     assert len(names) == len(set(names))

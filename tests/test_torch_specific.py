@@ -288,3 +288,40 @@ def test_a_loop_body_projects_the_whole_input_sequence_at_once(K, monkeypatch):
         np.testing.assert_allclose(g, w, atol=1e-5)
     for g, r in zip(got[3:], ref[3:]):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+
+
+def test_gate_slices_of_one_value_come_from_one_split(K, monkeypatch):
+    """Static slices of one value over disjoint ranges of one axis (Keras 2's gates,
+    ``z[:, :units]``, ...) are taken by one ``torch.split`` (one gradient, a concatenation,
+    instead of a zero-filled whole per slice); with a gap and an unused tail, beside an
+    overlapping slice (taken alone) and a slice of another axis. Values and gradients
+    against numpy."""
+    import torch
+    rng = np.random.RandomState(11)
+    xs = rng.randn(4, 3).astype('float32')
+    w = rng.randn(3, 9).astype('float32')
+    a, b, c = [rng.randn(4, k).astype('float32') for k in (2, 3, 4)]
+    x, wv = K.placeholder((None, 3)), K.variable(w)
+    z = K.dot(x, wv)
+    parts = [z[:, :2], z[:, 3:6], z[:, 2:6], z[1:, :]]
+    loss = K.sum(parts[0] * a) + K.sum(parts[1] * b) + K.sum(parts[2] * c) + \
+        K.sum(parts[3] * parts[3])
+    f = K.function([x], parts + K.gradients(loss, [wv]))
+    calls = []
+    original = torch.split
+
+    def counted(v, sizes, dim=0):
+        calls.append((tuple(sizes), dim))
+        return original(v, sizes, dim)
+    monkeypatch.setattr(torch, 'split', counted)
+    got = f([xs])
+    assert calls == [((2, 4, 3), 1)]    # [0, 2) and [2, 6) split; [3, 6) overlaps: a slice
+    zn = xs.dot(w)
+    for g, want in zip(got[:4], [zn[:, :2], zn[:, 3:6], zn[:, 2:6], zn[1:]]):
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-5)
+    dz = np.zeros_like(zn)
+    dz[:, :2] += a
+    dz[:, 3:6] += b
+    dz[:, 2:6] += c
+    dz[1:] += 2 * zn[1:]
+    np.testing.assert_allclose(got[4], xs.T.dot(dz), rtol=1e-4, atol=1e-4)

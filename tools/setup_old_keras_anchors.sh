@@ -12,9 +12,9 @@
 #                  generated code of TF 1.15 fails on newer protobuf), pyyaml,
 #                  scipy<1.8; and what tools/keras_suite.py runs their test suites with
 #                  (pytest 7.0.1, pytest-xdist, pytest-timeout, flaky, pandas, ...);
-#   keras-2.0.8/, keras-2.1.6/, keras-2.2.4/
+#   keras-2.0.8/, keras-2.1.6/, keras-2.2.4/, keras-2.3.1/
 #                  each Keras release, pure Python, installed with --no-deps
-#                  into its own folder (2.2.4 with keras_applications 1.0.8 and
+#                  into its own folder (2.2.4 and 2.3.1 with keras_applications 1.0.8 and
 #                  keras_preprocessing 1.1.2 beside it); put the folder FIRST on
 #                  PYTHONPATH (TensorFlow's own dependencies also bring
 #                  keras_applications/keras_preprocessing into the venv).
@@ -73,7 +73,10 @@ install_release() {  # folder, then the requirements
 install_release keras-2.0.8 keras==2.0.8
 install_release keras-2.1.6 keras==2.1.6
 install_release keras-2.2.4 keras==2.2.4 keras_applications==1.0.8 keras_preprocessing==1.1.2
+# Keras 2.3.1 on its own TensorFlow 1.15 backend: the anchor of the Keras 2 libraries' suites
+# (tools/library_suites.py --keras-path TARGET/keras-2.3.1 --backend tensorflow)
+install_release keras-2.3.1 keras==2.3.1 keras_applications==1.0.8 keras_preprocessing==1.1.2
 
-for v in 2.0.8 2.1.6 2.2.4; do
+for v in 2.0.8 2.1.6 2.2.4 2.3.1; do
     echo "keras $v: $TARGET/keras-$v"
 done

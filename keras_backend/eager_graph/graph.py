@@ -495,6 +495,11 @@ class Plan(object):
         >>> child = plan.run(ctx, {x_in.id: x_t, s_in.id: s_t}, outer)
         >>> child.memo[out.id]
 
+    ``fuse`` (an option): ``fuse(steps) -> steps``, the engine's rewrite of the evaluation
+    order (each step ``(id, node, memo keys, lazy leaves, needs_context, reuse positions)``),
+    e.g. one op in place of several that read one value: a step whose node needs the context
+    may write other nodes' values into ``ctx.memo``, and a node already there is skipped.
+
     ``reuse`` (a root plan's option): ``reuse(node, vals, positions)``, the engine's
     in-place form of an op marked ``op.out_fn`` (an elementwise op that can write into one
     of its operands), given the leaf positions whose values the op may overwrite, returning
@@ -503,10 +508,11 @@ class Plan(object):
     input) and nothing else in the graph of ``roots`` reads that leaf (one use, not a root).
     """
 
-    def __init__(self, roots, local=None, reuse=None):
+    def __init__(self, roots, local=None, reuse=None, fuse=None):
         self.roots = [r for r in roots if isinstance(r, Node)]
         self.local = local
         self.reuse = reuse
+        self.fuse = fuse
         self._steps = None
         self._outer = None
         self._consts = None
@@ -567,6 +573,8 @@ class Plan(object):
                 v = n.leaves[i]
                 if isinstance(v, Node) and v.id not in seen and i not in lazy:
                     stack.append((v, False))
+        if self.fuse is not None:
+            steps = self.fuse(steps)
         self._steps, self._outer, self._consts = steps, outer, consts
 
     def outer_values(self, ctx, given=()):

@@ -252,7 +252,7 @@ class Tensor(graph.Node):
         if static is not _NOT_STATIC and not _has_negative_step(static):
             # ints and slices of ints: the key is made once (Keras' gate slices, a loop's
             # x[:, t]), not rebuilt at every evaluation
-            return _apply(operator.itemgetter(static), self)
+            return _apply(_StaticItem(static), self)
         return _apply(_getitem, self, _index_leaf(key))
 
     def __neg__(self):
@@ -422,6 +422,109 @@ def _index_leaf(key):
     if isinstance(key, _builtin_slice):
         return ('slice', (key.start, key.stop, key.step))
     return ('item', key)
+
+
+class _StaticItem(object):
+    """The op ``v[key]`` of a key made once (Python ints, slices of them, None, ``...``);
+    ``key`` is read by :func:`_fuse_slices`."""
+    __slots__ = ('key', '_get')
+    __name__ = 'getitem'
+
+    def __init__(self, key):
+        self.key = key
+        self._get = operator.itemgetter(key)
+
+    def __call__(self, v):
+        return self._get(v)
+
+
+def _slice_of_one_axis(key, shape):
+    """``(axis, start, stop, parts)`` where ``key`` takes ``[start, stop)`` of one axis of a
+    value of static ``shape`` and the whole of the others it names (Keras' gate slices
+    ``z[:, :units]``), else None."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if len(parts) > len(shape) or \
+            not _builtin_all(isinstance(p, _builtin_slice) for p in parts):
+        return None
+    found = None
+    for axis, p in enumerate(parts):
+        if p.step not in (None, 1) or (shape[axis] is None and p != _builtin_slice(None)):
+            return None
+        if p == _builtin_slice(None):
+            continue
+        start, stop, _ = p.indices(shape[axis])
+        if (start, stop) == (0, shape[axis]):
+            continue
+        if found is not None or stop <= start:
+            return None
+        found = (axis, start, stop)
+    return None if found is None else found + (len(parts),)
+
+
+def _fuse_slices(steps):
+    """A plan's rewrite (``graph.Plan``'s ``fuse``): static slices of one value that take
+    disjoint ranges of one axis (Keras 2's LSTM and GRU gates, ``z[:, :units]``,
+    ``z[:, units:2 * units]``, ...) come from one ``torch.split``, run where the first of
+    them was. Same views, and one gradient (a concatenation) where each slice's gradient was
+    a zero-filled tensor of the whole value, summed."""
+    groups = {}
+    for i, st in enumerate(steps):
+        n, keys = st[1], st[2]
+        if type(n.op) is not _StaticItem or len(keys) != 1 or not isinstance(n.leaves[0],
+                                                                            Tensor):
+            continue
+        found = _slice_of_one_axis(n.op.key, n.leaves[0].shape)
+        if found is not None:
+            axis, start, stop, nparts = found
+            groups.setdefault((keys[0], axis, nparts), []).append((start, stop, i))
+    if not _builtin_any(len(g) > 1 for g in groups.values()):
+        return steps
+    steps = list(steps)
+    for (_, axis, _), members in groups.items():
+        if len(members) < 2:
+            continue
+        members.sort()
+        taken = members[:1]
+        for m in members[1:]:
+            if m[0] >= taken[-1][1]:
+                taken.append(m)     # a range overlapping a taken one stays a slice
+        if len(taken) < 2:
+            continue
+        members = taken
+        first = min(i for _, _, i in members)
+        size = steps[first][1].leaves[0].shape[axis]
+        sizes, targets, at = [], [], 0
+        for start, stop, i in members:
+            if start > at:
+                sizes.append(start - at)
+            targets.append((len(sizes), steps[i][0]))
+            sizes.append(stop - start)
+            at = stop
+        if at < size:
+            sizes.append(size - at)
+        nid, n, keys = steps[first][:3]
+        own = [j for j, t in targets if t == nid][0]
+        steps[first] = (nid, _SplitStep(n.treedef, tuple(sizes), axis, tuple(targets), own),
+                        keys, frozenset(), True, None)
+    return steps
+
+
+class _SplitStep(object):
+    """A plan step of :func:`_fuse_slices`: splits the value, writes each slice's memo
+    entry, returns its own."""
+    __slots__ = ('treedef', 'sizes', 'axis', 'targets', 'own')
+
+    def __init__(self, treedef, sizes, axis, targets, own):
+        self.treedef, self.sizes, self.axis = treedef, sizes, axis
+        self.targets, self.own = targets, own
+
+    def op(self, ctx, v):
+        pieces = torch.split(v, self.sizes, dim=self.axis)
+        memo = ctx.memo
+        for j, nid in self.targets:
+            if nid not in memo:
+                memo[nid] = pieces[j]
+        return pieces[self.own]
 
 
 def _static_key(key):
@@ -794,7 +897,8 @@ def _is_array_tree(v):
 
 _context_op = graph.context_op
 _walk = graph.walk
-_Plan = graph.Plan
+#: the evaluation plans of loop bodies and gradients' forward passes (gate slices split once)
+_Plan = functools.partial(graph.Plan, fuse=_fuse_slices)
 _dependents = graph.dependents
 _step_input_part = graph.step_input_part
 
@@ -961,7 +1065,7 @@ class Function(eager_function.Function):
     def _prepare(self, nodes, **kwargs):
         # the gradients first (their pass hands the forward values on), then the rest
         self._plan = graph.Plan(self._gradient_nodes + self._update_values + self.outputs,
-                                reuse=_reuse_buffer)
+                                reuse=_reuse_buffer, fuse=_fuse_slices)
 
     def _run(self, fed, phase):
         feeds = dict(zip(self._fed, fed))
