@@ -104,20 +104,29 @@ def random_binomial(shape, p=0.0, dtype=None, seed=None):
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """CNTK has no truncated normal: a numpy graph node (``UserFunction``) draws from
-    ``RandomState(seed)``, new values at each evaluation."""
+    """CNTK has no truncated normal: a numpy graph node (``UserFunction``) draws standard
+    normals from a ``Generator`` (PCG64) seeded with ``seed``, in float32 (float64 for that
+    dtype), and draws again only where a value fell outside two standard deviations; new
+    values at each evaluation."""
     static, like = _random_shape(shape, 'truncated_normal')
-    rng = np.random.RandomState(_op_seed(seed))
+    rng = np.random.Generator(np.random.PCG64(_op_seed(seed)))
+    draw = np.float64 if _np_dtype(dtype) == np.float64 else np.float32
 
     def run(v):
-        out = rng.normal(size=v.shape)
-        bad = np.abs(out) > 2
-        while bad.any():
-            out[bad] = rng.normal(size=int(bad.sum()))
-            bad = np.abs(out) > 2
-        return [out * stddev + mean]
+        out = rng.standard_normal(size=v.shape, dtype=draw)
+        flat = out.reshape(-1)
+        outside = np.flatnonzero(np.abs(flat) > 2)
+        while outside.size:
+            again = rng.standard_normal(size=outside.size, dtype=draw)
+            flat[outside] = again
+            outside = outside[np.abs(again) > 2]
+        if stddev != 1:
+            out *= stddev
+        if mean != 0:
+            out += mean
+        return [out]
     if static is None:
         return _numpy_op([like], run, [_static_shape(like)], dtype=_np_dtype(dtype),
                          name='truncated_normal')[0]
-    return _numpy_op([], lambda _: run(np.zeros(static)), [static], dtype=_np_dtype(dtype),
-                     name='truncated_normal')[0]
+    return _numpy_op([], lambda _: run(np.zeros(static, np.int8)), [static],
+                     dtype=_np_dtype(dtype), name='truncated_normal')[0]
