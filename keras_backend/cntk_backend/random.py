@@ -112,8 +112,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     rng = np.random.Generator(np.random.PCG64(_op_seed(seed)))
     draw = np.float64 if _np_dtype(dtype) == np.float64 else np.float32
 
-    def run(v):
-        out = rng.standard_normal(size=v.shape, dtype=draw)
+    def run(shape):
+        out = rng.standard_normal(size=shape, dtype=draw)
         flat = out.reshape(-1)
         outside = np.flatnonzero(np.abs(flat) > 2)
         while outside.size:
@@ -126,7 +126,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
             out += mean
         return [out]
     if static is None:
-        return _numpy_op([like], run, [_static_shape(like)], dtype=_np_dtype(dtype),
-                         name='truncated_normal')[0]
-    return _numpy_op([], lambda _: run(np.zeros(static, np.int8)), [static],
-                     dtype=_np_dtype(dtype), name='truncated_normal')[0]
+        return _numpy_op([like], lambda v: run(v.shape), [_static_shape(like)],
+                         dtype=_np_dtype(dtype), name='truncated_normal')[0]
+    return _numpy_op([], lambda _: run(static), [static], dtype=_np_dtype(dtype),
+                     name='truncated_normal')[0]

@@ -897,7 +897,8 @@ def _is_array_tree(v):
 
 _context_op = graph.context_op
 _walk = graph.walk
-#: the evaluation plans of loop bodies and gradients' forward passes (gate slices split once)
+#: every evaluation plan (functions, loop bodies, gradients' forward passes): gate slices of
+#: one value split once
 _Plan = functools.partial(graph.Plan, fuse=_fuse_slices)
 _dependents = graph.dependents
 _step_input_part = graph.step_input_part
@@ -1064,8 +1065,8 @@ class Function(eager_function.Function):
 
     def _prepare(self, nodes, **kwargs):
         # the gradients first (their pass hands the forward values on), then the rest
-        self._plan = graph.Plan(self._gradient_nodes + self._update_values + self.outputs,
-                                reuse=_reuse_buffer, fuse=_fuse_slices)
+        self._plan = _Plan(self._gradient_nodes + self._update_values + self.outputs,
+                           reuse=_reuse_buffer)
 
     def _run(self, fed, phase):
         feeds = dict(zip(self._fed, fed))
