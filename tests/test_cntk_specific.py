@@ -219,6 +219,18 @@ def _forward_values_kept_mb(f, feed):
     return rss() - before, out
 
 
+def _thirty_relus(x, rng):
+    """30 nodes of ``relu(h + b)`` on placeholder ``x`` (None, 64, 64, 16): the tensor, an
+    (8, 64, 64, 16) feed and numpy's values of the tensor for it."""
+    h, ref = x, rng.rand(8, 64, 64, 16).astype('float32')
+    xv = ref.copy()
+    for i in range(30):
+        b = np.float32(0.01 * (i - 15))
+        h = K.relu(h + b)
+        ref = np.maximum(ref + b, 0.)
+    return h, xv, ref
+
+
 def test_prediction_reads_placeholders_on_the_batch_axis_and_shares_buffers():
     # A graph whose inputs have no dynamic axis gets a buffer per node from CNTK (its memory
     # sharing recycles only the buffers of nodes below a batch-axis input); functions
@@ -227,12 +239,7 @@ def test_prediction_reads_placeholders_on_the_batch_axis_and_shares_buffers():
     rng = np.random.RandomState(0)
     x = K.placeholder(shape=(None, 64, 64, 16))
     phase = K.learning_phase()
-    h, ref = x, rng.rand(8, 64, 64, 16).astype('float32')
-    xv = ref.copy()
-    for i in range(30):
-        b = np.float32(0.01 * (i - 15))
-        h = K.relu(h + b)
-        ref = np.maximum(ref + b, 0.)
+    h, xv, ref = _thirty_relus(x, rng)
     out = K.in_train_phase(h * 2., h, training=phase)
     f = K.function([x, phase], [K.sum(out, axis=(1, 2, 3)), K.shape(out)])
     kept, (got, shape) = _forward_values_kept_mb(f, [xv, 0])
@@ -246,6 +253,31 @@ def test_prediction_reads_placeholders_on_the_batch_axis_and_shares_buffers():
     got, shape = f([xv[:3], 1])
     np.testing.assert_allclose(got, 2. * ref[:3].sum(axis=(1, 2, 3)), rtol=1e-5)
     np.testing.assert_allclose(shape, [3, 64, 64, 16])
+
+
+def test_a_training_step_reads_placeholders_on_the_batch_axis_and_shares_buffers():
+    # The training plan runs its forward and backward passes on the batch-axis form too:
+    # the forward values the backward pass does not read share CNTK's buffers (ResNet50's
+    # first step: 4.1 GB resident before, 3.4 GB after, Keras' CNTK backend 3.3 GB).
+    rng = np.random.RandomState(1)
+    x = K.placeholder(shape=(None, 64, 64, 16))
+    w = K.variable(rng.rand(16).astype('float32'))
+    w0 = K.get_value(w)
+    h, xv, ref = _thirty_relus(x, rng)
+    loss = K.mean(K.sum(h * w, axis=-1))
+    grad = K.gradients(loss, [w])[0]
+    f = K.function([x], [loss], updates=[K.update_sub(w, 0.5 * grad)])
+    assert f._train is None and f([xv[:1]]) is not None and f._train is not None
+    K.set_value(w, w0)
+    kept, (got,) = _forward_values_kept_mb(f, [xv])
+    np.testing.assert_allclose(got, (ref * w0).sum(-1).mean(), rtol=1e-5)
+    np.testing.assert_allclose(K.get_value(w), w0 - 0.5 * ref.mean(axis=(0, 1, 2), dtype=np.float64),
+                               rtol=1e-5)
+    # 30 nodes of 2 MB kept their own buffer before (about 130 MB with the adds)
+    assert kept < 40, kept
+    graph, batch_inputs = f._batched
+    assert [a.uid for a in graph.arguments if a.dynamic_axes] == \
+        [b.uid for b in batch_inputs.values()]
 
 
 def test_placeholders_fed_different_row_counts_still_evaluate():
