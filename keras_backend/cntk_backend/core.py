@@ -443,8 +443,16 @@ def _add_axis(x, axis):
 
 
 def _drop_axes(x, axes):
-    for a in sorted(axes, reverse=True):
-        x = _drop_axis(x, a)
+    """Remove unit ``axes``: one reshape per run of neighbouring axes (a batch norm's
+    statistics over axes 0, 1 and 2 take one node, not three)."""
+    runs = []
+    for a in sorted(set(axes)):
+        if runs and runs[-1][1] == a:
+            runs[-1][1] = a + 1
+        else:
+            runs.append([a, a + 1])
+    for begin, end in reversed(runs):
+        x = C.reshape(x, (), begin_axis=begin, end_axis=end)
     return x
 
 

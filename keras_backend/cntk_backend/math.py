@@ -379,9 +379,10 @@ def cos(x):
 
 
 def _broadcast_param(p, x_ndim, axis):
-    """Lay a 1-D statistic ``p`` along ``axis`` of a rank-``x_ndim`` tensor."""
+    """Lay a 1-D statistic ``p`` along ``axis`` of a rank-``x_ndim`` tensor (along the last
+    axis it broadcasts as it is, as in numpy: no reshape node)."""
     p = _to_tensor(p)
-    if _nd(p) == 1 and x_ndim > 1:
+    if _nd(p) == 1 and x_ndim > 1 and axis != x_ndim - 1:
         shape = [1] * x_ndim
         shape[axis] = _static_shape(p)[0]
         return C.reshape(p, tuple(shape))
