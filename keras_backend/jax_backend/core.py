@@ -210,12 +210,21 @@ def _binary(fn, reflected=False, name=None):
     return method
 
 
+_PROMOTING = {}
+
+
 def _promoting(fn):
-    """``fn`` on two operands, a Python number taking the other operand's dtype."""
-    def op(a, b):
-        a, b = _weak(a, b), _weak(b, a)
-        return fn(a, b)
-    op.__name__ = getattr(fn, '__name__', 'op')
+    """``fn`` on two operands, a Python number taking the other operand's dtype: one op per
+    ``fn``, shared by every node of it (its probe shapes are cached,
+    ``graph.cached_infer``)."""
+    op = _PROMOTING.get(fn)
+    if op is None:
+        def op(a, b):
+            a, b = _weak(a, b), _weak(b, a)
+            return fn(a, b)
+        op.__name__ = getattr(fn, '__name__', 'op')
+        op.shared = True
+        _PROMOTING[fn] = op
     return op
 
 
@@ -366,7 +375,13 @@ def _shaped_node(fn, args, shape, dtype):
 
 
 def _infer(fn, leaves, treedef):
-    """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes."""
+    """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes (kept for a shared op,
+    ``graph.cached_infer``)."""
+    return graph.cached_infer(graph.infer_key(fn, leaves, treedef),
+                              lambda: _infer_probes(fn, leaves, treedef))
+
+
+def _infer_probes(fn, leaves, treedef):
     avals, pvals = [], []
     if getattr(fn, 'shape_only', False):
         # the value depends on the inputs' shapes alone: known at both probes

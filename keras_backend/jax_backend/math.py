@@ -135,14 +135,36 @@ def argmin(x, axis=-1):
     return _apply(lambda v: jnp.argmin(v, axis=_axis_arg(axis, v.ndim)), x)
 
 
+#: (fn, the float dtype an integer input takes or None) -> the op of ``_unary``
+_UNARY_OPS = {}
+
+
 def _unary(fn, to_float=False):
+    """The API function of the elementwise ``fn`` (integer inputs cast to ``floatx()`` first
+    when ``to_float``): one op per ``fn``, shared by its nodes (their probe shapes are
+    cached, ``graph.cached_infer``). ``fn`` is a module-level function."""
     def api_fn(x):
         x = _to_tensor(x)
-        if to_float:
-            return _apply(lambda v: fn(v if jnp.issubdtype(v.dtype, jnp.inexact)
-                                       else v.astype(floatx())), x)
-        return _apply(fn, x)
+        key = (fn, floatx() if to_float else None)
+        op = _UNARY_OPS.get(key)
+        if op is None:
+            if to_float:
+                float_dtype = key[1]
+
+                def op(v):
+                    return fn(v if jnp.issubdtype(v.dtype, jnp.inexact)
+                              else v.astype(float_dtype))
+            else:
+                def op(v):
+                    return fn(v)
+            op.shared = True
+            _UNARY_OPS[key] = op
+        return _apply(op, x)
     return api_fn
+
+
+def _clipped_sqrt(v):
+    return jnp.sqrt(jnp.maximum(v, jnp.zeros((), v.dtype)))
 
 
 def square(x):
@@ -155,8 +177,7 @@ def abs(x):
 
 def sqrt(x):
     """``jnp.sqrt`` of ``max(x, 0)``, as Keras clips negative inputs."""
-    return _unary(lambda v: jnp.sqrt(jnp.maximum(v, jnp.zeros((), v.dtype))),
-                  to_float=True)(x)
+    return _unary(_clipped_sqrt, to_float=True)(x)
 
 
 def exp(x):

@@ -691,31 +691,6 @@ def _probe_value(v, keep_concrete):
     return v
 
 
-#: the probe shapes of the ops shared by every node of their kind (the operators), by the
-#: op and its leaves' probe shapes and constants: an optimizer repeats the same arithmetic
-#: over weights of the same shapes, and each probe on ``meta`` costs about a millisecond
-_INFER_CACHE = {}
-_INFER_CACHE_SIZE = 4096
-
-
-def _infer_key(fn, leaves, treedef):
-    """The key of ``fn`` over ``leaves`` in :data:`_INFER_CACHE`, or None (not cached)."""
-    if treedef is not _FLAT or not getattr(fn, 'shared', False):
-        return None
-    key = [fn]
-    for v in leaves:
-        if isinstance(v, Tensor):
-            if v.pvals is not None:
-                return None
-            a, b = v.avals
-            key.append((a.shape, a.dtype, b.shape, b.dtype))
-        elif v is None or type(v) in (int, float, bool):
-            key.append((type(v), v))
-        else:
-            return None
-    return tuple(key)
-
-
 def _infer_elementwise(fn, leaves):
     """(avals, None) of the elementwise op ``fn`` (``fn.elementwise``: the operators, the
     fresh unary ops) without PyTorch's ``meta`` dispatch (a Python reference per op, about a
@@ -751,19 +726,14 @@ def _infer_elementwise(fn, leaves):
 
 def _infer(fn, leaves, treedef):
     """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes."""
-    key = _infer_key(fn, leaves, treedef)
-    if key is not None:
-        known = _INFER_CACHE.get(key)
-        if known is None:
-            if getattr(fn, 'elementwise', False):
-                known = _infer_elementwise(fn, leaves)
-            if known is None:
-                known = _infer_probes(fn, leaves, treedef)
-            if len(_INFER_CACHE) >= _INFER_CACHE_SIZE:
-                _INFER_CACHE.clear()
-            _INFER_CACHE[key] = known
-        return known
-    return _infer_probes(fn, leaves, treedef)
+    key = graph.infer_key(fn, leaves, treedef) if treedef is _FLAT else None
+    if key is None:
+        return _infer_probes(fn, leaves, treedef)
+
+    def infer():
+        known = _infer_elementwise(fn, leaves) if getattr(fn, 'elementwise', False) else None
+        return known if known is not None else _infer_probes(fn, leaves, treedef)
+    return graph.cached_infer(key, infer)
 
 
 def _infer_probes(fn, leaves, treedef):
