@@ -280,6 +280,28 @@ def test_a_training_step_reads_placeholders_on_the_batch_axis_and_shares_buffers
         [b.uid for b in batch_inputs.values()]
 
 
+def test_a_training_step_the_batch_axis_form_refuses_runs_on_the_graph_as_built(monkeypatch):
+    # where CNTK refuses a graph's batch-axis form, the step runs the graph as built (its
+    # forward pass wrote nothing) and keeps to it
+    from keras_backend.cntk_backend import core
+    forward = core._CFunction._forward
+
+    def refusing(graph, *args):
+        if any(a.dynamic_axes for a in graph.arguments):
+            raise RuntimeError('refused')
+        return forward(graph, *args)
+    monkeypatch.setattr(core._CFunction, '_forward', staticmethod(refusing))
+    x = K.placeholder(shape=(None, 3))
+    w = K.variable(np.array([1., 2., 3.], 'float32'))
+    loss = K.mean(K.sum(x * w, axis=1))
+    f = K.function([x], [loss], updates=[K.update_sub(w, 0.5 * K.gradients(loss, [w])[0])])
+    xv = np.arange(12., dtype='float32').reshape(4, 3)
+    got = f([xv])[0]
+    assert got == pytest.approx((xv * [1., 2., 3.]).sum(1).mean())
+    np.testing.assert_allclose(K.get_value(w), [1., 2., 3.] - 0.5 * xv.mean(0), rtol=1e-6)
+    assert f._batched is False
+
+
 def test_placeholders_fed_different_row_counts_still_evaluate():
     # CNTK's batch axis holds one size for all inputs: other counts take the graph as built
     a, b = K.placeholder(shape=(None, 3)), K.placeholder(shape=(None, 2))
