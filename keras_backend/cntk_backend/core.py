@@ -1577,28 +1577,29 @@ class Function(object):
         """
         plan = self._train
         dev = C.DeviceDescriptor.use_default_device()
-        batched = self._batch_axis_feed(feed)
+
+        def forward(graph, run, feed):
+            in_map = _sanitize_var_map(run['args'], feed, None, dev) if feed else {}
+            out_map = dict.fromkeys(graph.outputs)
+            return _CFunction._forward(graph, in_map, out_map, dev, set([run['loss']])), out_map
+
         state = None
+        batched = self._batch_axis_feed(feed)
         if batched is not None:
             graph, bfeed = batched
             if 'batched' not in plan:
                 at = [o.uid for o in self._heads].index(plan['loss'].uid)
                 plan['batched'] = {'loss': graph.outputs[at], 'args': graph.arguments}
             run = plan['batched']
-            out_map = dict.fromkeys(graph.outputs)
             try:
-                state = _CFunction._forward(graph, _sanitize_var_map(run['args'], bfeed, None,
-                                                                     dev),
-                                            out_map, dev, set([run['loss']]))
+                state, out_map = forward(graph, run, bfeed)
             except Exception:
                 # CNTK refused the batch-axis form (a forward pass writes nothing): the
                 # original graph from now on, which raises the error of a bad feed itself
                 self._batched = False
         if state is None:
             graph, run = self._graph, plan
-            in_map = _sanitize_var_map(run['args'], feed, None, dev) if feed else {}
-            out_map = dict.fromkeys(graph.outputs)
-            state = _CFunction._forward(graph, in_map, out_map, dev, set([run['loss']]))
+            state, out_map = forward(graph, run, feed)
         loss = run['loss']
         values = dict((o, _value_as_array(v, o)) for o, v in out_map.items())
         root = run.get('root')

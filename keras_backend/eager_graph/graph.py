@@ -229,6 +229,10 @@ def infer_key(fn, leaves, treedef):
     or another object among the leaves)."""
     if not getattr(fn, 'shared', False):
         return None
+    try:
+        hash(treedef)
+    except TypeError:
+        return None
     key = [fn, treedef]
     for v in leaves:
         if isinstance(v, Node):
@@ -241,10 +245,6 @@ def infer_key(fn, leaves, treedef):
             key.append((type(v), v))
         else:
             return None
-    try:
-        hash(treedef)
-    except TypeError:
-        return None
     return tuple(key)
 
 
