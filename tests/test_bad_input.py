@@ -417,6 +417,55 @@ def test_run_time_bad_values_raise_value_error(K):
             np.arange(12.0).reshape(4, 3)[[2, 0]])
 
 
+def test_a_name_with_nothing_to_check_is_called_at_once_and_still_names_a_bad_call(
+        monkeypatch):
+    """``checks.wrap`` of a name whose spec checks nothing (``is_variable``) calls the function
+    without binding first; a call that does not bind still raises the ``TypeError`` that names
+    the function, and a ``TypeError`` raised inside the function reaches the caller as it was."""
+    from keras_backend import checks
+
+    class Ops(object):
+        ENGINE = 'some_engine'
+        HOLDS_EMPTY_TENSORS = True
+
+        @staticmethod
+        def is_tensor(x):
+            return False
+
+    calls = []
+
+    def asks(x, strict=False):
+        calls.append((x, strict))
+        if x == 'inner':
+            raise TypeError('raised inside')
+        return 2 * x
+
+    checked_calls = []
+    real_check_call = checks.check_call
+
+    def counted(*args):
+        checked_calls.append(args[1])
+        return real_check_call(*args)
+
+    monkeypatch.setattr(checks, 'check_call', counted)
+    checked = checks.wrap(asks, 'asks', Ops, ({}, []))
+    assert checked(21) == 42 and checked(x=1, strict=True) == 2
+    assert calls == [(21, False), (1, True)]
+    assert checked_calls == []      # no binding, no checks: Keras asks is_variable a lot
+    with pytest.raises(TypeError, match=r"^asks: too many positional arguments$"):
+        checked(1, 2, 3)
+    with pytest.raises(TypeError, match=r"^asks: missing a required argument: 'x'$"):
+        checked()
+    with pytest.raises(TypeError, match=r"^raised inside$"):
+        checked('inner')
+    assert len(calls) == 3      # the calls that did not bind never reached the function
+    # an engine that cannot hold empty tensors checks every computing name for them
+    Ops.HOLDS_EMPTY_TENSORS = False
+    with pytest.raises(ValueError, match="asks: argument 'x' has an axis of 0 values"):
+        checks.wrap(asks, 'asks', Ops, ({}, []))(np.zeros((2, 0)))
+    assert checked_calls == ['asks']
+
+
 def test_checked_calls_bind_as_inspect_does():
     """The checks' own binder (``checks._binder``, inspect's ``bind`` without its machinery)
     gives, for every API name's signature, the arguments ``Signature.bind`` +

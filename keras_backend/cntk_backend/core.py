@@ -53,6 +53,8 @@ try:
         from cntk.internal import sanitize_var_map as _sanitize_var_map
         from cntk.internal import _value_as_sequence_or_array as _value_as_array
         from cntk.cntk_py import Function as _CFunction
+        from cntk.cntk_py import _cntk_py as _SWIG
+        from cntk.internal.swig_helper import map_if_possible as _as_cntk_class
 except ImportError as e:  # pragma: no cover - depends on the interpreter
     # the advice names this interpreter and what works on it (README "CNTK backend")
     raise engines.engine_import_error('CNTK', 'cntk', 'cntk', e)
@@ -347,7 +349,15 @@ def _coerce_pair(x, y):
 
 
 def _static_shape(x):
-    return tuple(None if d < 0 else int(d) for d in _var(x).shape)
+    # SWIG's own calls (the Python properties wrap each answer in classes): the checks and
+    # the shape rules ask this of most tensors an op reads
+    if isinstance(x, C.Function):
+        dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(_SWIG.Function_output(x)))
+    elif isinstance(x, C.cntk_py.Variable):
+        dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(x))
+    else:
+        dims = x.shape
+    return tuple(None if d < 0 else int(d) for d in dims)
 
 
 def _nd(x):
@@ -377,10 +387,14 @@ def _engine_int_shape(x):
         return tuple(np.shape(x))
     v = _var(x)
     s = _static_shape(v)
-    if builtins.any(a.is_sequence_axis for a in v.dynamic_axes):
+    # SWIG's own calls: every checked op asks this of each tensor argument
+    axes = _SWIG.Variable_dynamic_axes(v)
+    if not axes:
+        return s
+    if builtins.any(_SWIG.Axis_is_sequence_axis(a) for a in axes):
         # a step of a recurrence (rnn, foldl/foldr): its static shape is its Keras shape
         return s
-    return (None,) * len(v.dynamic_axes) + s
+    return (None,) * len(axes) + s
 
 
 # The API's ``int_shape`` and ``dtype`` (bound under their names in the ``tensors`` section of
@@ -1221,6 +1235,11 @@ def _as_assign(u):
 _GRADIENT_OF = {}
 
 
+def _owner_uid(v):
+    """The uid of the Function whose output Variable ``v`` is (SWIG's own calls)."""
+    return _SWIG.Function_uid(_SWIG.Variable_owner(v))
+
+
 class _GraphIndex(object):
     """One walk over the graphs of some Variables, for a training plan's questions: which
     Functions read a ``gradients`` output or an argument (an input or a placeholder),
@@ -1243,38 +1262,50 @@ class _GraphIndex(object):
         self._closures = {}
 
     def walk(self, variables):
-        """Add the graphs of ``variables``; return the uids of their Functions."""
+        """Add the graphs of ``variables``; return the uids of their Functions.
+
+        Asks CNTK through its SWIG functions (``_SWIG.Function_inputs`` ...) rather than the
+        Python properties, which wrap each answer in Python classes: a third of the time.
+        Only the ``gradients`` outputs and parameters kept are given their Python classes.
+        """
+        inputs_of, f_uid = _SWIG.Function_inputs, _SWIG.Function_uid
+        v_uid, v_owner, is_output = _SWIG.Variable_uid, _SWIG.Variable_owner, \
+            _SWIG.Variable_is_output
+        is_parameter, is_input, is_placeholder = _SWIG.Variable_is_parameter, \
+            _SWIG.Variable_is_input, _SWIG.Variable_is_placeholder
         found, stack = set(), []
         for v in variables:
             v = _var(v)
             if v.is_output and v.uid not in _GRADIENT_OF:
                 stack.append(v.owner)
-        reads, consumers = self.reads, self.consumers
+        reads, consumers, owners = self.reads, self.consumers, self._owners
         while stack:
             f = stack.pop()
-            uid = f.uid
+            uid = f_uid(f)
             if uid in found:
                 continue
             found.add(uid)
             if uid in reads:
-                stack.extend(self._owners[o] for o in reads[uid] if o not in found)
+                stack.extend(owners[o] for o in reads[uid] if o not in found)
                 continue
             mine, grads, params = [], [], []
-            for i in f.inputs:
-                if i.is_output:
-                    if i.uid in _GRADIENT_OF:
+            for i in inputs_of(f, True):
+                if is_output(i):
+                    if v_uid(i) in _GRADIENT_OF:
+                        _as_cntk_class(i)
                         grads.append(i)
                         continue
-                    owner = i.owner
-                    o = owner.uid
+                    owner = v_owner(i)
+                    o = f_uid(owner)
                     mine.append(o)
                     consumers.setdefault(o, []).append(uid)
-                    self._owners.setdefault(o, owner)
+                    owners.setdefault(o, owner)
                     if o not in found:
                         stack.append(owner)
-                elif i.is_parameter:
+                elif is_parameter(i):
+                    _as_cntk_class(i)
                     params.append(i)
-                elif i.is_input or i.is_placeholder:
+                elif is_input(i) or is_placeholder(i):
                     self.direct_arg.add(uid)
             reads[uid], self.grads[uid], self.params[uid] = mine, grads, params
             if grads:
@@ -1298,14 +1329,17 @@ class _GraphIndex(object):
     def reads_gradient(self, v):
         """Whether Variable ``v``'s graph (walked) reads a ``gradients`` output."""
         v = _var(v)
-        return v.uid in _GRADIENT_OF or (v.is_output and v.owner.uid in self._closure('grad'))
+        return _SWIG.Variable_uid(v) in _GRADIENT_OF or (
+            _SWIG.Variable_is_output(v) and _owner_uid(v) in self._closure('grad'))
 
     def reads_argument(self, v):
         """Whether Variable ``v``'s graph (walked), short of any ``gradients`` output, reads
         an input or a placeholder."""
         v = _var(v)
-        return v.is_input or v.is_placeholder or (
-            v.is_output and v.uid not in _GRADIENT_OF and v.owner.uid in self._closure('arg'))
+        if _SWIG.Variable_is_input(v) or _SWIG.Variable_is_placeholder(v):
+            return True
+        return (_SWIG.Variable_is_output(v) and _SWIG.Variable_uid(v) not in _GRADIENT_OF and
+                _owner_uid(v) in self._closure('arg'))
 
     def reached(self, variables):
         """(``gradients`` outputs, parameters) that the walked graphs of ``variables``
@@ -1433,7 +1467,7 @@ class Function(object):
         for u in self.updates:
             v = _var(u)
             if not index.reads_gradient(v) and (index.reads_argument(v) or
-                                                v.owner.uid in in_heads):
+                                                _owner_uid(v) in in_heads):
                 forward_updates.append(v)
             else:
                 upd.append(v)
@@ -1446,7 +1480,8 @@ class Function(object):
         if len(losses) != 1:
             return None
         loss = list(losses.values())[0]
-        index.walk([loss])
+        if not (loss.is_output and _owner_uid(loss) in index.reads):
+            index.walk([loss])      # a loss no output reads (else its graph is walked)
         reachable = set(p.uid for p in index.reached([loss])[1])
         params = {}
         for g in grads:
