@@ -447,3 +447,48 @@ def test_session_callable_from_options(K):
     np.testing.assert_allclose(got[1], xs * [1., 10.])
     K.set_value(v, np.array([2., 2.], 'float32'))
     np.testing.assert_allclose(call(xs)[1], xs * 2.)
+
+
+def test_numbers_layers_bring_are_one_constant_each_in_the_graph(K):
+    """The numbers Keras 2's layers bring to every layer (a BatchNormalization's momentum,
+    epsilon and 1.0, the indices of ``K.shape(x)[i]``, an initialiser's shape and bounds,
+    a concatenation's axis, the zeros of a ``Zeros`` initialiser) are one shared ``Const``
+    each in the module graph: a second identical block adds none, and the values are
+    numpy's."""
+    x = K.placeholder(shape=(None, 3, 3, 2))
+    gamma = K.variable(np.array([1.5, 0.5], 'float32'))
+    beta = K.variable(np.array([0.1, -0.2], 'float32'))
+
+    def block():
+        with K.name_scope('block'):
+            normed, mean, var = K.normalize_batch_in_training(x, gamma, beta, [0, 1, 2],
+                                                              epsilon=1e-3)
+            n = K.cast(K.prod([K.shape(x)[i] for i in (0, 1, 2)]), 'float32')
+            corrected = var * n / (n - 1.001)
+            out = K.concatenate([normed * 0.5 + 1.0, normed - 2], axis=-1)
+            zeros = K.constant(0., shape=(2,))
+            draw = K.random_uniform([3, 2], -0.5, 0.5, seed=3)
+            return out, corrected, zeros, draw, K.shape(x)[-1], mean
+
+    graph = x.graph
+
+    def consts():
+        return sum(1 for op in graph.get_operations() if op.type == 'Const')
+
+    block()
+    before = consts()
+    out, corrected, zeros, draw, channels, mean = block()
+    assert consts() == before
+    xv = np.random.RandomState(0).randn(4, 3, 3, 2).astype('float32')
+    got = K.function([x], [out, corrected, zeros, draw, channels, mean])([xv])
+    mu, v = xv.mean(axis=(0, 1, 2)), xv.var(axis=(0, 1, 2))
+    normed = (xv - mu) / np.sqrt(v + 1e-3) * [1.5, 0.5] + [0.1, -0.2]
+    np.testing.assert_allclose(got[0], np.concatenate([normed * 0.5 + 1.0, normed - 2], -1),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[1], v * 36 / (36 - 1.001), rtol=1e-5)
+    np.testing.assert_array_equal(got[2], np.zeros(2, 'float32'))
+    assert got[3].shape == (3, 2) and np.all(np.abs(got[3]) <= 0.5) and np.ptp(got[3]) > 0
+    assert int(got[4]) == 2
+    np.testing.assert_allclose(got[5], mu, rtol=1e-5, atol=1e-6)
+    # eager code keeps its own constants
+    assert K.eval(K.constant(1., shape=(2,)) * 0.5).tolist() == [0.5, 0.5]

@@ -387,10 +387,41 @@ def _wrap_operator(orig, name):
                 g = _graph()
             if g is not None:
                 with g.as_default():
-                    return orig(self, *args)
-        return orig(self, *args)
+                    return _with_shared_constants(orig, name, self, args)
+            return orig(self, *args)
+        return _with_shared_constants(orig, name, self, args)
     operator._keras_backend_original = orig
     return operator
+
+
+#: the operators whose Python number operand reads a shared constant of the tensor's
+#: dtype in the module graph (what TensorFlow's operator converts it to)
+_NUMBER_OPERATORS = frozenset(n for n in _BROADCASTING if n not in (
+    '__and__', '__rand__', '__or__', '__ror__', '__xor__', '__rxor__'))
+
+
+def _with_shared_constants(orig, name, self, args):
+    """``orig(self, *args)`` (an operator of ``tf.Tensor`` / ``tf.Variable``), with the
+    constants it would make shared in the module graph (``_shared_constant``): a Python
+    number operand of a floating (or, for an int, integer) tensor, and the begin / end /
+    strides of one int index of a graph tensor (``K.shape(x)[i]``), which TensorFlow's
+    ``__getitem__`` turns into ``strided_slice(x, [i], [i + 1], [1], shrink_axis_mask=1)``."""
+    if len(args) == 1:
+        other = args[0]
+        kind = type(other)
+        if name in _NUMBER_OPERATORS and (kind is float or kind is int):
+            dtype = self.dtype.base_dtype
+            if dtype.is_floating or (kind is int and dtype.is_integer):
+                shared = _shared_constant(other, dtype)
+                if shared is not None:
+                    return orig(self, shared)
+        elif name == '__getitem__' and kind is int and isinstance(self, tf.Tensor) and \
+                self.shape.rank:
+            begin = _shared_constant((other,), tf.int32)
+            if begin is not None:
+                return tf.strided_slice(self, begin, _shared_constant((other + 1,), tf.int32),
+                                        _shared_constant((1,), tf.int32), shrink_axis_mask=1)
+    return orig(self, *args)
 
 
 def _ours(t):
@@ -568,7 +599,54 @@ def _constant_like(x, value):
     """``value`` as a tensor of ``x``'s dtype (for python scalars in formulas)."""
     if isinstance(value, (tf.Tensor, tf.Variable)):
         return tf.cast(value, x.dtype) if value.dtype != x.dtype else value
+    if type(value) in (int, float) or isinstance(value, np.number):
+        shared = _shared_constant(value, x.dtype)
+        if shared is not None:
+            return shared
     return tf.constant(value, dtype=x.dtype)
+
+
+#: the most constants one module graph shares (see ``_shared_constant``)
+SHARED_CONSTANTS = 4096
+
+
+def _shared_constant(value, dtype, shape=None):
+    """One ``Const`` op per (dtype, value, shape) in the module graph, shared by every op
+    built there that reads that number (a Python scalar, or a short tuple of ints; with
+    ``shape``, the scalar filling that shape), or None where it is not shared: outside the
+    module graph (eager code, a ``tf.function``, a loop body of its own graph), inside a
+    TF1 control-flow context and inside ``control_dependencies`` (where TensorFlow gives a
+    new constant those control inputs).
+
+    Keras 2's layers bring the same few numbers to every layer (a BatchNormalization's
+    momentum, epsilon and 1.0, the begin / end / strides of ``K.shape(x)[i]``): 28 of the
+    77 ops of each BatchNormalization were constants, each costing TensorFlow's op
+    creation (a tensor proto) in the build. A constant has no inputs, so sharing it
+    changes no value and no order of execution."""
+    if _State.wrapped is None:
+        return None
+    graph = tf.compat.v1.get_default_graph()
+    if graph is not _State.wrapped.graph or graph._get_control_flow_context() is not None \
+            or graph._control_dependencies_stack:
+        # (inside ``control_dependencies`` a constant waits for those ops, as TF1's did)
+        return None
+    dtype = tf.as_dtype(dtype).base_dtype
+    key = (dtype, type(value), value, shape)
+    try:
+        cache = graph._keras_backend_constants
+    except AttributeError:
+        cache = graph._keras_backend_constants = {}
+    try:
+        found = cache.get(key)
+    except TypeError:       # an unhashable value
+        return None
+    if found is None:
+        if len(cache) >= SHARED_CONSTANTS:
+            return None
+        with graph.name_scope(None):
+            found = tf.constant(value, dtype=dtype, shape=shape, name='shared_constant')
+        cache[key] = found
+    return found
 
 
 def _static_shape(x):

@@ -9,6 +9,7 @@ import numpy as np
 from .. import shape_rules
 from ..common import floatx
 from .core import graph_aware, tf, _constant_like, _keras_meta, _set_shape, _shape_of, _to_tensor
+from .core import _shared_constant
 from .helpers import _axis_arg, _dyn_dims, _shape_arg
 
 
@@ -111,7 +112,13 @@ def sum(x, axis=None, keepdims=False):
 def prod(x, axis=None, keepdims=False):
     """``tf.reduce_prod``."""
     x = _to_tensor(x)
-    return tf.reduce_prod(x, axis=_axis_arg(axis, x.shape.rank), keepdims=keepdims)
+    axis = _axis_arg(axis, x.shape.rank)
+    if axis is None and x.shape.rank is not None:
+        # Keras' BatchNormalization multiplies its sizes (``K.prod([K.shape(x)[i] ...])``):
+        # the axes as one shared constant (what TensorFlow would make for each call)
+        shared = _shared_constant(tuple(range(x.shape.rank)), tf.int32)
+        axis = axis if shared is None else shared
+    return tf.reduce_prod(x, axis=axis, keepdims=keepdims)
 
 
 @graph_aware
@@ -420,17 +427,27 @@ def _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
 
 def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
     dims = _shape_of(x)
+    # (read once: the batch norm and the IdentityN below both take them)
     scale = (tf.ones(dims[-1:], tf.float32) if gamma is None
-             else _to_tensor(gamma, tf.float32))
+             else tf.convert_to_tensor(_to_tensor(gamma, tf.float32)))
     offset = (tf.zeros(dims[-1:], tf.float32) if beta is None
-              else _to_tensor(beta, tf.float32))
-    empty = tf.constant([], tf.float32)
+              else tf.convert_to_tensor(_to_tensor(beta, tf.float32)))
+    empty = _shared_constant((), tf.float32)
+    if empty is None:
+        empty = tf.constant([], tf.float32)
     normed, mean, var = tf.raw_ops.FusedBatchNormV3(
         x=x, scale=scale, offset=offset, mean=empty, variance=empty,
         epsilon=float(epsilon), data_format='NHWC', is_training=True)[:3]
-    # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1)
-    count = tf.cast(tf.reduce_prod(dims[:3]), tf.float32)
-    var = var * tf.maximum(count - 1., 1.) / tf.maximum(count, 1.)
+    # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1); n, the
+    # values per channel, is x's size over its channels when they are known (two ops,
+    # where slicing and multiplying the sizes takes four and their constants)
+    channels = x.shape[-1]
+    if channels is not None and channels > 0:
+        count = tf.cast(tf.size(x, out_type=tf.int64), tf.float32) / float(channels)
+    else:
+        count = tf.cast(tf.reduce_prod(dims[:3]), tf.float32)
+    one = _constant_like(count, 1.)
+    var = var * tf.maximum(count - one, one) / tf.maximum(count, one)
     # The results pass through an IdentityN whose gradient is _fused_batch_norm_grad
     # (what tf.custom_gradient builds, less its per-call registration and checks): the
     # gradient of the three results goes straight to x, scale and offset.

@@ -6,7 +6,9 @@ directly (the package puts each behind its checks).
 """
 import numbers
 
-from .core import graph_aware, tf, _normalize_dtype
+import numpy as np
+
+from .core import graph_aware, tf, _normalize_dtype, _shared_constant
 from .helpers import _op_seed, _shape_arg, _stateless_seed
 
 
@@ -22,6 +24,29 @@ def _with_eager_twin(t, make, shape, *params):
     return t
 
 
+def _shared_args(shape, dtype, *params):
+    """``(shape,) + params`` for a random op built in the module graph, its constants shared
+    there (``core._shared_constant``): a shape of ints and the float parameters (not
+    TensorFlow's own defaults 0 and 1, ints, for which it builds no arithmetic). Keras 2.3.1
+    draws every weight's initial value as graph ops in the layer's name scope (``variable``
+    takes the value from the eager twin): a shape, a minimum and a maximum constant per
+    weight, three of the seven ops of a ``glorot_uniform``. The same op, seed and
+    arithmetic: the same values."""
+    if not tf.as_dtype(dtype).is_floating or not isinstance(shape, list) or \
+            not all(type(d) is int for d in shape):
+        return (shape,) + params
+    shared = _shared_constant(tuple(shape), tf.int32)
+    if shared is None:
+        return (shape,) + params
+    out = [shared]
+    for p in params:
+        # (Keras' initialisers give numpy floats: ``glorot_uniform``'s limit is ``np.sqrt``)
+        number = type(p) is float or isinstance(p, np.floating)
+        c = _shared_constant(float(p), dtype) if number else None
+        out.append(p if c is None else c)
+    return tuple(out)
+
+
 @graph_aware
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Eagerly ``tf.random.stateless_normal`` (a seed gives the same values from
@@ -34,7 +59,8 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         return tf.random.stateless_normal(shape, _stateless_seed(seed), mean, stddev, dtype)
     if tf.executing_eagerly():
         return make()
-    return _with_eager_twin(tf.random.normal(shape, mean, stddev, dtype=dtype, seed=seed),
+    return _with_eager_twin(tf.random.normal(*_shared_args(shape, dtype, mean, stddev),
+                                             dtype=dtype, seed=seed),
                             make, shape, mean, stddev)
 
 
@@ -49,7 +75,8 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         return tf.random.stateless_uniform(shape, _stateless_seed(seed), minval, maxval, dtype)
     if tf.executing_eagerly():
         return make()
-    return _with_eager_twin(tf.random.uniform(shape, minval, maxval, dtype=dtype, seed=seed),
+    return _with_eager_twin(tf.random.uniform(*_shared_args(shape, dtype, minval, maxval),
+                                              dtype=dtype, seed=seed),
                             make, shape, minval, maxval)
 
 
@@ -74,6 +101,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
                                                     dtype)
     if tf.executing_eagerly():
         return make()
-    return _with_eager_twin(tf.random.truncated_normal(shape, mean, stddev, dtype=dtype,
-                                                       seed=seed),
+    return _with_eager_twin(tf.random.truncated_normal(*_shared_args(shape, dtype, mean,
+                                                                     stddev),
+                                                       dtype=dtype, seed=seed),
                             make, shape, mean, stddev)

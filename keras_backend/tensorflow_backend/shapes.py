@@ -9,7 +9,7 @@ import numpy as np
 from .. import shape_rules
 from ..common import floatx, normalize_data_format
 from .core import (graph_aware, is_tensor, tf, _keras_meta, _normalize_dtype, _set_shape,
-                   _to_tensor)
+                   _shared_constant, _to_tensor)
 from .helpers import py_all, py_any, py_builtin_max, _dyn_dims, _is_tf_tensor, _shape_arg
 from .tensors import ndim
 
@@ -28,6 +28,11 @@ def concatenate(tensors, axis=-1):
         return tf.sparse.concat(axis, list(tensors))
     ts = [tf.sparse.to_dense(t) if isinstance(t, tf.SparseTensor) else _to_tensor(t)
           for t in tensors]
+    if len(ts) > 1 and type(axis) is int:
+        # the axis as the module graph's shared constant (DenseNet121: 58 concatenations)
+        shared = _shared_constant(axis, tf.int32)
+        if shared is not None:
+            return tf.concat(ts, shared)
     return tf.concat(ts, axis)
 
 

@@ -89,6 +89,10 @@ def is_variable(x):
     return isinstance(x, tf.Variable)
 
 
+#: the most values a shared filled constant holds (see ``constant``)
+SHARED_FILL_SIZE = 1 << 16
+
+
 @graph_aware
 def constant(value, dtype=None, shape=None, name=None):
     """``tf.constant``; a tensor ``value`` is cast with ``tf.cast`` (and reshaped to
@@ -106,6 +110,17 @@ def constant(value, dtype=None, shape=None, name=None):
             raise ValueError('constant: value of %d elements cannot fill shape %r'
                              % (n, shape))
         return _keras_meta(tf.reshape(out, shape))
+    if not name and shape is not None and (type(value) in (int, float) or (
+            isinstance(value, (np.number, np.ndarray)) and np.ndim(value) == 0)) and \
+            int(np.prod(shape)) <= SHARED_FILL_SIZE:
+        # one number filling a shape: Keras' Zeros / Ones / Constant initialisers, whose
+        # value ``variable`` reads from the op (four per BatchNormalization, in its name
+        # scope, hence in the module graph): one shared op per (dtype, shape, number)
+        value = value.item() if isinstance(value, (np.number, np.ndarray)) else value
+        if value == value:      # (a NaN is no key)
+            shared = core._shared_constant(value, dtype, shape)
+            if shared is not None:
+                return _keras_meta(shared)
     try:
         return _keras_meta(tf.constant(value, dtype=dtype, shape=shape, name=name))
     except (TypeError, ValueError) as e:
