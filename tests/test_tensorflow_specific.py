@@ -468,7 +468,9 @@ def test_numbers_layers_bring_are_one_constant_each_in_the_graph(K):
             out = K.concatenate([normed * 0.5 + 1.0, normed - 2], axis=-1)
             zeros = K.constant(0., shape=(2,))
             draw = K.random_uniform([3, 2], -0.5, 0.5, seed=3)
-            return out, corrected, zeros, draw, K.shape(x)[-1], mean
+            # Keras' BatchNormalization(scale=False, center=False): no gamma, no beta
+            bare = K.normalize_batch_in_training(x, None, None, [0, 1, 2], epsilon=1e-3)[0]
+            return out, corrected, zeros, draw, K.shape(x)[-1], mean, bare
 
     graph = x.graph
 
@@ -477,10 +479,10 @@ def test_numbers_layers_bring_are_one_constant_each_in_the_graph(K):
 
     block()
     before = consts()
-    out, corrected, zeros, draw, channels, mean = block()
+    out, corrected, zeros, draw, channels, mean, bare = block()
     assert consts() == before
     xv = np.random.RandomState(0).randn(4, 3, 3, 2).astype('float32')
-    got = K.function([x], [out, corrected, zeros, draw, channels, mean])([xv])
+    got = K.function([x], [out, corrected, zeros, draw, channels, mean, bare])([xv])
     mu, v = xv.mean(axis=(0, 1, 2)), xv.var(axis=(0, 1, 2))
     normed = (xv - mu) / np.sqrt(v + 1e-3) * [1.5, 0.5] + [0.1, -0.2]
     np.testing.assert_allclose(got[0], np.concatenate([normed * 0.5 + 1.0, normed - 2], -1),
@@ -490,5 +492,6 @@ def test_numbers_layers_bring_are_one_constant_each_in_the_graph(K):
     assert got[3].shape == (3, 2) and np.all(np.abs(got[3]) <= 0.5) and np.ptp(got[3]) > 0
     assert int(got[4]) == 2
     np.testing.assert_allclose(got[5], mu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[6], (xv - mu) / np.sqrt(v + 1e-3), rtol=1e-4, atol=1e-4)
     # eager code keeps its own constants
     assert K.eval(K.constant(1., shape=(2,)) * 0.5).tolist() == [0.5, 0.5]

@@ -427,10 +427,20 @@ def _fused_batch_norm_applies(x, gamma, beta, axes, epsilon):
 
 def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
     dims = _shape_of(x)
+    channels = x.shape[-1]
+
+    def filled(value):
+        # (Keras' BatchNormalization(scale=False) has no gamma: InceptionV3's 94)
+        if channels is not None:
+            shared = _shared_constant(value, tf.float32, (channels,))
+            if shared is not None:
+                return shared
+        return tf.fill(dims[-1:], tf.constant(value, tf.float32))
+
     # (read once: the batch norm and the IdentityN below both take them)
-    scale = (tf.ones(dims[-1:], tf.float32) if gamma is None
+    scale = (filled(1.) if gamma is None
              else tf.convert_to_tensor(_to_tensor(gamma, tf.float32)))
-    offset = (tf.zeros(dims[-1:], tf.float32) if beta is None
+    offset = (filled(0.) if beta is None
               else tf.convert_to_tensor(_to_tensor(beta, tf.float32)))
     empty = _shared_constant((), tf.float32)
     if empty is None:
@@ -441,7 +451,6 @@ def _fused_normalize_batch_in_training(x, gamma, beta, epsilon):
     # the kernel's variance has Bessel's correction (n / (n - 1), none when n is 1); n, the
     # values per channel, is x's size over its channels when they are known (two ops,
     # where slicing and multiplying the sizes takes four and their constants)
-    channels = x.shape[-1]
     if channels is not None and channels > 0:
         count = tf.cast(tf.size(x, out_type=tf.int64), tf.float32) / float(channels)
     else:
