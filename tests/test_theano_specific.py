@@ -625,3 +625,29 @@ def test_other_static_sizes_compile_no_new_module(TK, name, op, shapes):
     # the differing keys only (pytest's own diff of two long lists takes minutes)
     differing = sorted(set(keys[0]) ^ set(keys[1]))
     assert not differing, differing
+
+
+def test_an_axis_of_one_value_everywhere_keeps_its_type(TK):
+    """Theano 1.0.5 types hold no sizes, so an elementwise op whose input has a static size
+    of 1 where another's differs gets that axis marked broadcastable (``fix_broadcast``);
+    where every input holds one value on the axis nothing is broadcast and the compiled op
+    reads the types as built (1x1 images compiled each elementwise module again for the
+    other broadcast pattern). Values as numpy's."""
+    K = TK
+    image = K.placeholder(shape=(None, 2, 2, 3))
+    x = K.pool2d(image, (2, 2), strides=(2, 2))    # (None, 1, 1, 3): ResNet50's last stage
+    assert K.int_shape(x) == (None, 1, 1, 3)
+    b = K.variable(np.array([[[[0.5, -1., 2.]]]], 'float32'))
+    s = K.placeholder(shape=(None, 4))
+    f = K.function([image, s], [K.relu(x * 2. - b), s - s[:, :1]])
+    iv = randn(2, 2, 2, 3)
+    sv = randn(2, 4)
+    got = f([iv, sv])
+    xv = iv.max(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(got[0], np.maximum(xv * 2. - [0.5, -1., 2.], 0), rtol=1e-6)
+    np.testing.assert_allclose(got[1], sv - sv[:, :1], rtol=1e-6)
+    # the (None, 1, 1, 3) input is broadcast nowhere: no variable of the compiled graph
+    # has its axes 1 and 2 marked
+    marked = [v for n in f._fn.maker.fgraph.toposort() for v in n.inputs + n.outputs
+              if getattr(v.type, 'broadcastable', None) == (False, True, True, False)]
+    assert not marked, marked

@@ -475,6 +475,21 @@ def static_shape(x):
     return _merge(_get(x), x)
 
 
+def _broadcast_needed(inputs, statics, k, axis):
+    """Whether input ``k`` of an elementwise op (static size 1 on ``axis``) is broadcast
+    there: some other input's size on ``axis`` is not 1, or not known. Where every input
+    holds one value on the axis nothing is broadcast, and the input keeps its type: marking
+    it made ResNet50's last stage (1x1 images) compile each of its elementwise modules
+    again for the other broadcast pattern (Theano keys a module by its inputs' types)."""
+    for j, other in enumerate(inputs):
+        if j == k or other.broadcastable[axis]:
+            continue
+        static = statics[j]
+        if static is None or len(static) != other.ndim or static[axis] != 1:
+            return True
+    return False
+
+
 def fix_broadcast(outs):
     """Rebuild the graph of ``outs`` so that elementwise ops see every axis
     whose static size is 1 as broadcastable.
@@ -490,11 +505,13 @@ def fix_broadcast(outs):
     for node in th.gof.graph.io_toposort(th.gof.graph.inputs(targets), targets):
         new_ins = [mapping.get(i, i) for i in node.inputs]
         if isinstance(node.op, T.Elemwise) and len(node.inputs) > 1:
-            for k, (old, new) in enumerate(zip(node.inputs, new_ins)):
-                static = static_shape(old)
+            statics = [static_shape(old) for old in node.inputs]
+            for k, new in enumerate(list(new_ins)):
+                static = statics[k]
                 if static is None or len(static) != new.ndim:
                     continue
-                pattern = tuple(b or d == 1 for b, d in zip(new.broadcastable, static))
+                pattern = tuple(b or (d == 1 and _broadcast_needed(new_ins, statics, k, a))
+                                for a, (b, d) in enumerate(zip(new.broadcastable, static)))
                 if pattern != tuple(new.broadcastable):
                     new_ins[k] = T.patternbroadcast(new, pattern)
         if all(n is o for n, o in zip(new_ins, node.inputs)):
