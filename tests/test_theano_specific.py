@@ -628,7 +628,7 @@ def test_other_static_sizes_compile_no_new_module(TK, name, op, shapes):
 
 
 def test_an_axis_of_one_value_everywhere_keeps_its_type(TK):
-    """Theano 1.0.5 types hold no sizes, so an elementwise op whose input has a static size
+    """Theano 1.0.5's types hold no sizes, so an elementwise op whose input has a static size
     of 1 where another's differs gets that axis marked broadcastable (``fix_broadcast``);
     where every input holds one value on the axis nothing is broadcast and the compiled op
     reads the types as built (1x1 images compiled each elementwise module again for the
@@ -646,6 +646,8 @@ def test_an_axis_of_one_value_everywhere_keeps_its_type(TK):
     xv = iv.max(axis=(1, 2), keepdims=True)
     np.testing.assert_allclose(got[0], np.maximum(xv * 2. - [0.5, -1., 2.], 0), rtol=1e-6)
     np.testing.assert_allclose(got[1], sv - sv[:, :1], rtol=1e-6)
+    if ENGINE_MODULES[K._engine.__name__.rsplit('.', 1)[-1]] != 'theano':
+        return      # PyTensor's types hold the static sizes: nothing is re-marked there
     # the (None, 1, 1, 3) input is broadcast nowhere: no variable of the compiled graph
     # has its axes 1 and 2 marked
     marked = [v for n in f._fn.maker.fgraph.toposort() for v in n.inputs + n.outputs
