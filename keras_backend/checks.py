@@ -45,6 +45,8 @@ def _is_int(v):
 def _is_number(v):
     """A Python or numpy number, or a 0-d numpy numeric array (Keras' layers store
     their ``alpha``/``theta`` as ``K.cast_to_floatx(alpha)``, a 0-d array)."""
+    if type(v) in (float, int):
+        return True
     if isinstance(v, np.ndarray):
         return v.ndim == 0 and v.dtype.kind in 'iuf'
     return isinstance(v, (numbers.Number, np.number)) and not isinstance(v, (bool, np.bool_))
@@ -58,12 +60,18 @@ class Call(object):
         self.fname = fname
         self.args = arguments
         self._shapes = {}
+        self._tensors = {}
 
     def is_tensor(self, v):
-        try:
-            return bool(self.K.is_tensor(v))
-        except Exception:
-            return False
+        key = id(v)         # the arguments live as long as the call: ids are theirs
+        known = self._tensors.get(key)
+        if known is None:
+            try:
+                known = bool(self.K.is_tensor(v))
+            except Exception:
+                known = False
+            self._tensors[key] = known
+        return known
 
     def static_shape(self, v):
         """Tuple of ints/None, or None when the rank is unknown (or not array-like)."""
@@ -75,8 +83,6 @@ class Call(object):
     def _compute_shape(self, v):
         if v is None or isinstance(v, (str, bytes)):
             return None
-        if isinstance(v, np.ndarray) or _is_number(v) or isinstance(v, (bool, np.bool_)):
-            return tuple(np.shape(v))
         if self.is_tensor(v):
             # the engine's own static shape where the adapter offers it: a
             # ``_keras_shape`` that Keras recorded is not what the engine checks
@@ -86,6 +92,8 @@ class Call(object):
             except Exception:
                 return None
             return None if shape is None else tuple(shape)
+        if isinstance(v, np.ndarray) or _is_number(v) or isinstance(v, (bool, np.bool_)):
+            return tuple(np.shape(v))
         if isinstance(v, (list, tuple)):
             if any(self.is_tensor(item) for item in _flatten(v)):
                 return None
@@ -171,10 +179,12 @@ def tensor(allow_none=False, allow_scipy_sparse=False):
             if allow_none:
                 return
             call.fail(arg, 'must be a tensor, a variable or a numeric array', v, TypeError)
-        if allow_scipy_sparse and hasattr(v, 'tocoo'):
-            return
         if call.is_tensor(v) or isinstance(v, np.ndarray) or _is_number(v) \
                 or isinstance(v, (bool, np.bool_)):
+            return
+        if allow_scipy_sparse and hasattr(v, 'tocoo'):
+            # asked after the tensors: ``hasattr`` on a CNTK Function runs its
+            # ``__getattr__`` (an argument-spec lookup, 50 us)
             return
         if _is_array_like(v):
             return
@@ -1368,6 +1378,10 @@ SEED = integer(allow_none=True)
 DT = dtype()
 
 
+#: Python values that hold no axis of 0 values (``check_call`` skips them unasked)
+_SCALARS = (str, bytes, bool, int, float)
+
+
 def check_call(K, fname, arguments, spec):
     """Run the checks of ``spec`` (an API name's ``SPECS`` entry, :mod:`keras_backend.api`) on
     the bound ``arguments`` (defaults applied) of a call of ``fname``; ``K`` is the engine's
@@ -1382,6 +1396,8 @@ def check_call(K, fname, arguments, spec):
     if not getattr(K, 'HOLDS_EMPTY_TENSORS', True) and fname not in _ASKS_ONLY:
         # CNTK (its ops module says so): no argument with an axis of 0 values
         for arg, v in arguments.items():
+            if (v is None or isinstance(v, _SCALARS)) and arg != 'shape':
+                continue                # holds no axis (most arguments are these)
             items = v if isinstance(v, (list, tuple)) else [v]
             if arg == 'shape':          # the shape of a tensor to make (zeros, random_...)
                 dims = (v,) if _is_int(v) else (v if isinstance(v, (list, tuple)) else ())
@@ -1450,16 +1466,22 @@ def wrap(fn, fname, K, spec):
     ``TypeError`` naming the function), runs :func:`check_call` and then calls
     ``fn`` unchanged. ``inspect.signature`` and Sphinx see ``fn``'s own signature
     through ``__wrapped__``. Without a ``spec`` (None), ``fn`` is returned as it is.
+    The signature is read at the name's first call (an adapter's import wraps its 163
+    names; a model calls a few dozen of them).
     """
     import functools
-    import inspect
     if spec is None or getattr(fn, 'checked_call', False):
         return fn
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return fn
-    bind = _binder(signature)
+
+    def first_bind(args, kwargs):
+        import inspect
+        try:
+            binder = _binder(inspect.signature(fn))
+        except (TypeError, ValueError):   # no signature to bind to: a plain call
+            binder = lambda args, kwargs: None   # noqa: E731
+        bind[0] = binder
+        return binder(args, kwargs)
+    bind = [first_bind]   # the binder, made at the first call
 
     if _checks_nothing(K, fname, spec):
         # nothing to check (``is_variable``, which Keras' ``Layer.__setattr__`` asks of
@@ -1472,7 +1494,7 @@ def wrap(fn, fname, K, spec):
                 return fn(*args, **kwargs)
             except TypeError:
                 try:
-                    bind(args, kwargs)
+                    bind[0](args, kwargs)
                 except TypeError as e:
                     raise TypeError('%s: %s' % (fname, e))
                 raise
@@ -1480,10 +1502,11 @@ def wrap(fn, fname, K, spec):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
             try:
-                arguments = bind(args, kwargs)
+                arguments = bind[0](args, kwargs)
             except TypeError as e:
                 raise TypeError('%s: %s' % (fname, e))
-            check_call(K, fname, arguments, spec)
+            if arguments is not None:
+                check_call(K, fname, arguments, spec)
             return fn(*args, **kwargs)
     checked.checked_call = True
     return checked

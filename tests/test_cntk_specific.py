@@ -291,6 +291,7 @@ def test_a_training_step_the_batch_axis_form_refuses_runs_on_the_graph_as_built(
             raise RuntimeError('refused')
         return forward(graph, *args)
     monkeypatch.setattr(core._CFunction, '_forward', staticmethod(refusing))
+    monkeypatch.setattr(core, '_BATCH_AXIS_MIN_VALUES', 0)   # tried for a graph this small
     x = K.placeholder(shape=(None, 3))
     w = K.variable(np.array([1., 2., 3.], 'float32'))
     loss = K.mean(K.sum(x * w, axis=1))
@@ -302,8 +303,38 @@ def test_a_training_step_the_batch_axis_form_refuses_runs_on_the_graph_as_built(
     assert f._batched is False
 
 
-def test_placeholders_fed_different_row_counts_still_evaluate():
+def test_a_small_function_runs_its_graph_as_built_until_a_call_holds_enough_values():
+    # the batch-axis form is a clone of the graph (0.5-1 ms in CNTK): a function whose
+    # outputs hold few values for the rows fed runs the graph as built, and a later call
+    # with enough rows takes the batch-axis form; the numbers are the same either way
+    from keras_backend.cntk_backend import core
+    rng = np.random.RandomState(2)
+    x = K.placeholder(shape=(None, 16))
+    w = K.variable(rng.rand(16, 8).astype('float32'))
+    h = K.relu(K.dot(x, w) - 1.)
+    f = K.function([x], [K.sum(h, axis=1), h * 2.])
+    small = rng.rand(4, 16).astype('float32')
+    ref = np.maximum(small.dot(K.get_value(w)) - 1., 0.)
+    got, twice = f([small])
+    np.testing.assert_allclose(got, ref.sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(twice, 2. * ref, rtol=1e-5)
+    assert f._batched is None and 0 < f._row_values < 100, f._row_values
+    rows = core._BATCH_AXIS_MIN_VALUES // f._row_values + 1
+    big = rng.rand(rows, 16).astype('float32')
+    ref = np.maximum(big.dot(K.get_value(w)) - 1., 0.)
+    got, twice = f([big])
+    assert f._batched
+    np.testing.assert_allclose(got, ref.sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(twice, 2. * ref, rtol=1e-5)
+    got, twice = f([small])              # the batch-axis form from now on: same numbers
+    np.testing.assert_allclose(got, np.maximum(small.dot(K.get_value(w)) - 1., 0.).sum(1),
+                               rtol=1e-5)
+
+
+def test_placeholders_fed_different_row_counts_still_evaluate(monkeypatch):
     # CNTK's batch axis holds one size for all inputs: other counts take the graph as built
+    from keras_backend.cntk_backend import core
+    monkeypatch.setattr(core, '_BATCH_AXIS_MIN_VALUES', 0)   # tried for a graph this small
     a, b = K.placeholder(shape=(None, 3)), K.placeholder(shape=(None, 2))
     f = K.function([a, b], [K.sum(a) + K.sum(b), K.sum(a, axis=1)])
     av, bv = np.arange(12., dtype='float32').reshape(4, 3), np.ones((5, 2), 'float32')

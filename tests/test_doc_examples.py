@@ -26,6 +26,10 @@ def test_every_name_has_one_docstring_with_the_sections():
     lacking = [n for n in NAMES if ('Returns:' not in api.DOCS[n] and n not in NO_RESULT)
                or 'Example:' not in api.DOCS[n]]
     assert lacking == [], 'docstrings without a Returns: or Example: section: %s' % lacking
+    # written flush left: ``api.documented`` strips them instead of ``inspect.cleandoc``
+    import inspect
+    indented = [n for n in NAMES if inspect.cleandoc(api.DOCS[n]) != api.DOCS[n].strip()]
+    assert indented == [], 'docstrings not flush left: %s' % indented
 
 
 @pytest.mark.parametrize('name', NAMES)

@@ -121,8 +121,21 @@ def _storage_dtype(dtype, where):
     return _np_dtype(name, where), None
 
 
+#: CNTK's tensor classes (``_is_engine_tensor`` asks of most values an op reads)
+_TENSOR_CLASSES = (C.cntk_py.Variable, C.Function)
+
+
 def _is_engine_tensor(x):
-    return isinstance(x, (C.cntk_py.Variable, C.Function))
+    return isinstance(x, _TENSOR_CLASSES)
+
+
+def _own_attr(x, name):
+    """Attribute ``name`` that Keras or we set on CNTK tensor ``x`` (kept in its
+    ``__dict__``), None where unset: what ``getattr(x, name, None)`` finds, without the
+    AttributeError that SWIG's and CNTK's ``__getattr__`` raise for an unset one (1.2 us
+    against 0.25; ``dtype`` and ``int_shape`` ask this of most tensors an op reads)."""
+    found = getattr(x, '__dict__', None)
+    return None if found is None else found.get(name)
 
 
 def _var(x):
@@ -405,7 +418,7 @@ def int_shape(x):
     (set by Keras' engine) fills in the sizes CNTK leaves free. Sizes CNTK knows win: Keras 2.3.1
     sets a wrong ``_keras_shape`` on ConvLSTM2D's initial state for ``channels_first`` layers
     (it follows ``image_data_format()``, not the layer's)."""
-    ks = getattr(x, '_keras_shape', None) if _is_engine_tensor(x) else None
+    ks = _own_attr(x, '_keras_shape') if _is_engine_tensor(x) else None
     if ks is None:
         return _engine_int_shape(x)
     ks = tuple(ks)
@@ -423,7 +436,7 @@ def dtype(x):
         x = x.dense
     if not _is_engine_tensor(x):
         return np.asarray(x).dtype.name
-    reported = getattr(x, '_keras_dtype', None)
+    reported = _own_attr(x, '_keras_dtype')
     if reported is not None:
         return reported
     return np.dtype(_var(x).dtype).name
@@ -852,11 +865,12 @@ def _evaluate(tensors, feed=None):
         if v.is_parameter or v.is_constant:
             pos.append(('value', v))
             continue
-        if v.uid not in seen:
-            seen[v.uid] = len(outs)
-            outs.append(C.combine([v]).output if not v.is_input
-                        else C.plus(v, _constant_like(v, 0)).output)
-        pos.append(('out', seen[v.uid]))
+        uid = v.uid
+        if uid not in seen:
+            seen[uid] = len(outs)
+            # ``C.combine`` of output Variables has those very Variables as its outputs
+            outs.append(C.plus(v, _constant_like(v, 0)).output if v.is_input else v)
+        pos.append(('out', seen[uid]))
     values = []
     if outs:
         _note_consumed_ranges(outs)
@@ -871,7 +885,8 @@ def _evaluate(tensors, feed=None):
         if not isinstance(res, dict):
             res = {f.outputs[0]: res}
         for o in f.outputs:
-            values.append(_empty_if_ranged(o, np.asarray(res[o])))
+            values.append(_empty_if_ranged(o, np.asarray(res[o])) if _MAYBE_EMPTY
+                          else np.asarray(res[o]))
     result = []
     for kind, p in pos:
         if kind == 'value':
@@ -1041,8 +1056,9 @@ _ELEMENTWISE = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul
 
 def _static_sizes(value):
     """The static sizes CNTK broadcasts (its dynamic axes apart), None where unknown."""
-    shape = value.shape if _is_engine_tensor(value) else np.shape(value)
-    return tuple(d if d >= 0 else None for d in shape)
+    if _is_engine_tensor(value):
+        return _static_shape(value)
+    return tuple(d if d >= 0 else None for d in np.shape(value))
 
 
 def _checked_operator(name, original):
@@ -1196,9 +1212,11 @@ def update(x, new_x):
     holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
     if not is_variable(x):   # also reached from ``function``'s (variable, value) update pairs
         raise ValueError('update: x must be a variable, got %r' % (x,))
-    new_x = _to_tensor(new_x, dtype=dtype(x))
-    if _var(new_x).dtype != _var(x).dtype:
-        new_x = C.cast(new_x, _var(x).dtype)
+    held = _var(x).dtype
+    if not _is_engine_tensor(new_x):
+        new_x = _to_tensor(new_x, dtype=dtype(x))
+    if _var(new_x).dtype != held:
+        new_x = C.cast(new_x, held)
     xs, ns = _static_shape(x), _static_shape(new_x)
     if ns != xs:
         if None not in ns and int(np.prod(ns)) == int(np.prod(xs)) and \
@@ -1206,7 +1224,7 @@ def update(x, new_x):
             new_x = C.reshape(new_x, xs)      # e.g. a (1,) value for a scalar variable
         elif len(ns) <= len(xs) and builtins.all(
                 n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
-            new_x = new_x + C.constant(0., shape=xs, dtype=_var(x).dtype)
+            new_x = new_x + C.constant(0., shape=xs, dtype=held)
         elif len(ns) == len(xs) and builtins.all(n is None or n == d for n, d in zip(ns, xs)):
             # free sizes known only at run time, which must be the variable's
             new_x = C.reshape(new_x, xs)
@@ -1238,6 +1256,49 @@ _GRADIENT_OF = {}
 def _owner_uid(v):
     """The uid of the Function whose output Variable ``v`` is (SWIG's own calls)."""
     return _SWIG.Function_uid(_SWIG.Variable_owner(v))
+
+
+def _each_function(stack, found):
+    """Each CNTK Function popped from ``stack`` whose uid is not in ``found``, as
+    ``(function, uid)``, once (its uid is added to ``found``); the caller pushes the
+    Functions to go on to onto ``stack`` (a depth-first walk)."""
+    f_uid = _SWIG.Function_uid
+    while stack:
+        f = stack.pop()
+        uid = f_uid(f)
+        if uid not in found:
+            found.add(uid)
+            yield f, uid
+
+
+#: the values (summed over a graph's outputs, for the rows of a call) from which a function
+#: reads its placeholders on CNTK's batch axis (``Function._batch_axis_feed``): about 4 MB
+#: in float32, where the buffers CNTK then shares outweigh the clone of the graph
+_BATCH_AXIS_MIN_VALUES = 1 << 20
+
+
+def _values_per_row(graph):
+    """The values that the Functions of ``graph`` output for one row of the batch: the
+    product of the known sizes of each output holding a free axis (the unknown leading size
+    of our placeholders, which the rows of a call fill), summed; CNTK keeps a buffer for
+    each. One walk through CNTK's SWIG functions (a few microseconds a node)."""
+    inputs_of, outputs_of = _SWIG.Function_inputs, _SWIG.Function_outputs
+    v_owner, is_output, shape_of, dims_of = _SWIG.Variable_owner, _SWIG.Variable_is_output, \
+        _SWIG.Variable_shape, _SWIG.NDShape_dimensions
+    total = 0
+    stack = [v_owner(o) for o in outputs_of(graph) if is_output(o)]
+    for f, _ in _each_function(stack, set()):
+        for o in outputs_of(f):
+            values, free = 1, False
+            for d in dims_of(shape_of(o)):
+                if d < 0:
+                    free = True
+                else:
+                    values *= d
+            if free:
+                total += values
+        stack.extend(v_owner(i) for i in inputs_of(f, True) if is_output(i))
+    return total
 
 
 class _GraphIndex(object):
@@ -1279,12 +1340,7 @@ class _GraphIndex(object):
             if v.is_output and v.uid not in _GRADIENT_OF:
                 stack.append(v.owner)
         reads, consumers, owners = self.reads, self.consumers, self._owners
-        while stack:
-            f = stack.pop()
-            uid = f_uid(f)
-            if uid in found:
-                continue
-            found.add(uid)
+        for f, uid in _each_function(stack, found):
             if uid in reads:
                 stack.extend(owners[o] for o in reads[uid] if o not in found)
                 continue
@@ -1527,6 +1583,7 @@ class Function(object):
                               if a.uid not in fed and a.name == 'keras_learning_phase')
         self._heads = self._graph.outputs
         self._batched = None
+        self._row_values = None
 
     def _batch_axis_graph(self):
         """The graph with each fed placeholder of unknown leading size read from an input on
@@ -1567,8 +1624,16 @@ class Function(object):
     def _batch_axis_feed(self, feed):
         """``(graph, feed)`` of :meth:`_batch_axis_graph` for ``feed`` (argument -> array),
         or None where it does not apply (no placeholder qualifies, or the substituted inputs
-        are not fed one common, nonzero number of rows)."""
+        are not fed one common, nonzero number of rows), or where it does not pay: CNTK's
+        clone of a graph takes 0.5-1 ms, which a graph whose outputs hold fewer than
+        ``_BATCH_AXIS_MIN_VALUES`` values for ``feed``'s rows (a small model's function)
+        does not win back by sharing buffers; the next call with more rows asks again."""
         if self._batched is None:
+            rows = builtins.max([np.shape(v)[0] for v in feed.values() if np.ndim(v)] or [0])
+            if self._row_values is None:
+                self._row_values = _values_per_row(self._graph)
+            if rows * self._row_values < _BATCH_AXIS_MIN_VALUES:
+                return None
             self._batched = self._batch_axis_graph()
         if not self._batched:
             return None
