@@ -136,7 +136,7 @@ def documented(fn, name, engine=None):
     doc = _doc_for(name)
     if doc is None:
         return fn
-    # the shared texts are written flush left (tests/test_layout.py checks it), so
+    # the shared texts are written flush left (tests/test_doc_examples.py checks it), so
     # stripping them is ``inspect.cleandoc``, at a hundredth of its cost: every adapter's
     # import documents its 163 names
     text = doc.strip()
