@@ -830,6 +830,8 @@ def _note_consumed_ranges(heads):
 
 def _empty_if_ranged(var, value):
     """An empty array for a run-time ``arange`` output whose last range was empty."""
+    if not _MAYBE_EMPTY:        # no run-time range built: nothing to ask of ``var``
+        return value
     state = _MAYBE_EMPTY.get(_var(var).uid)
     if state is not None and state['empty']:
         return np.zeros((0,), dtype=np.asarray(value).dtype)
@@ -885,8 +887,7 @@ def _evaluate(tensors, feed=None):
         if not isinstance(res, dict):
             res = {f.outputs[0]: res}
         for o in f.outputs:
-            values.append(_empty_if_ranged(o, np.asarray(res[o])) if _MAYBE_EMPTY
-                          else np.asarray(res[o]))
+            values.append(_empty_if_ranged(o, np.asarray(res[o])))
     result = []
     for kind, p in pos:
         if kind == 'value':
