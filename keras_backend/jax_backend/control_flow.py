@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import generic
 from .core import (jax, jnp, stack, Tensor, _apply, _builtin_any, _builtin_max, _builtin_min,
-                   _context_op, _dependents, _flatten, _multi_node, _ndim, _node, _ONE,
+                   _context_op, _dependents, _flatten, _infer, _multi_node, _ndim, _node, _ONE,
                    _static_shape, _to_tensor, _tracing_loop_body, _walk)
 from .session import learning_phase
 from .tensors import zeros_like
@@ -201,7 +201,8 @@ def _call_if(x):
 
 def switch(condition, then_expression, else_expression):
     """``jnp.where``; a lower-rank condition gets trailing broadcast axes; a scalar
-    condition known while tracing (the learning phase) picks a branch."""
+    condition known while tracing (the learning phase) picks a branch, and only that
+    branch is traced (a prediction program holds no dropout, nor the split of its key)."""
     cond = _to_tensor(condition)
     then_expression = _to_tensor(_call_if(then_expression))
     else_expression = _to_tensor(_call_if(else_expression))
@@ -218,8 +219,17 @@ def switch(condition, then_expression, else_expression):
         if 0 < c.ndim < expr_ndim:
             c = _right_pad(c, expr_ndim)
         return jnp.where(c, a, b)
-    out = _apply(op, cond, then_expression, else_expression)
-    return out
+    if _ndim(cond) != 0 or not isinstance(cond, Tensor) or cond.pvals is not None:
+        return _apply(op, cond, then_expression, else_expression)
+
+    @_context_op
+    def lazy(ctx, c, a, b):
+        if not isinstance(c, jax.core.Tracer):
+            return ctx.value(then_expression if bool(np.asarray(c)) else else_expression)
+        return op(c, ctx.value(then_expression), ctx.value(else_expression))
+    lazy.lazy_leaves = (1, 2)
+    leaves, treedef = _flatten((cond, then_expression, else_expression))
+    return _node(lazy, leaves, treedef, avals=_infer(op, leaves, treedef)[0])
 
 
 def in_train_phase(x, alt, training=None):

@@ -27,7 +27,13 @@ graph of its own and hands JAX one pure function per ``K.function``:
   that comes out the same both times is static, one that differs is ``None``.
   Shape values (``K.shape(x)`` and arithmetic on it) are computed concretely
   while tracing (``jax.ensure_compile_time_eval``): under ``jit`` every shape
-  is static, so ``K.reshape(x, (K.shape(x)[0], -1))`` traces.
+  is static, so ``K.reshape(x, (K.shape(x)[0], -1))`` traces. Arithmetic on
+  shape values that nothing reads as a size (a batch normalization's sample
+  size) keeps its probe values as a recipe and is traced as any other op
+  (``_PendingProbes``): run on the host, each such op compiled a program.
+* **Host values** (initial values, constants, random keys) reach the device
+  by ``jax.device_put`` of a private copy, which compiles nothing
+  (``_device_array``, ``_raw_key``).
 * **Functions.** ``K.function`` compiles one ``jax.jit`` program per call
   signature: a pure function of (the variables' values, the inputs, the random
   keys) returning (the outputs, the updated variables' new values, the new
@@ -184,6 +190,34 @@ class Tensor(graph.Node):
     _label = 'jax_backend'
     _dtype_name = staticmethod(_dtype_name)
 
+    # probe values ---------------------------------------------------------
+    # A shape-valued node of an op marked ``abstract_shapes`` keeps a recipe for its probe
+    # values (:class:`_PendingProbes`) and computes them when something reads ``pvals``:
+    # a size of a reshape, a range, a fill. Until then a compiled program traces the node
+    # as any other op (XLA folds it) instead of running it on the host while tracing;
+    # each of those runs compiled a small program of its own (5-20 ms: a batch
+    # normalization's sample-size arithmetic took six).
+    _pvals = None
+
+    @property
+    def pvals(self):
+        known = self._pvals
+        if isinstance(known, _PendingProbes):
+            known = self._pvals = known.compute()
+        return known
+
+    @pvals.setter
+    def pvals(self, value):
+        self._pvals = value
+
+    def holds_probe_values(self):
+        return self._pvals is not None
+
+    @property
+    def probes_pending(self):
+        """Whether the probe values are still a recipe (read without computing them)."""
+        return isinstance(self._pvals, _PendingProbes)
+
     # operators ----------------------------------------------------------
     def __getitem__(self, key):
         return _apply(lambda x, k: x[_index_key(k)], self, _index_leaf(key))
@@ -223,7 +257,7 @@ def _promoting(fn):
             a, b = _weak(a, b), _weak(b, a)
             return fn(a, b)
         op.__name__ = getattr(fn, '__name__', 'op')
-        op.shared = True
+        op.shared = op.abstract_shapes = True
         _PROMOTING[fn] = op
     return op
 
@@ -318,12 +352,41 @@ class Placeholder(Tensor):
         self._sparse = bool(sparse)
 
 
+def _device_array(value, dtype=None):
+    """``value`` (a number, a list or a numpy array) as a ``jax.Array`` of ``dtype`` (its own
+    where None) in JAX's canonical form (int64 held as int32 unless x64 is on), moved by
+    ``jax.device_put``. JAX 0.10's ``jnp.asarray`` of a host value runs a program of its
+    own, compiled once per shape and dtype ('stage', or 'convert_element_type' where the
+    dtype changes: 5-20 ms each; ten of them in a small model's build); a transfer compiles
+    nothing. The host array is a private copy: on a CPU the device array may share its
+    buffer."""
+    arr = np.asarray(value) if dtype is None else np.asarray(value, dtype=np.dtype(dtype))
+    return jax.device_put(np.array(arr, dtype=jax.dtypes.canonicalize_dtype(arr.dtype),
+                                   copy=True))
+
+
+def _raw_key(seed):
+    """``jax.random.PRNGKey(seed)`` (an int ``seed``): the raw Threefry key, made on the host
+    (JAX's layout for its default ``threefry2x32``: the 64-bit seed's high word, zero
+    without x64, and its low word), with no program: ``PRNGKey`` compiles two, 30 ms in
+    all, once per process. Another implementation, or a seed beyond 64 bits, gets
+    ``PRNGKey`` itself."""
+    config = jax.config
+    seed = int(seed)
+    if str(getattr(config, 'jax_default_prng_impl', '')) != 'threefry2x32' or \
+            getattr(config, 'jax_enable_custom_prng', True) or not -2 ** 63 <= seed < 2 ** 63:
+        return jax.random.PRNGKey(seed)
+    high = (seed >> 32) & 0xFFFFFFFF if config.jax_enable_x64 else 0
+    return _device_array(np.array([high, seed & 0xFFFFFFFF], dtype=np.uint32))
+
+
 class Variable(Tensor):
     """A variable: a graph leaf whose value (a ``jax.Array``) functions read and update."""
     _is_variable = True
 
     def __init__(self, value, name=None, constraint=None, trainable=True):
-        value = jnp.asarray(value)
+        if not isinstance(value, jax.Array):
+            value = _device_array(value)
         aval = jax.ShapeDtypeStruct(value.shape, value.dtype)
         Tensor.__init__(self, None, [], None, (aval, aval), name=name)
         self._value = value
@@ -336,9 +399,10 @@ class Variable(Tensor):
         return self._value
 
     def _assign(self, value):
-        if isinstance(value, np.ndarray):
-            value = np.array(value, copy=True)   # the device copy may read it later
-        value = jnp.asarray(value, dtype=self.avals[0].dtype)
+        if isinstance(value, jax.Array):
+            value = jnp.asarray(value, dtype=self.avals[0].dtype)
+        else:
+            value = _device_array(value, self.avals[0].dtype)
         if tuple(value.shape) != tuple(self.avals[0].shape):
             aval = jax.ShapeDtypeStruct(value.shape, value.dtype)
             self.avals = (aval, aval)
@@ -374,6 +438,61 @@ def _shaped_node(fn, args, shape, dtype):
     return _node(fn, leaves, treedef, avals=avals)
 
 
+class _PendingProbes(object):
+    """The recipe of a node's probe values: ``fn`` over ``leaves`` at both probes, run
+    while tracing (``jax.ensure_compile_time_eval``), when first read (``Tensor.pvals``)."""
+
+    def __init__(self, fn, leaves, treedef):
+        self.fn, self.leaves, self.treedef = fn, leaves, treedef
+
+    def compute(self):
+        out = []
+        for p in range(2):
+            vals = [v.pvals[p] if isinstance(v, Tensor) else v for v in self.leaves]
+            with jax.ensure_compile_time_eval():
+                out.append(np.asarray(self.fn(*jax.tree_util.tree_unflatten(self.treedef,
+                                                                            vals))))
+        return tuple(out)
+
+
+def _partly_abstract(fn, leaves, treedef, p, abstract_if):
+    """``(g, tensors)``: ``fn`` over ``leaves`` at probe ``p`` as a function ``g`` of the
+    values of ``tensors``, the tensor leaves for which ``abstract_if`` holds (for an
+    abstract run of ``g`` over their probe shapes); the other tensor leaves give their
+    probe values."""
+    vals, abstract = [], []
+    for i, v in enumerate(leaves):
+        if isinstance(v, Tensor) and abstract_if(v):
+            vals.append(None)
+            abstract.append(i)
+        else:
+            vals.append(v.pvals[p] if isinstance(v, Tensor) else v)
+
+    def g(*abstract_vals):
+        v = list(vals)
+        for i, a in zip(abstract, abstract_vals):
+            v[i] = a
+        return fn(*jax.tree_util.tree_unflatten(treedef, v))
+    return g, [leaves[i] for i in abstract]
+
+
+def _infer_pending(fn, leaves, treedef):
+    """(avals, pvals) of an op marked ``fn.abstract_shapes`` (its result's shape and dtype
+    follow from its inputs' shapes and dtypes, never their values) over leaves with probe
+    values: the shapes from an abstract run (pending values left abstract), the values a
+    recipe where every tensor leaf has probe values (:class:`_PendingProbes`). Raises what
+    the abstract run raises."""
+    avals = []
+    for p in range(2):
+        g, tensors = _partly_abstract(fn, leaves, treedef, p,
+                                      lambda v: v.probes_pending or v.pvals is None)
+        avals.append(jax.eval_shape(g, *[t.avals[p] for t in tensors]))
+    if _builtin_all(v.holds_probe_values() for v in leaves if isinstance(v, Tensor)) and \
+            _builtin_all(getattr(a, 'size', 0) <= graph.PROBE_VALUE_LIMIT for a in avals):
+        return tuple(avals), _PendingProbes(fn, leaves, treedef)
+    return tuple(avals), None
+
+
 def _infer(fn, leaves, treedef):
     """(avals, pvals) of ``fn`` over ``leaves`` at both probe sizes (kept for a shared op,
     ``graph.cached_infer``)."""
@@ -382,6 +501,12 @@ def _infer(fn, leaves, treedef):
 
 
 def _infer_probes(fn, leaves, treedef):
+    if getattr(fn, 'abstract_shapes', False) and _builtin_any(
+            isinstance(v, Tensor) and v.holds_probe_values() for v in leaves):
+        try:
+            return _infer_pending(fn, leaves, treedef)
+        except Exception:
+            pass        # a value was needed after all: computed below
     avals, pvals = [], []
     if getattr(fn, 'shape_only', False):
         # the value depends on the inputs' shapes alone: known at both probes
@@ -392,42 +517,24 @@ def _infer_probes(fn, leaves, treedef):
             pvals.append(out)
         return tuple(avals), tuple(pvals)
     for p in range(2):
-        vals, abstract = [], []
-        for i, v in enumerate(leaves):
-            if isinstance(v, Tensor):
-                if v.pvals is not None:
-                    vals.append(v.pvals[p])
-                else:
-                    vals.append(None)
-                    abstract.append(i)
-            else:
-                vals.append(v)
-        if not abstract:
-            def h(vals=vals):
-                return fn(*jax.tree_util.tree_unflatten(treedef, vals))
-            aval = jax.eval_shape(h)
+        g, tensors = _partly_abstract(fn, leaves, treedef, p, lambda v: v.pvals is None)
+        if not tensors:
+            aval = jax.eval_shape(g)
             if getattr(aval, 'size', 0) > graph.PROBE_VALUE_LIMIT:
                 avals.append(aval)      # a tensor made from shape values: no probe value
                 continue
             with jax.ensure_compile_time_eval():
-                out = h()
+                out = g()
             if isinstance(out, (tuple, list)):
                 raise TypeError('shape-valued ops return one array')
             out = np.asarray(out)
             avals.append(jax.ShapeDtypeStruct(out.shape, out.dtype))
             pvals.append(out)
             continue
-
-        def g(*abstract_vals):
-            v = list(vals)
-            for i, a in zip(abstract, abstract_vals):
-                v[i] = a
-            return fn(*jax.tree_util.tree_unflatten(treedef, v))
-        specs = [leaves[i].avals[p] for i in abstract]
         try:
-            out = jax.eval_shape(g, *specs)
+            out = jax.eval_shape(g, *[t.avals[p] for t in tensors])
         except Exception as first:
-            out = _infer_broadcasting_unknowns(g, [leaves[i] for i in abstract], p, first)
+            out = _infer_broadcasting_unknowns(g, tensors, p, first)
         avals.append(out)
     return tuple(avals), (tuple(pvals) if len(pvals) == 2 else None)
 
@@ -484,7 +591,19 @@ class _Context(graph.Context):
     runs at compile time."""
     _engine = _THIS
 
+    def __init__(self, *args, **kwargs):
+        graph.Context.__init__(self, *args, **kwargs)
+        #: the ids of the random keys this evaluation read (a child's go to its root's)
+        self.keys_read = self.parent.keys_read if self.parent is not None else set()
+
+    def _leaf(self, n):
+        if isinstance(n, _KeyVariable):
+            self.keys_read.add(n.id)
+        return graph.Context._leaf(self, n)
+
     def _call(self, n, args, vals):
+        if n.probes_pending:
+            return n.op(*args)      # nothing read its value as a size: traced as it is
         if n.pvals is not None or not _builtin_any(
                 isinstance(v, jax.core.Tracer) for v in vals):
             with jax.ensure_compile_time_eval():
@@ -531,7 +650,7 @@ def _to_tensor(x, dtype=None):
             dtype = floatx()
         elif arr.dtype.kind in 'iu' and not isinstance(x, (np.ndarray, np.generic)):
             dtype = 'int32'
-    return jnp.asarray(arr, dtype=dtype)
+    return _device_array(arr, dtype)
 
 
 def _holds_graph_values(x):
@@ -585,13 +704,13 @@ def _key_variable(seed):
     if seed is None:
         seed = np.random.randint(1, 10 ** 7)
     seed = int(np.asarray(seed))
-    return _KeyVariable(jax.random.PRNGKey(seed), name='rng_key_seed_%d' % seed)
+    return _KeyVariable(_raw_key(seed), name='rng_key_seed_%d' % seed)
 
 
 def _seed_key(seed):
     if seed is None:
         seed = np.random.randint(0, 2 ** 31 - 1)
-    return jax.random.PRNGKey(int(np.asarray(seed)))
+    return _raw_key(int(np.asarray(seed)))
 
 
 #: id(key) -> (key, its next key) for the keys of eager draws (``_random``), whose program
@@ -663,7 +782,7 @@ def _random(draw, seed, *args, **kwargs):
             if not flat:
                 return out
             # the prefix, laid out in ``shape`` (a host view: no program per shape)
-            return jnp.asarray(np.asarray(out)[:size].reshape(shape))
+            return _device_array(np.asarray(out)[:size].reshape(shape))
         return draw(_draw_key(key), *a)
     leaves, treedef = _flatten((keyvar,) + args)
     return _node(op, leaves, treedef)
@@ -811,7 +930,12 @@ class Function(eager_function.Function):
         # an update keeps its variable's dtype and shape (a (n,) value for an (n, 1) one)
         news = [jnp.reshape(jnp.asarray(n, dtype=v.avals[0].dtype), v.avals[0].shape)
                 for n, v in zip(news, self._updated)]
-        news += [_next_key(variables[k]) for k in self._updated[len(news):]]
+        # a key advances where this program drew from it: a program that draws nothing from
+        # a key (a prediction, past a dropout switched off) hands it back unchanged, without
+        # the Threefry split that was a third of a small model's prediction program
+        drawn = ctx.keys_read
+        news += [_next_key(variables[k]) if k.id in drawn else variables[k]
+                 for k in self._updated[len(news):]]
         return outs, news
 
     _errors = (TypeError, ValueError, _RUNTIME_ERROR)
@@ -913,13 +1037,21 @@ def dtype(x):
 @records_keras_shape
 def cast(x, dtype):
     dtype = _normalize_dtype(dtype)
-    return _apply(lambda v: jnp.asarray(v).astype(dtype), _to_tensor(x))
+
+    def op(v):
+        return jnp.asarray(v).astype(dtype)
+    op.abstract_shapes = True
+    return _apply(op, _to_tensor(x))
 
 
 @records_keras_shape
 def stack(x, axis=0):
     tensors = [_to_tensor(t) for t in x]
-    return _apply(lambda ts: jnp.stack(ts, axis=axis), tensors)
+
+    def op(ts):
+        return jnp.stack(ts, axis=axis)
+    op.abstract_shapes = True
+    return _apply(op, tensors)
 
 
 def _make_update(x, new_x):

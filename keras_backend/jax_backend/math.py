@@ -66,6 +66,7 @@ def _reduce(fn, x, axis, keepdims, to_float=False):
         if to_float and not jnp.issubdtype(v.dtype, jnp.floating):
             v = v.astype(floatx())
         return fn(v, axis=ax, keepdims=keepdims)
+    op.abstract_shapes = True
     return _apply(op, x)
 
 
@@ -157,7 +158,7 @@ def _unary(fn, to_float=False):
             else:
                 def op(v):
                     return fn(v)
-            op.shared = True
+            op.shared = op.abstract_shapes = True
             _UNARY_OPS[key] = op
         return _apply(op, x)
     return api_fn

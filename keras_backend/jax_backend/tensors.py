@@ -14,7 +14,7 @@ from ..eager_graph import sections
 from . import core
 from .core import (Function, jax, jnp, Placeholder, records_keras_shape, Tensor, Variable,
                    _apply, _builtin_all, _EVAL_CACHE, _LEARNING_PHASE, _ndim, _node,
-                   _normalize_dtype, _ONE, _seed_key, _to_tensor, _Update, _walk)
+                   _normalize_dtype, _ONE, _seed_key, _device_array, _to_tensor, _Update, _walk)
 
 
 def is_sparse(tensor):
@@ -44,8 +44,8 @@ def variable(value, dtype=None, name=None, constraint=None):
         value = value.toarray()
     # a private copy of a host array: the transfer to the device may still be reading it
     # after this returns, while the caller changes its array
-    value = jnp.asarray(np.array(value, copy=True) if not isinstance(value, jax.Array)
-                        else value, dtype=dtype)
+    value = _device_array(value, dtype) if not isinstance(value, jax.Array) \
+        else jnp.asarray(value, dtype=dtype)
     name = common._variable_name(name)
     v = Variable(value, name=name, constraint=constraint)
     v._uses_learning_phase = False
@@ -63,7 +63,7 @@ def constant(value, dtype=None, shape=None, name=None):
         value = eval(value)
     arr = np.asarray(value, dtype=dtype)
     arr = shape_rules.constant_array(arr, shape_rules.constant_shape(shape))
-    return jnp.asarray(arr)
+    return _device_array(arr)
 
 
 is_keras_tensor = sections.is_keras_tensor(sys.modules[__name__])
