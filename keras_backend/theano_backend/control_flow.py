@@ -97,6 +97,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # and SimpleRNN: h): without a mask, scan then carries it once and the
     # output sequence is that state's sequence
     alias = [i for i, ns in enumerate(new_states) if ns is out]
+    last_from = None
     if mask is None and alias:
         def _step(x_t, *args):
             return _rebuild(x_t, args[:n_states], args[n_states:n_states + n_h])[1:]
@@ -105,6 +106,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
                         non_sequences=hoisted)
         results = list(results) if isinstance(results, (list, tuple)) else [results]
         results = [results[alias[0]]] + results
+        last_from = _buffer_of(results[0])
     elif mask is None:
         def _step(x_t, *args):
             states = args[:n_states]
@@ -129,7 +131,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
         results = [results]
     outputs = results[0]
     states = [_with_shape(s[-1], _known_shape(s0)) for s, s0 in zip(results[1:], initial_states)]
-    last = outputs[-1]
+    last = outputs[-1] if last_from is None else last_from[-1]
     outputs = outputs.dimshuffle([1, 0] + list(range(2, outputs.ndim)))
     out_s = list(_known_shape(outputs))
     out_s[1] = _known_shape(inputs)[1]
@@ -144,6 +146,26 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     for v in [last, outputs] + states:
         v._uses_learning_phase = uses_lp
     return last, outputs, states
+
+
+def _buffer_of(sequence):
+    """The whole buffer of a recurrent ``scan`` output (the initial state, then one entry per
+    step) where ``sequence`` is its steps (``buffer[1:]``, as the engine returns it), else
+    None: its last entry is the last step's, read without the slice of the slice (Theano's
+    and PyTensor's ``scan`` memory rewrite then sizes the buffer with the index arithmetic
+    of a plain ``[-1]``)."""
+    owner = sequence.owner
+    if owner is None or type(owner.op).__name__ != 'Subtensor' or len(owner.inputs) != 2:
+        return None
+    index = getattr(owner.op, 'idx_list', ())
+    if len(index) != 1 or not isinstance(index[0], slice) or index[0].stop is not None or \
+            index[0].step is not None:
+        return None
+    try:
+        start = int(T.get_scalar_constant_value(owner.inputs[1]))
+    except Exception:       # not a constant
+        return None
+    return owner.inputs[0] if start == 1 else None
 
 
 def _call_if(x):
