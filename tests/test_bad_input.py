@@ -474,7 +474,7 @@ def test_checked_calls_bind_as_inspect_does():
     import inspect
     from keras_backend import backend as K, checks
 
-    seen = 0
+    seen = by_code = 0
     for name in api.SPECS:
         fn = getattr(K, name, None)
         if fn is None:
@@ -483,7 +483,11 @@ def test_checked_calls_bind_as_inspect_does():
             sig = inspect.signature(fn)
         except (TypeError, ValueError):
             continue
-        bind = checks._binder(sig)
+        binders = [checks._binder(sig)]
+        from_code = checks._code_binder(inspect.unwrap(fn))
+        if from_code is not None:      # the binder made at a name's first call
+            binders.append(from_code)
+            by_code += 1
         params = list(sig.parameters.values())
         plain = [p for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
         calls = []
@@ -500,6 +504,44 @@ def test_checked_calls_bind_as_inspect_does():
             calls.append(((0,), {required[0]: 1}))                     # given twice
             calls.append(((), {}))                                     # missing
         for args, kwargs in calls:
+            for bind in binders:
+                try:
+                    bound = sig.bind(*args, **kwargs)
+                except TypeError as e:
+                    with pytest.raises(TypeError) as info:
+                        bind(args, kwargs)
+                    assert str(info.value) == str(e)
+                    continue
+                bound.apply_defaults()
+                got = bind(args, kwargs)
+                assert list(got.items()) == list(bound.arguments.items()), (name, args, kwargs)
+                seen += 1
+    assert seen > 600
+    assert by_code > 140
+
+
+def test_a_binder_read_from_the_code_object_binds_as_inspect_does():
+    """``checks._code_binder`` (a plain function's signature read from its code object, at a
+    name's first call) gives what ``Signature.bind`` + ``apply_defaults`` give for
+    keyword-only arguments and defaults too, and leaves ``*args`` / ``**kwargs``, wrapped
+    functions and builtins to ``inspect``."""
+    import functools
+    import inspect
+    from keras_backend import checks
+
+    def f(a, b=2, *, c, d=None):
+        return a
+
+    def g(x, y, z=3):
+        return x
+
+    for fn, calls in ((f, [((1,), {'c': 3}), ((1, 5), {'c': 3, 'd': 4}), ((), {'a': 0, 'c': 1}),
+                           ((1, 2, 3), {'c': 1}), ((1,), {}), ((1,), {'c': 1, 'e': 2})]),
+                      (g, [((1, 2), {}), ((1, 2, 4), {}), ((1,), {'y': 2}), ((1,), {}),
+                           ((1, 2), {'x': 1}), ((1, 2, 3, 4), {})])):
+        bind = checks._code_binder(fn)
+        sig = inspect.signature(fn)
+        for args, kwargs in calls:
             try:
                 bound = sig.bind(*args, **kwargs)
             except TypeError as e:
@@ -508,7 +550,12 @@ def test_checked_calls_bind_as_inspect_does():
                 assert str(info.value) == str(e)
                 continue
             bound.apply_defaults()
-            got = bind(args, kwargs)
-            assert list(got.items()) == list(bound.arguments.items()), (name, args, kwargs)
-            seen += 1
-    assert seen > 300
+            assert list(bind(args, kwargs).items()) == list(bound.arguments.items())
+
+    def h(*args, **kwargs):
+        return args
+
+    assert checks._code_binder(h) is None
+    assert checks._code_binder(functools.wraps(g)(lambda *a: a)) is None
+    assert checks._code_binder(len) is None
+    assert checks._code_binder(functools.partial(g, 1)) is None

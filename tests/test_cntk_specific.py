@@ -379,3 +379,118 @@ def test_batch_norm_lays_its_parameters_along_the_last_axis_without_reshapes():
     r1 = (xv - xv.mean(axis=(0, 2, 3))[:, None, None]) / \
         np.sqrt(xv.var(axis=(0, 2, 3))[:, None, None] + 1e-3)
     np.testing.assert_allclose(K.function([x], [z1])([xv])[0], r1, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_operators_built_through_swig_give_cntks_own_nodes_and_numpy_values(dtype):
+    # ``+ - * /`` of two tensors of one dtype, or of a tensor and a Python / numpy number,
+    # are built by CNTK's SWIG ops directly (core._direct_binary): the node CNTK's own
+    # operator builds (the same op, a scalar constant of the tensor's dtype for a number)
+    import cntk as C
+    from keras_backend.cntk_backend import core
+    rng = np.random.RandomState(3)
+    xv, yv = rng.rand(4, 3).astype(dtype) + 0.5, rng.rand(4, 3).astype(dtype) + 0.5
+    x = K.placeholder(shape=(None, 3), dtype=dtype)
+    y = K.variable(yv, dtype=dtype)
+    cases = [(x + y, xv + yv), (x - y, xv - yv), (x * y, xv * yv), (x / y, xv / yv),
+             (x * 0.9, xv * 0.9), (0.9 * x, 0.9 * xv), (2 - x, 2 - xv), (x - np.float64(2.5),
+             xv - 2.5), (3 / x, 3 / xv), (x / np.int64(4), xv / 4), (y + 1, yv + 1)]
+    for node, _ in cases:
+        assert type(node) is C.Function
+        assert np.dtype(node.output.dtype) == np.dtype(dtype)
+    names = [C.plus, C.minus, C.element_times, C.element_divide]
+    own = [names[i % 4](x, y) for i in range(4)]   # CNTK's own functions, for their op names
+    assert [n.root_function.op_name for n, _ in cases[:4]] == \
+        [o.root_function.op_name for o in own]
+    scalar, = cases[4][0].constants
+    assert scalar.shape == () and np.dtype(scalar.dtype) == np.dtype(dtype)
+    assert float(scalar.value) == pytest.approx(0.9, rel=1e-7)
+    got = K.function([x], [n for n, _ in cases])([xv])
+    for g, (_, r) in zip(got, cases):
+        np.testing.assert_allclose(g, r, rtol=1e-6)
+    # the cases CNTK's own operator still builds: a numpy array, a list, a bool
+    arr = x * np.full((3,), 2., dtype)
+    lst = x + [1., 2., 3.]
+    flag = x * True
+    got = K.function([x], [arr, lst, flag])([xv])
+    np.testing.assert_allclose(got[0], xv * 2, rtol=1e-6)
+    np.testing.assert_allclose(got[1], xv + [1., 2., 3.], rtol=1e-6)
+    np.testing.assert_allclose(got[2], xv, rtol=1e-6)
+    assert core._direct_binary(core._SWIG.plus, x, np.ones(3), False) is None
+    assert core._direct_binary(core._SWIG.plus, x, True, False) is None
+
+
+def test_operators_of_mixed_dtypes_or_several_outputs_are_left_to_cntk():
+    # what CNTK's own operator does with them is unchanged: mixed dtypes and a Function of
+    # several outputs are not built directly
+    import cntk as C
+    from keras_backend.cntk_backend import core
+    x32 = K.placeholder(shape=(None, 2), dtype='float32')
+    x64 = K.placeholder(shape=(None, 2), dtype='float64')
+    assert core._direct_binary(core._SWIG.plus, x32, x64, False) is None
+    two = C.combine([C.plus(x32, x32), C.minus(x32, x32)])
+    assert core._direct_binary(core._SWIG.plus, two, 1.0, False) is None
+    with pytest.raises(Exception) as own:
+        C.plus(two, 1.0)
+    with pytest.raises(type(own.value)):
+        two + 1.0
+    # a shape conflict is still our ValueError
+    with pytest.raises(ValueError, match='broadcast'):
+        x32 + K.variable(np.ones((3,), 'float32'))
+
+
+@pytest.mark.parametrize('value', [np.arange(6.).reshape(2, 3), np.arange(6.).reshape(3, 2).T,
+                                   np.float64(1.5), np.ones((1,)), np.arange(24.).reshape(2, 3, 4)])
+def test_variables_and_constants_hold_a_copy_of_their_value_in_its_shape(value):
+    # core._parameter / core._constant: CNTK's SWIG constructors, a C-contiguous copy; a
+    # 0-d value keeps its shape ()
+    src = np.array(value)
+    c = K.constant(src)
+    assert K.int_shape(c) == src.shape and K.dtype(c) == 'float32'
+    c64 = K.constant(src, dtype='float64')
+    src[...] = -3.
+    np.testing.assert_array_equal(K.eval(c), np.array(value).astype('float32'))
+    np.testing.assert_array_equal(K.eval(c64), np.array(value))
+    src = np.array(value)
+    v = K.variable(src)
+    assert K.int_shape(v) == src.shape
+    assert tuple(v.shape) == src.shape
+    assert K.dtype(v) == 'float32'
+    np.testing.assert_array_equal(K.get_value(v), src.astype('float32'))
+    src[...] = -7.
+    np.testing.assert_array_equal(K.get_value(v), np.array(value).astype('float32'))
+    w = K.variable(np.array(value), dtype='float64')
+    assert K.dtype(w) == 'float64'
+    np.testing.assert_array_equal(K.get_value(w), np.array(value))
+    K.set_value(v, np.full(src.shape, 2.))
+    np.testing.assert_array_equal(K.get_value(v), np.full(src.shape, 2., 'float32'))
+
+
+def test_values_per_row_read_from_the_walks_before_equal_a_fresh_walk(monkeypatch):
+    # core._ROW_VALUES: the functions of one model share their graphs; a later walk reads
+    # the Functions an earlier one learnt. The answer is what a walk with nothing learnt
+    # gives: the free-axis outputs' known sizes, each Function counted once
+    import cntk as C
+    from keras_backend.cntk_backend import core
+    x = K.placeholder(shape=(None, 5))
+    w = K.variable(np.ones((5, 3), 'float32'))
+    h = K.relu(K.dot(x, w))                  # (None, 3)
+    pred = K.softmax(h * 2.)                 # (None, 3) each
+    loss = K.mean(K.square(pred - h))        # shared h; a scalar
+    small, large = C.combine([core._var(pred)]), C.combine([core._var(pred), core._var(loss)])
+    fresh = {}
+    for name, graph in (('small', small), ('large', large)):
+        monkeypatch.setattr(core, '_ROW_VALUES', {})
+        fresh[name] = core._values_per_row(graph)
+    assert fresh['small'] >= 3 * 4       # dot, relu, times, softmax: 3 values a row each
+    monkeypatch.setattr(core, '_ROW_VALUES', {})
+    assert core._values_per_row(large) == fresh['large']
+    learnt = len(core._ROW_VALUES)
+    assert learnt > 0
+    assert core._values_per_row(small) == fresh['small']     # read from the memo
+    assert len(core._ROW_VALUES) == learnt
+    assert core._values_per_row(large) == fresh['large']
+    # past the bound the memo starts again, with the same answers
+    monkeypatch.setattr(core, '_ROW_VALUES_MAX', 1)
+    assert core._values_per_row(small) == fresh['small']
+    assert core._values_per_row(large) == fresh['large']

@@ -9,8 +9,8 @@ import numpy as np
 from .. import shape_rules
 from ..common import epsilon
 from .core import (C, dtype, keep_nan, _coerce_pair, _constant_like, _drop_axis, _is_engine_tensor,
-                   _log_softmax, _nd, _one_hot, _op_seed, _param_like, _static_shape,
-                   _to_tensor)
+                   _log_softmax, _nd, _one_hot, _op, _op_seed, _param_like, _static_shape,
+                   _SWIG, _to_tensor)
 from .math import sum
 
 
@@ -26,7 +26,7 @@ def relu(x, alpha=0., max_value=None, threshold=0.):
     if thr is not None:
         kept = x * C.greater(x, thr)
     else:
-        kept = C.relu(x)
+        kept = _op(_SWIG.re_lu, x)
     if max_value is not None:
         kept = C.clip(kept, _constant_like(x, 0.), _param_like(x, max_value))
     if not is_zero(alpha):
@@ -113,7 +113,7 @@ def binary_crossentropy(target, output, from_logits=False):
 
 def sigmoid(x):
     """``C.sigmoid``."""
-    return C.sigmoid(_to_tensor(x))
+    return _op(_SWIG.sigmoid, _to_tensor(x))
 
 
 def hard_sigmoid(x):
@@ -125,7 +125,7 @@ def hard_sigmoid(x):
 
 def tanh(x):
     """``C.tanh``."""
-    return C.tanh(_to_tensor(x))
+    return _op(_SWIG.tanh, _to_tensor(x))
 
 
 def dropout(x, level, noise_shape=None, seed=None):

@@ -145,6 +145,116 @@ def _var(x):
     return x
 
 
+# ---------------------------------------------------------------------------
+# Nodes built through CNTK's SWIG layer
+# ---------------------------------------------------------------------------
+# CNTK's Python op functions (``C.plus``, ``C.constant``, ...) sanitise their arguments and
+# map their results to CNTK's Python classes on every call: ``x * 0.9`` took 94 us, ``x + y``
+# 33, a scalar ``C.constant`` 47, of which the SWIG function building the node took 4-8. A
+# model's first minute builds a few hundred nodes (Adam's update graph alone, 150 for a
+# small model). The helpers below call CNTK's SWIG functions themselves where the operands
+# are already what CNTK's sanitising would make of them (CNTK tensors of one float dtype,
+# real numbers as scalar constants of that dtype): the same nodes, the same graph.
+
+#: CNTK's data types of float32 and float64 (the dtypes the direct paths build)
+_SWIG_FLOATS = (C.cntk_py.DataType_Float, C.cntk_py.DataType_Double)
+
+#: Python and numpy real numbers (``bool`` excepted): a scalar operand CNTK makes a constant of
+_REALS = (float, int, np.floating, np.integer)
+
+
+def _raw(x):
+    """The SWIG Variable a CNTK tensor stands for (a Function's single output; one of
+    several outputs raises CNTK's RuntimeError)."""
+    return _SWIG.Function_output(x) if isinstance(x, C.Function) else x
+
+
+#: CNTK's data types -> numpy dtypes
+_SWIG_NP_DTYPES = {C.cntk_py.DataType_Float: np.dtype('float32'),
+                   C.cntk_py.DataType_Double: np.dtype('float64'),
+                   C.cntk_py.DataType_Float16: np.dtype('float16')}
+
+
+def _dtype_of(x):
+    """The numpy dtype CNTK holds tensor ``x`` in (``_var(x).dtype``, through SWIG's own
+    call: CNTK's Python property maps its answer through three classes)."""
+    found = _SWIG_NP_DTYPES.get(_SWIG.Variable_get_data_type(_raw(x)))
+    return found if found is not None else np.dtype(_var(x).dtype)
+
+
+def _op(swig_op, *operands):
+    """The node ``swig_op(*operands)`` as a ``C.Function``: ``swig_op`` is CNTK's SWIG
+    function of an op (``_SWIG.sqrt``, ``_SWIG.element_select``, ...), ``operands`` CNTK
+    tensors of one dtype (the caller's to see to), the node unnamed. What ``C.sqrt(x)``
+    builds, without its sanitising."""
+    node = swig_op(*([_raw(t) for t in operands] + ['']))
+    node.__class__ = C.Function
+    return node
+
+
+def _scalar_constant(value, swig_dtype):
+    """A scalar ``C.Constant`` of the real number ``value`` in CNTK data type
+    ``swig_dtype`` (what CNTK's operators make of a number operand, through CNTK's scalar
+    constructor)."""
+    c = C.cntk_py.Constant((), swig_dtype, float(value),
+                           C.cntk_py.DeviceDescriptor.use_default_device(), '')
+    c.__class__ = C.Constant
+    return c
+
+
+def _array_view(value):
+    """A CNTK ``NDArrayView`` holding a copy of numpy array ``value`` (float16, float32 or
+    float64; C order: what CNTK's ``NDArrayView.from_dense`` makes of it)."""
+    if not value.flags['C_CONTIGUOUS']:
+        value = np.ascontiguousarray(value)    # (a 0-d array is contiguous: it stays 0-d)
+    return C.cntk_py.NDArrayView(value, C.cntk_py.DeviceDescriptor.use_default_device(),
+                                 False, False)
+
+
+def _parameter(value, name):
+    """``C.parameter(shape=value.shape, init=value, dtype=value.dtype, name=name)`` for a
+    numpy array ``value`` of float16, float32 or float64, built by CNTK's SWIG constructors
+    (CNTK's own ``Parameter`` asks ``inspect`` for its default options at every call: a
+    third of its time). The parameter holds a copy of ``value``."""
+    p = C.Parameter.__new__(C.Parameter)
+    C.cntk_py.Parameter.__init__(p, _array_view(value), name)
+    return p
+
+
+def _constant(value, name=''):
+    """``C.constant(value, name=name)`` for a numpy array ``value`` of float16, float32 or
+    float64, built by CNTK's SWIG constructors (as ``_parameter``); it holds a copy."""
+    c = C.Constant.__new__(C.Constant)
+    C.cntk_py.Constant.__init__(c, _array_view(value), name)
+    return c
+
+
+def _direct_binary(swig_op, a, b, swapped):
+    """``swig_op(a, b)`` (``swig_op(b, a)`` where ``swapped``) for a CNTK tensor ``a`` of
+    float32 or float64 and ``b`` a CNTK tensor of the same dtype or a real number (a scalar
+    constant of ``a``'s dtype, as CNTK's own operators make it); None in every other case
+    (a placeholder of unknown dtype, mixed dtypes, arrays, a Function of several outputs),
+    which CNTK's own operator builds or refuses as before."""
+    try:
+        ra = _raw(a)
+        dt = _SWIG.Variable_get_data_type(ra)
+        if dt not in _SWIG_FLOATS:
+            return None
+        if isinstance(b, _TENSOR_CLASSES):
+            rb = _raw(b)
+            if _SWIG.Variable_get_data_type(rb) != dt:
+                return None
+        elif isinstance(b, _REALS) and not isinstance(b, bool):
+            rb = _raw(_scalar_constant(b, dt))
+        else:
+            return None
+    except (RuntimeError, OverflowError):
+        return None
+    node = swig_op(rb, ra, '') if swapped else swig_op(ra, rb, '')
+    node.__class__ = C.Function
+    return node
+
+
 class _SparseLabels(object):
     """CTC labels in sparse form: ``dense`` (batch, max_len) and ``lengths`` (batch,).
 
@@ -171,7 +281,7 @@ def _to_tensor(x, dtype=None):
         return x.dense
     if isinstance(x, (list, tuple)) and _holds_engine_tensor(x):
         return _stack_mixed(x, dtype)
-    return C.constant(np.asarray(x, dtype=_np_dtype(dtype)))
+    return _constant(np.asarray(x, dtype=_np_dtype(dtype)))
 
 
 def _holds_engine_tensor(x):
@@ -326,8 +436,16 @@ def _resolve_sizes(sizes, name, arg):
 
 
 def _constant_like(x, value):
-    """A CNTK constant of ``value`` in ``x``'s dtype."""
-    return C.constant(np.asarray(value, dtype=_var(x).dtype))
+    """A CNTK constant of ``value`` in ``x``'s dtype (a real number of a float32 or float64
+    ``x`` through CNTK's scalar constructor: ``_scalar_constant``)."""
+    if isinstance(value, _REALS) and not isinstance(value, bool):
+        dt = _SWIG.Variable_get_data_type(_raw(x))
+        if dt in _SWIG_FLOATS:
+            try:
+                return _scalar_constant(value, dt)
+            except OverflowError:
+                pass
+    return _constant(np.asarray(value, dtype=_dtype_of(x)))
 
 
 def keep_nan(x, result):
@@ -337,13 +455,14 @@ def keep_nan(x, result):
     ``K.sign``, ``K.elu`` of NaN are NaN on every other engine and in numpy);
     ``C.element_select`` on ``x == x`` (false only for NaN) puts it back, and the gradient
     flows to ``result`` wherever ``x`` is a number."""
-    return C.element_select(C.equal(x, x), result, x)
+    return _op(_SWIG.element_select, _op(_SWIG.equal, x, x), result, x)
 
 
 def _param_like(x, value):
     """A parameter of an op on ``x`` (a number or a CNTK tensor) in ``x``'s dtype."""
     if _is_engine_tensor(value):
-        return value if _var(value).dtype == _var(x).dtype else C.cast(value, _var(x).dtype)
+        held = _dtype_of(x)
+        return value if _dtype_of(value) == held else C.cast(value, held)
     return _constant_like(x, value)
 
 
@@ -354,7 +473,7 @@ def _coerce_pair(x, y):
     if _is_engine_tensor(y) and not _is_engine_tensor(x):
         return _constant_like(y, x), y
     x, y = _to_tensor(x), _to_tensor(y)
-    dx, dy = _var(x).dtype, _var(y).dtype
+    dx, dy = _dtype_of(x), _dtype_of(y)
     if dx != dy:
         wide = np.float64 if np.float64 in (dx, dy) else dx
         x, y = C.cast(x, wide) if dx != wide else x, C.cast(y, wide) if dy != wide else y
@@ -398,7 +517,7 @@ def _engine_int_shape(x):
         x = x.dense
     if not _is_engine_tensor(x):
         return tuple(np.shape(x))
-    v = _var(x)
+    v = _raw(x)
     s = _static_shape(v)
     # SWIG's own calls: every checked op asks this of each tensor argument
     axes = _SWIG.Variable_dynamic_axes(v)
@@ -439,7 +558,7 @@ def dtype(x):
     reported = _own_attr(x, '_keras_dtype')
     if reported is not None:
         return reported
-    return np.dtype(_var(x).dtype).name
+    return _dtype_of(x).name
 
 
 def _keras_meta(x, keras_shape=True, uses_learning_phase=None):
@@ -661,9 +780,9 @@ def _batched_side(v, n):
 
 def _input_like(x):
     """UserFunction inputs must be computed tensors: alias plain inputs."""
-    v = _var(x)
-    if v.is_input or v.is_parameter or v.is_constant or v.is_placeholder:
-        return C.plus(x, _constant_like(x, 0))
+    v = _raw(x)
+    if not _SWIG.Variable_is_output(v):   # an input, parameter, constant or placeholder
+        return _op(_SWIG.plus, v, _constant_like(v, 0))
     return x
 
 
@@ -1054,6 +1173,13 @@ _array_ufunc._keras_backend_operator = True
 _ELEMENTWISE = ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
                 '__truediv__', '__rtruediv__')
 
+#: those operators as CNTK's SWIG op each builds (what CNTK's own operator calls after
+#: sanitising its operands; ``_direct_binary``)
+_DIRECT_OPERATORS = {'__add__': 'plus', '__radd__': 'plus', '__sub__': 'minus',
+                     '__rsub__': 'minus', '__mul__': 'element_times',
+                     '__rmul__': 'element_times', '__truediv__': 'element_divide',
+                     '__rtruediv__': 'element_divide'}
+
 
 def _static_sizes(value):
     """The static sizes CNTK broadcasts (its dynamic axes apart), None where unknown."""
@@ -1066,14 +1192,25 @@ def _checked_operator(name, original):
     """CNTK's own operator ``name`` (``original``) after a check of the operands' static
     sizes: two known sizes of an axis (aligned from the last), neither 1, that differ raise
     ValueError, where CNTK prints its C++ call stack and raises RuntimeError (the rule of
-    ``shape_rules.broadcast_conflict``, as the other engines' operators check it)."""
+    ``shape_rules.broadcast_conflict``, as the other engines' operators check it). Where
+    ``_direct_binary`` applies (the operands CNTK's own operator would pass on unchanged, or
+    a number it would make a scalar constant of) the node is built by CNTK's SWIG op itself:
+    the same node, a fifth of the time."""
+    direct = _DIRECT_OPERATORS.get(name)
+    swig_op = getattr(_SWIG, direct) if direct else None
+    swapped = name.startswith('__r')
+
     def operator(self, other):
         if _is_engine_tensor(other) or isinstance(other, (np.ndarray, list, tuple)):
             sa, sb = _static_sizes(self), _static_sizes(other)
             if shape_rules.broadcast_conflict(sa, sb):
-                shapes = (sb, sa) if name.startswith('__r') else (sa, sb)
+                shapes = (sb, sa) if swapped else (sa, sb)
                 raise ValueError('%s: operands of shapes %s and %s do not broadcast '
                                  'together' % ((name.strip('_'),) + shapes))
+        if swig_op is not None:
+            node = _direct_binary(swig_op, self, other, swapped)
+            if node is not None:
+                return node
         return original(self, other)
     operator.__name__ = name
     operator.__qualname__ = name
@@ -1213,7 +1350,7 @@ def update(x, new_x):
     holds its number of elements (a ``(1,)`` value is assigned to a scalar variable)."""
     if not is_variable(x):   # also reached from ``function``'s (variable, value) update pairs
         raise ValueError('update: x must be a variable, got %r' % (x,))
-    held = _var(x).dtype
+    held = _dtype_of(x)
     if not _is_engine_tensor(new_x):
         new_x = _to_tensor(new_x, dtype=dtype(x))
     if _var(new_x).dtype != held:
@@ -1232,7 +1369,7 @@ def update(x, new_x):
         else:
             raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
                              'shape %s' % (ns, xs))
-    a = C.assign(x, new_x)
+    a = _op(_SWIG.assign, x, new_x)
     a._keras_target = x
     return a
 
@@ -1278,27 +1415,56 @@ def _each_function(stack, found):
 _BATCH_AXIS_MIN_VALUES = 1 << 20
 
 
+#: Function uid -> (the values its outputs hold for one row, the uids of the Functions its
+#: inputs come from): what ``_values_per_row`` read of each Function it walked. The functions
+#: Keras compiles for one model (training, evaluation, prediction) share most of their
+#: graphs; a later walk reads those Functions here, without asking CNTK. A Function is
+#: entered only with everything below it (a walk is finished before its entries are kept),
+#: and the whole memo is dropped past ``_ROW_VALUES_MAX`` entries (uids and numbers only:
+#: no graph is kept alive by it).
+_ROW_VALUES = {}
+_ROW_VALUES_MAX = 200000
+
+
 def _values_per_row(graph):
     """The values that the Functions of ``graph`` output for one row of the batch: the
     product of the known sizes of each output holding a free axis (the unknown leading size
     of our placeholders, which the rows of a call fill), summed; CNTK keeps a buffer for
-    each. One walk through CNTK's SWIG functions (a few microseconds a node)."""
-    inputs_of, outputs_of = _SWIG.Function_inputs, _SWIG.Function_outputs
+    each. One walk through CNTK's SWIG functions (a few microseconds a node), over the
+    Functions that ``_ROW_VALUES`` does not know yet."""
+    inputs_of, outputs_of, f_uid = _SWIG.Function_inputs, _SWIG.Function_outputs, \
+        _SWIG.Function_uid
     v_owner, is_output, shape_of, dims_of = _SWIG.Variable_owner, _SWIG.Variable_is_output, \
         _SWIG.Variable_shape, _SWIG.NDShape_dimensions
-    total = 0
-    stack = [v_owner(o) for o in outputs_of(graph) if is_output(o)]
-    for f, _ in _each_function(stack, set()):
-        for o in outputs_of(f):
-            values, free = 1, False
-            for d in dims_of(shape_of(o)):
-                if d < 0:
-                    free = True
-                else:
-                    values *= d
-            if free:
-                total += values
-        stack.extend(v_owner(i) for i in inputs_of(f, True) if is_output(i))
+    known, learnt = _ROW_VALUES, {}
+    total, found = 0, set()
+    stack = [(f_uid(f), f) for f in (v_owner(o) for o in outputs_of(graph) if is_output(o))]
+    while stack:
+        uid, f = stack.pop()
+        if uid in found:
+            continue
+        found.add(uid)
+        entry = known.get(uid)
+        if entry is None:
+            values = 0
+            for o in outputs_of(f):
+                size, free = 1, False
+                for d in dims_of(shape_of(o)):
+                    if d < 0:
+                        free = True
+                    else:
+                        size *= d
+                if free:
+                    values += size
+            below = [v_owner(i) for i in inputs_of(f, True) if is_output(i)]
+            entry = learnt[uid] = (values, tuple(f_uid(b) for b in below))
+            stack.extend(zip(entry[1], below))
+        else:
+            stack.extend((b, None) for b in entry[1])   # known, with all below it
+        total += entry[0]
+    if len(known) + len(learnt) > _ROW_VALUES_MAX:
+        known.clear()
+    known.update(learnt)
     return total
 
 
@@ -1421,6 +1587,18 @@ class _GraphIndex(object):
                 params[p.uid] = p
             stack.extend(o for o in self.reads[uid] if o not in seen)
         return list(grads.values()), list(params.values())
+
+
+def _forward_values(graph, args, feed):
+    """The numpy value of each output of CNTK Function ``graph`` for ``feed`` (argument ->
+    array), keyed by ``graph``'s output Variables: CNTK's own ``_forward`` with the maps
+    prepared as ``Function.eval`` prepares them (``args``: ``graph.arguments``, which
+    ``eval`` asks CNTK for again at every call)."""
+    dev = C.DeviceDescriptor.use_default_device()
+    in_map = _sanitize_var_map(args, feed, None, dev) if feed else {}
+    out_map = dict.fromkeys(graph.outputs)
+    _CFunction._forward(graph, in_map, out_map, dev, set())
+    return dict((o, _value_as_array(v, o)) for o, v in out_map.items())
 
 
 class Function(object):
@@ -1583,7 +1761,9 @@ class Function(object):
         self._defaults = dict((a, np.asarray(0., np.dtype(a.dtype))) for a in by_uid.values()
                               if a.uid not in fed and a.name == 'keras_learning_phase')
         self._heads = self._graph.outputs
+        self._args = list(by_uid.values())
         self._batched = None
+        self._batched_args = None
         self._row_values = None
 
     def _batch_axis_graph(self):
@@ -1650,20 +1830,18 @@ class Function(object):
         batched = self._batch_axis_feed(feed)
         if batched is not None:
             graph, bfeed = batched
+            if self._batched_args is None:
+                self._batched_args = graph.arguments
             try:
-                res = graph.eval(bfeed, as_numpy=True)
+                res = _forward_values(graph, self._batched_args, bfeed)
             except Exception:
                 # CNTK refused the batch-axis form: the original graph from now on
                 # (it raises the error of a bad feed itself)
                 self._batched = False
             else:
-                if not isinstance(res, dict):
-                    res = {graph.outputs[0]: res}
                 return dict((h, res[o]) for h, o in zip(self._heads, graph.outputs))
-        res = self._graph.eval(feed, as_numpy=True) if feed else self._graph.eval(as_numpy=True)
-        if not isinstance(res, dict):
-            res = {self._heads[0]: res}
-        return res
+        res = _forward_values(self._graph, self._args, feed)
+        return dict((h, res[o]) for h, o in zip(self._heads, self._graph.outputs))
 
     def _train_step(self, feed):
         """Forward, backward and learner update (see ``_training_plan``), on the graph of

@@ -11,8 +11,8 @@ import numpy as np
 from .. import shape_rules
 from .core import (C, INDEX_INPUTS, dtype, keep_nan, whole_indices, _add_axis, _coerce_pair,
                    _constant_like, _drop_axes, _drop_axis, _is_engine_tensor, _keras_meta,
-                   _nd, _numpy_op, _per_sample, _shape_arg, _static_shape, _to_tensor,
-                   _unbatch, _var)
+                   _nd, _numpy_op, _op, _per_sample, _shape_arg, _static_shape, _SWIG,
+                   _to_tensor, _unbatch, _var)
 
 
 def dot(x, y):
@@ -257,12 +257,12 @@ def _nan_first(arg_op, x, axis):
 
 def square(x):
     """``C.square``."""
-    return C.square(_to_tensor(x))
+    return _op(_SWIG.square, _to_tensor(x))
 
 
 def abs(x):
     """``C.abs``."""
-    return C.abs(_to_tensor(x))
+    return _op(_SWIG.abs, _to_tensor(x))
 
 
 def sqrt(x):
@@ -271,12 +271,12 @@ def sqrt(x):
     square roots, and its first update took 0.4-0.7 s longer), a NaN stays NaN (CNTK's own
     ``sqrt`` gives 0 for it; ``core.keep_nan``)."""
     x = _to_tensor(x)
-    return keep_nan(x, C.sqrt(C.relu(x)))
+    return keep_nan(x, _op(_SWIG.sqrt, _op(_SWIG.re_lu, x)))
 
 
 def exp(x):
     """``C.exp``."""
-    return C.exp(_to_tensor(x))
+    return _op(_SWIG.exp, _to_tensor(x))
 
 
 def log(x):

@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import checks, common, shape_rules
 from . import core
-from .core import (C, _after_control_updates, _constant_like, _evaluate, _INT_DTYPES,
-                   _is_engine_tensor, _keras_meta, _normalize_dtype, _np_dtype, _numpy_op,
-                   _shape_arg, _SHAPE_SOURCES, _SparseLabels, _State, _static_shape,
-                   _storage_dtype, _to_tensor, _var)
+from .core import (C, _after_control_updates, _constant, _constant_like, _dtype_of, _evaluate,
+                   _INT_DTYPES, _is_engine_tensor, _keras_meta, _normalize_dtype, _np_dtype,
+                   _numpy_op, _parameter, _shape_arg, _SHAPE_SOURCES, _SparseLabels, _State,
+                   _static_shape, _storage_dtype, _to_tensor, _var)
 
 
 def is_sparse(tensor):
@@ -52,9 +52,9 @@ def _holdable(fname, arg, shape):
 
 
 def variable(value, dtype=None, name=None, constraint=None):
-    """A CNTK ``C.parameter``; float16 is held as is, integer dtypes in ``floatx()`` and bool as
-    0/1 in ``floatx()`` (``K.dtype`` reports ``'bool'``). ``name`` is prefixed by the open name
-    scopes; ``constraint`` is kept as ``.constraint``."""
+    """A CNTK ``Parameter`` (``core._parameter``); float16 is held as is, integer dtypes in
+    ``floatx()`` and bool as 0/1 in ``floatx()`` (``K.dtype`` reports ``'bool'``). ``name`` is
+    prefixed by the open name scopes; ``constraint`` is kept as ``.constraint``."""
     held, reported = _storage_dtype(dtype, 'variable')
     if _is_engine_tensor(value):
         value = eval(value)
@@ -66,8 +66,7 @@ def variable(value, dtype=None, name=None, constraint=None):
         value = value.astype(bool)
     value = value.astype(held)
     _holdable('variable', 'value', value.shape)
-    p = C.parameter(shape=value.shape, init=value, dtype=value.dtype,
-                    name=common._scoped_name(name, 'variable', '_') or '')
+    p = _parameter(value, common._scoped_name(name, 'variable', '_') or '')
     try:
         p.constraint = constraint
         if reported is not None:
@@ -94,7 +93,7 @@ def constant(value, dtype=None, shape=None, name=None):
     value = value.astype(dt)
     value = shape_rules.constant_array(value, shape_rules.constant_shape(shape))
     _holdable('constant', 'value', value.shape)
-    c = C.constant(value, dtype=dt, name=common._scoped_name(name, 'constant', '_') or '')
+    c = _constant(value, common._scoped_name(name, 'constant', '_') or '')
     if reported is not None:
         c._keras_dtype = reported
     return _keras_meta(c, uses_learning_phase=False)
@@ -289,6 +288,6 @@ def cast(x, dtype):
     if name == 'bool':
         return C.not_equal(x, _constant_like(x, 0))
     target = _np_dtype(name)
-    if _var(x).dtype != target:
+    if _dtype_of(x) != target:
         return C.cast(x, target)
     return x
