@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from .core import (C, dtype, _add_axis, _coerce_pair, _drop_axis, _is_engine_tensor,
-                   _keras_meta, _nd, _shape_arg, _static_shape, _to_tensor, _var)
+                   _keras_meta, _nd, _op, _shape_arg, _static_shape, _SWIG, _to_tensor, _var)
 from .session import learning_phase
 from .shapes import reverse
 
@@ -208,7 +208,7 @@ def switch(condition, then_expression, else_expression):
     nc, nt = _nd(cond), builtins.max(_nd(t), _nd(e))
     if 0 < nc < nt:
         cond = C.reshape(cond, (1,) * (nt - nc), begin_axis=nc, end_axis=nc)
-    return C.element_select(cond, t, e)
+    return _op(_SWIG.element_select, cond, t, e)
 
 
 def in_train_phase(x, alt, training=None):

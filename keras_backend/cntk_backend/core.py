@@ -481,15 +481,23 @@ def _coerce_pair(x, y):
 
 
 def _static_shape(x):
-    # SWIG's own calls (the Python properties wrap each answer in classes): the checks and
-    # the shape rules ask this of most tensors an op reads
-    if isinstance(x, C.Function):
-        dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(_SWIG.Function_output(x)))
-    elif isinstance(x, C.cntk_py.Variable):
-        dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(x))
-    else:
-        dims = x.shape
-    return tuple(None if d < 0 else int(d) for d in dims)
+    """``x``'s static shape, None for a free or unknown size. Asked through SWIG's own calls
+    (the Python properties wrap each answer in classes): the checks, the shape rules and the
+    ops ask this of most tensors an op reads, often twice or more. A CNTK tensor keeps its
+    answer (in its ``__dict__``, beside Keras' ``_keras_shape``) where no size is left to
+    CNTK's inference, which alone could still change it."""
+    if isinstance(x, _TENSOR_CLASSES):
+        held = x.__dict__
+        known = held.get('_kb_static_shape')
+        if known is not None:
+            return known
+        v = _SWIG.Function_output(x) if isinstance(x, C.Function) else x
+        dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(v))
+        shape = tuple(None if d < 0 else int(d) for d in dims)
+        if builtins.all(d >= 0 or d == _FREE for d in dims):
+            held['_kb_static_shape'] = shape
+        return shape
+    return tuple(None if d < 0 else int(d) for d in x.shape)
 
 
 def _nd(x):
