@@ -691,3 +691,54 @@ def test_rnn_reads_the_last_output_from_the_scan_buffer(TK, go_backwards):
         grad += hs[t - 1].T @ pre
         back = pre @ u.T
     np.testing.assert_allclose(got_grad, grad, atol=1e-4)
+
+
+@pytest.mark.parametrize('go_backwards', [False, True])
+def test_rnn_reads_every_last_step_from_the_scan_buffer(TK, go_backwards):
+    """With a mask, the last output and every returned state of ``rnn`` are the last entries
+    of their ``scan`` buffers (``_last_entry``), as the unmasked output is: values, the kept
+    states over masked steps and the gradient against numpy."""
+    K = TK
+    rng = np.random.RandomState(1)
+    w, u = rng.randn(3, 4).astype('float32'), (rng.randn(4, 4) * .3).astype('float32')
+    x, m = K.placeholder((None, 5, 3)), K.placeholder((None, 5))
+    W, U = K.variable(w), K.variable(u)
+
+    def step(xt, states):
+        h = K.tanh(K.dot(xt, W) + K.dot(states[0], U))
+        c = states[1] + h
+        return h, [h, c]
+    last, outputs, states = K.rnn(step, x, [K.zeros((2, 4)), K.zeros((2, 4))], mask=m,
+                                  go_backwards=go_backwards)
+    for t in [last] + states:
+        assert type(t.owner.inputs[0].owner.op).__name__ == 'Scan'
+    xv = rng.randn(2, 5, 3).astype('float32')
+    mv = np.array([[1, 1, 0, 1, 0], [1, 0, 1, 1, 1]], 'float32')
+    got = K.function([x, m], [last, outputs, states[0], states[1],
+                              K.gradients(K.sum(last) + K.sum(states[1]), [U])[0]])([xv, mv])
+    h, c, out, seq = [np.zeros((2, 4), 'float32') for _ in range(3)] + [[]]
+    for t in (range(4, -1, -1) if go_backwards else range(5)):
+        nh = np.tanh(xv[:, t] @ w + h @ u)
+        keep = mv[:, t][:, None] > 0
+        out = np.where(keep, nh, out)
+        h, c = np.where(keep, nh, h), np.where(keep, c + nh, c)
+        seq.append(out)
+    np.testing.assert_allclose(got[0], out, atol=1e-5)
+    np.testing.assert_allclose(got[1], np.stack(seq, axis=1), atol=1e-5)
+    np.testing.assert_allclose(got[2], h, atol=1e-5)
+    np.testing.assert_allclose(got[3], c, atol=1e-5)
+    # the gradient against central differences in numpy (float64)
+    def loss(uu):
+        hh, cc, oo = np.zeros((2, 4)), np.zeros((2, 4)), np.zeros((2, 4))
+        for t in (range(4, -1, -1) if go_backwards else range(5)):
+            nh = np.tanh(xv[:, t].astype('float64') @ w + hh @ uu)
+            keep = mv[:, t][:, None] > 0
+            oo = np.where(keep, nh, oo)
+            hh, cc = np.where(keep, nh, hh), np.where(keep, cc + nh, cc)
+        return oo.sum() + cc.sum()
+    num, eps = np.zeros_like(u, dtype='float64'), 1e-6
+    for i in np.ndindex(*u.shape):
+        d = np.zeros_like(num)
+        d[i] = eps
+        num[i] = (loss(u.astype('float64') + d) - loss(u.astype('float64') - d)) / (2 * eps)
+    np.testing.assert_allclose(got[4], num, atol=1e-3)

@@ -97,7 +97,6 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     # and SimpleRNN: h): without a mask, scan then carries it once and the
     # output sequence is that state's sequence
     alias = [i for i, ns in enumerate(new_states) if ns is out]
-    last_from = None
     if mask is None and alias:
         def _step(x_t, *args):
             return _rebuild(x_t, args[:n_states], args[n_states:n_states + n_h])[1:]
@@ -106,7 +105,6 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
                         non_sequences=hoisted)
         results = list(results) if isinstance(results, (list, tuple)) else [results]
         results = [results[alias[0]]] + results
-        last_from = _buffer_of(results[0])
     elif mask is None:
         def _step(x_t, *args):
             states = args[:n_states]
@@ -130,8 +128,9 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     if not isinstance(results, (list, tuple)):
         results = [results]
     outputs = results[0]
-    states = [_with_shape(s[-1], _known_shape(s0)) for s, s0 in zip(results[1:], initial_states)]
-    last = outputs[-1] if last_from is None else last_from[-1]
+    states = [_with_shape(_last_entry(s), _known_shape(s0))
+              for s, s0 in zip(results[1:], initial_states)]
+    last = _last_entry(outputs)
     outputs = outputs.dimshuffle([1, 0] + list(range(2, outputs.ndim)))
     out_s = list(_known_shape(outputs))
     out_s[1] = _known_shape(inputs)[1]
@@ -146,6 +145,13 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     for v in [last, outputs] + states:
         v._uses_learning_phase = uses_lp
     return last, outputs, states
+
+
+def _last_entry(sequence):
+    """The last step of a ``scan`` output: the last entry of its whole buffer where the output
+    is recurrent (``_buffer_of``), else ``sequence[-1]``."""
+    buffer = _buffer_of(sequence)
+    return sequence[-1] if buffer is None else buffer[-1]
 
 
 def _buffer_of(sequence):
