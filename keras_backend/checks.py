@@ -1480,10 +1480,11 @@ def _make_binder(signed, order, positional, defaults):
 def _code_binder(fn):
     """:func:`_binder` of a plain Python function's signature, read from its code object
     (``inspect.signature`` takes 15-25 us a name, each name's first call paying it); None
-    for anything else (a wrapped or partial function, ``*args`` / ``**kwargs``, a builtin),
-    which ``inspect`` reads."""
+    for anything else (a wrapped or partial function, one with a ``__signature__``,
+    ``*args`` / ``**kwargs``, a builtin), which ``inspect`` reads."""
     import types
-    if type(fn) is not types.FunctionType or hasattr(fn, '__wrapped__'):
+    if type(fn) is not types.FunctionType or hasattr(fn, '__wrapped__') or \
+            getattr(fn, '__signature__', None) is not None:
         return None
     code = fn.__code__
     if code.co_flags & 0x0C:     # CO_VARARGS | CO_VARKEYWORDS

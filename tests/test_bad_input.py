@@ -466,6 +466,22 @@ def test_a_name_with_nothing_to_check_is_called_at_once_and_still_names_a_bad_ca
     assert checked_calls == ['asks']
 
 
+def _binds_as_inspect(bind, sig, args, kwargs):
+    """Assert that binder ``bind`` gives for ``(args, kwargs)`` what ``sig.bind`` +
+    ``apply_defaults`` give, in their order, or raises inspect's ``TypeError``; 1 where the
+    call binds, else 0."""
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        with pytest.raises(TypeError) as info:
+            bind(args, kwargs)
+        assert str(info.value) == str(e)
+        return 0
+    bound.apply_defaults()
+    assert list(bind(args, kwargs).items()) == list(bound.arguments.items()), (sig, args, kwargs)
+    return 1
+
+
 def test_checked_calls_bind_as_inspect_does():
     """The checks' own binder (``checks._binder``, inspect's ``bind`` without its machinery)
     gives, for every API name's signature, the arguments ``Signature.bind`` +
@@ -505,17 +521,7 @@ def test_checked_calls_bind_as_inspect_does():
             calls.append(((), {}))                                     # missing
         for args, kwargs in calls:
             for bind in binders:
-                try:
-                    bound = sig.bind(*args, **kwargs)
-                except TypeError as e:
-                    with pytest.raises(TypeError) as info:
-                        bind(args, kwargs)
-                    assert str(info.value) == str(e)
-                    continue
-                bound.apply_defaults()
-                got = bind(args, kwargs)
-                assert list(got.items()) == list(bound.arguments.items()), (name, args, kwargs)
-                seen += 1
+                seen += _binds_as_inspect(bind, sig, args, kwargs)
     assert seen > 600
     assert by_code > 140
 
@@ -542,15 +548,7 @@ def test_a_binder_read_from_the_code_object_binds_as_inspect_does():
         bind = checks._code_binder(fn)
         sig = inspect.signature(fn)
         for args, kwargs in calls:
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError as e:
-                with pytest.raises(TypeError) as info:
-                    bind(args, kwargs)
-                assert str(info.value) == str(e)
-                continue
-            bound.apply_defaults()
-            assert list(bind(args, kwargs).items()) == list(bound.arguments.items())
+            _binds_as_inspect(bind, sig, args, kwargs)
 
     def h(*args, **kwargs):
         return args
