@@ -649,19 +649,19 @@ def _per_sample(x):
     the batch already is CNTK's batch axis and ``x`` holds one sample on a unit axis 0: that axis
     is dropped.
     """
-    if _var(x).dynamic_axes and _static_shape(x)[:1] == (1,):
+    if _SWIG.Variable_dynamic_axes(_raw(x)) and _static_shape(x)[:1] == (1,):
         return _drop_axis(x, 0)
     y = _rebuild(x, _nd(x), _batched_leaf, _batched_side)
-    return y if y is not None else C.to_batch(x)
+    return y if y is not None else _op(_SWIG.to_batch, x)
 
 
 def _unbatch(y, like):
     """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim (inside a recurrence,
     where ``like`` has dynamic axes: the unit axis 0 that ``_per_sample`` dropped, restored)."""
-    if _is_engine_tensor(like) and _var(like).dynamic_axes:
+    if _is_engine_tensor(like) and _SWIG.Variable_dynamic_axes(_raw(like)):
         return _add_axis(y, 0)
     batched = y
-    y = C.unpack_batch(y)
+    y = _op(_SWIG.unpack_batch, y)
     n = _static_shape(like)[0] if _is_engine_tensor(like) else like
     if n is not None:
         y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
