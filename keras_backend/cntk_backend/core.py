@@ -159,8 +159,14 @@ def _var(x):
 #: CNTK's data types of float32 and float64 (the dtypes the direct paths build)
 _SWIG_FLOATS = (C.cntk_py.DataType_Float, C.cntk_py.DataType_Double)
 
-#: Python and numpy real numbers (``bool`` excepted): a scalar operand CNTK makes a constant of
+#: Python and numpy real numbers (``bool`` excepted, ``_is_real``): a scalar operand CNTK
+#: makes a constant of
 _REALS = (float, int, np.floating, np.integer)
+
+
+def _is_real(value):
+    """Whether ``value`` is a Python or numpy real number (not a bool)."""
+    return isinstance(value, _REALS) and not isinstance(value, bool)
 
 
 def _raw(x):
@@ -244,15 +250,13 @@ def _direct_binary(swig_op, a, b, swapped):
             rb = _raw(b)
             if _SWIG.Variable_get_data_type(rb) != dt:
                 return None
-        elif isinstance(b, _REALS) and not isinstance(b, bool):
-            rb = _raw(_scalar_constant(b, dt))
+        elif _is_real(b):
+            rb = _scalar_constant(b, dt)
         else:
             return None
     except (RuntimeError, OverflowError):
         return None
-    node = swig_op(rb, ra, '') if swapped else swig_op(ra, rb, '')
-    node.__class__ = C.Function
-    return node
+    return _op(swig_op, rb, ra) if swapped else _op(swig_op, ra, rb)
 
 
 class _SparseLabels(object):
@@ -438,7 +442,7 @@ def _resolve_sizes(sizes, name, arg):
 def _constant_like(x, value):
     """A CNTK constant of ``value`` in ``x``'s dtype (a real number of a float32 or float64
     ``x`` through CNTK's scalar constructor: ``_scalar_constant``)."""
-    if isinstance(value, _REALS) and not isinstance(value, bool):
+    if _is_real(value):
         dt = _SWIG.Variable_get_data_type(_raw(x))
         if dt in _SWIG_FLOATS:
             try:
@@ -1361,7 +1365,7 @@ def update(x, new_x):
     held = _dtype_of(x)
     if not _is_engine_tensor(new_x):
         new_x = _to_tensor(new_x, dtype=dtype(x))
-    if _var(new_x).dtype != held:
+    if _dtype_of(new_x) != held:
         new_x = C.cast(new_x, held)
     xs, ns = _static_shape(x), _static_shape(new_x)
     if ns != xs:
