@@ -494,3 +494,111 @@ def test_values_per_row_read_from_the_walks_before_equal_a_fresh_walk(monkeypatc
     monkeypatch.setattr(core, '_ROW_VALUES_MAX', 1)
     assert core._values_per_row(small) == fresh['small']
     assert core._values_per_row(large) == fresh['large']
+
+
+def test_reshape_and_transpose_built_through_swig_equal_cntks_own():
+    # core._reshape / core._transpose_node: CNTK's SWIG reshape and transpose with their Axis
+    # objects made once; each (begin_axis, end_axis) and permutation gives CNTK's own node
+    import itertools
+    import cntk as C
+    from keras_backend.cntk_backend import core
+    x = C.input_variable((2, 3, 4, 5), dynamic_axes=[])
+    value = np.arange(120, dtype='float32').reshape(2, 3, 4, 5)
+    compared = 0
+    for begin, end in itertools.product([None, 0, 1, 2, 4, -1, -2], [None, 0, 1, 3, 4, -1]):
+        for shape in [(1,), (), (-1,), (2, 1)]:
+            try:
+                ref = C.reshape(x, shape, begin_axis=begin, end_axis=end)
+            except Exception as e:      # CNTK refuses it: so must the SWIG path
+                with pytest.raises(type(e)):
+                    core._reshape(x, shape, begin, end)
+                continue
+            got = core._reshape(x, shape, begin, end)
+            assert isinstance(got, C.Function)
+            assert got.root_function.op_name == ref.root_function.op_name == 'Reshape'
+            assert got.shape == ref.shape, (begin, end, shape)
+            np.testing.assert_array_equal(got.eval({x: value}), ref.eval({x: value}))
+            compared += 1
+    assert compared >= 40
+    for perm in itertools.permutations(range(4)):
+        got = core._transpose_node(x, perm)
+        assert got.root_function.op_name == 'TransposeAxes'
+        assert got.shape == tuple(value.shape[p] for p in perm)
+        np.testing.assert_array_equal(got.eval({x: value}), np.transpose(value, perm))
+    with pytest.raises(ValueError):
+        core._transpose_node(x, (0, 0, 1, 2))           # CNTK's own check of a permutation
+    # a numpy operand is CNTK's own function's to take
+    np.testing.assert_array_equal(core._reshape(value, (6, 20)).eval(), value.reshape(6, 20))
+
+
+@pytest.mark.parametrize('pool_mode', ['max', 'avg'])
+def test_channels_last_conv_bias_relu_pool_runs_channels_first_on_the_batch_axis(pool_mode):
+    # core._per_sample_transposed: the pooling reads the convolution's output on CNTK's batch
+    # axis, its bias and relu rebuilt there once; no transpose or batch-axis conversion lies
+    # between the two, and the values are numpy's
+    import cntk as C
+    import reference as ref
+    from keras_backend.cntk_backend import core
+    rng = np.random.RandomState(0)
+    xv = rng.randn(3, 6, 6, 2).astype('float32')
+    kv = rng.randn(3, 3, 2, 4).astype('float32')
+    bv = rng.randn(4).astype('float32')
+    x = K.placeholder((None, 6, 6, 2))
+    h = K.relu(K.bias_add(K.conv2d(x, K.variable(kv), padding='same'), K.variable(bv)))
+    y = K.pool2d(h, (2, 2), strides=(2, 2), pool_mode=pool_mode)
+    expected = ref.pool2d(ref.relu(ref.bias_add(ref.conv2d(xv, kv, padding='same'), bv)),
+                          (2, 2), strides=(2, 2), pool_mode=pool_mode)
+    np.testing.assert_allclose(K.function([x], [y])([xv])[0], expected, rtol=1e-5, atol=1e-5)
+    # the path of x's values from the pooling down to the convolution; the bias beside it
+    # is one reshape of the parameter
+    path, f, beside = [], core._var(y).owner, {}
+    while f.op_name != 'Convolution':
+        path.append(f.op_name)
+        fed = [i for i in f.inputs if i.is_output and C.as_composite(i.owner).arguments]
+        assert len(fed) == 1, path
+        beside[f.op_name] = [i for i in f.inputs if i.uid != fed[0].uid]
+        f = fed[0].owner
+    assert path[path.index('Pooling'):] == ['Pooling', 'ReLU', 'Plus'], path
+    bias = beside['Plus'][0]
+    assert bias.owner.op_name == 'Reshape' and bias.owner.inputs[0].is_parameter
+    assert bias.shape == (4, 1, 1)
+
+
+def test_a_training_plans_walk_keeps_the_row_values_its_step_reads(monkeypatch):
+    # _GraphIndex.walk(row_values=True): the walk of the outputs' and the loss's graphs
+    # keeps what _values_per_row reads, so that the step's own walk asks CNTK nothing; the
+    # answer is a fresh walk's, and each Function's outputs' free sizes counted once
+    import cntk as C
+    from keras_backend.cntk_backend import core
+    monkeypatch.setattr(core, '_ROW_VALUES', {})
+    x, t = K.placeholder((None, 5)), K.placeholder((None, 3))
+    w, b = K.variable(np.ones((5, 3), 'float32')), K.variable(np.zeros(3, 'float32'))
+    pred = K.softmax(K.dot(x, w) + b)
+    loss = K.mean(K.categorical_crossentropy(t, pred))
+    grads = K.gradients(loss, [w, b])
+    f = K.function([x, t], [loss], updates=[K.update_sub(p, 0.1 * g) for p, g in zip([w, b], grads)])
+    f._build()
+    f._plan()
+    assert f._train is not None
+    kept = dict(core._ROW_VALUES)
+    assert kept
+    value = core._values_per_row(f._graph)
+    assert core._ROW_VALUES == kept                   # nothing left to read from CNTK
+    monkeypatch.setattr(core, '_ROW_VALUES', {})
+    assert core._values_per_row(f._graph) == value
+    # each Function of the graph once: the known sizes of its outputs with a free axis
+    expected, seen, stack = 0, set(), [o.owner for o in f._graph.outputs]
+    while stack:
+        fn = stack.pop()
+        if fn.uid in seen:
+            continue
+        seen.add(fn.uid)
+        for o in fn.outputs:
+            if any(d < 0 for d in o.shape):
+                expected += int(np.prod([d for d in o.shape if d >= 0]))
+        stack.extend(i.owner for i in fn.inputs if i.is_output)
+    assert value == expected > 0
+    xv = np.random.RandomState(0).rand(4, 5).astype('float32')
+    tv = np.eye(3, dtype='float32')[[0, 1, 2, 0]]
+    # equal logits (w of ones, b of zeros): each class 1/3
+    np.testing.assert_allclose(f([xv, tv])[0], np.log(3.), rtol=1e-6)

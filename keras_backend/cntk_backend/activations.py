@@ -9,8 +9,8 @@ import numpy as np
 from .. import shape_rules
 from ..common import epsilon
 from .core import (C, dtype, keep_nan, _coerce_pair, _constant_like, _drop_axis, _is_engine_tensor,
-                   _log_softmax, _nd, _one_hot, _op, _op_seed, _param_like, _static_shape,
-                   _SWIG, _to_tensor)
+                   _log_softmax, _nd, _one_hot, _op, _op_seed, _param_like, _static_shape, _SWIG,
+                   _to_tensor, _transpose_node)
 from .math import sum
 
 
@@ -82,7 +82,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     a = shape_rules.normalize_axis(axis, n)
     if a != n - 1:
         perm = [i for i in range(n) if i != a] + [a]
-        output = C.transpose(output, perm)
+        output = _transpose_node(output, perm)
     if not from_logits:
         eps = epsilon()
         output = C.log(C.clip(output, _constant_like(output, eps),

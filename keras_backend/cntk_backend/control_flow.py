@@ -8,8 +8,8 @@ import builtins
 
 import numpy as np
 
-from .core import (C, dtype, _add_axis, _coerce_pair, _drop_axis, _is_engine_tensor,
-                   _keras_meta, _nd, _op, _shape_arg, _static_shape, _SWIG, _to_tensor, _var)
+from .core import (C, dtype, _add_axis, _coerce_pair, _drop_axis, _is_engine_tensor, _keras_meta,
+                   _nd, _op, _reshape, _shape_arg, _static_shape, _SWIG, _to_tensor, _var)
 from .session import learning_phase
 from .shapes import reverse
 
@@ -17,7 +17,7 @@ from .shapes import reverse
 def _mask_like(m, target):
     """Reshape a (batch,) mask to broadcast against ``target`` (batch, ...)."""
     n = _nd(target)
-    return C.reshape(m, (1,) * (n - 1), begin_axis=1, end_axis=1) if n > 1 else m
+    return _reshape(m, (1,) * (n - 1), begin_axis=1, end_axis=1) if n > 1 else m
 
 
 def _as_tensor_list(states):
@@ -74,7 +74,7 @@ def _unbatch_items(x, sizes):
     end = n + 1 if len(shp) > n and shp[n] == 1 else n
     if list(sizes).count(None) > 1:   # CNTK's reshape takes one free dimension at most
         return _drop_axis(u, n) if end > n else u
-    return C.reshape(u, _shape_arg(sizes), begin_axis=0, end_axis=end)
+    return _reshape(u, _shape_arg(sizes), begin_axis=0, end_axis=end)
 
 
 def _batch_sizes(inputs, states, mask):
@@ -173,9 +173,9 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
     steps = _static_shape(inputs)[1]
     if steps is None and unroll and isinstance(input_length, (int, np.integer)):
         steps = int(input_length)
-        inputs = C.reshape(inputs, (steps,), begin_axis=1, end_axis=2)
+        inputs = _reshape(inputs, (steps,), begin_axis=1, end_axis=2)
         if mask is not None and _static_shape(mask)[1] is None:
-            mask = C.reshape(mask, (steps,), begin_axis=1, end_axis=2)
+            mask = _reshape(mask, (steps,), begin_axis=1, end_axis=2)
     seen = []
 
     def step(x_t, step_states):
@@ -207,7 +207,7 @@ def switch(condition, then_expression, else_expression):
     cond = _to_tensor(condition, dtype=dtype(t))
     nc, nt = _nd(cond), builtins.max(_nd(t), _nd(e))
     if 0 < nc < nt:
-        cond = C.reshape(cond, (1,) * (nt - nc), begin_axis=nc, end_axis=nc)
+        cond = _reshape(cond, (1,) * (nt - nc), begin_axis=nc, end_axis=nc)
     return _op(_SWIG.element_select, cond, t, e)
 
 

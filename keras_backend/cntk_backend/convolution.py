@@ -11,7 +11,8 @@ import numpy as np
 from .. import shape_rules
 from ..common import normalize_data_format
 from .core import (C, dtype, _add_axis, _coerce_pair, _drop_axis, _nd, _pad, _per_sample,
-                   _resolve_sizes, _static_shape, _to_tensor, _transpose, _unbatch, _var)
+                   _per_sample_transposed, _reshape, _resolve_sizes, _static_shape, _to_tensor,
+                   _transpose, _transpose_node, _unbatch, _var)
 
 
 def _to_channels_first(x, fmt):
@@ -27,8 +28,24 @@ def _from_channels_first(x, fmt):
     return x
 
 
-def _spatial_pads(x_cf, kernel, strides, dilation, padding, name):
-    sizes = _static_shape(x_cf)[2:]
+def _cf_shape(x, fmt):
+    """The static shape of ``x`` (in layout ``fmt``) laid out channels_first."""
+    shape = _static_shape(x)
+    if fmt == 'channels_last':
+        return tuple(shape[p] for p in shape_rules.to_channels_first_perm(len(shape)))
+    return shape
+
+
+def _batched_cf(x, fmt):
+    """``x`` (in layout ``fmt``) channels_first, its leading axis on CNTK's batch axis
+    (``_per_sample``; ``_per_sample_transposed`` where a transpose comes first)."""
+    if fmt == 'channels_last':
+        return _per_sample_transposed(x, shape_rules.to_channels_first_perm(_nd(x)))
+    return _per_sample(x)
+
+
+def _spatial_pads(sizes, kernel, strides, dilation, padding, name):
+    """The (before, after) padding of each spatial axis of ``sizes`` (None: unknown)."""
     pads = []
     for n, k, s, d in zip(sizes, kernel, strides, dilation):
         if padding != 'valid' and n is None:
@@ -54,49 +71,53 @@ def _dilate_kernel(w, nsp, dilation):
         e[np.arange(k), np.arange(k) * d] = 1
         n = nsp + 2
         perm = [i for i in range(n) if i != axis] + [axis]
-        w = C.transpose(C.times(C.transpose(w, perm), C.constant(e)), [int(i) for i in np.argsort(perm)])
+        w = _transpose_node(C.times(_transpose_node(w, perm), C.constant(e)), [int(i) for i in np.argsort(perm)])
     return w
 
 
-def _conv_cf(x_cf, w_cntk, nsp, strides, dilation, padding, name, groups=1):
-    """Channels-first convolution; ``w_cntk`` is (out, in/groups, k...).
+def _conv_cf(x, fmt, w_cntk, nsp, strides, dilation, padding, name, groups=1):
+    """Channels-first convolution of ``x`` (in layout ``fmt``, moved to channels_first here;
+    so is the result); ``w_cntk`` is (out, in/groups, k...).
 
     Raises:
-        ValueError: when the kernel's input channels do not match ``x_cf``'s.
+        ValueError: when the kernel's input channels do not match ``x``'s.
     """
-    cin, w_in = _static_shape(x_cf)[1], _static_shape(w_cntk)[1] * groups
+    shape_cf = _cf_shape(x, fmt)
+    cin, w_in = shape_cf[1], _static_shape(w_cntk)[1] * groups
     if cin is not None and cin != w_in:
         raise ValueError('%s: the kernel expects %d input channels but x has %d'
                          % (name, w_in, cin))
     kernel = _static_shape(w_cntk)[2:]
-    pads = _spatial_pads(x_cf, kernel, strides, dilation, padding, name)
+    sizes = shape_cf[2:]
+    pads = _spatial_pads(sizes, kernel, strides, dilation, padding, name)
     if builtins.any(d != 1 for d in dilation):
         # CNTK's CPU engine has no dilated convolution: spread the taps instead
         w_cntk = _dilate_kernel(w_cntk, nsp, dilation)
         dilation = (1,) * nsp
-    x0 = x_cf
     kernel = _static_shape(w_cntk)[2:]
     # CNTK's own padding centres an odd kernel: at stride 1 that is exactly
     # the symmetric padding asked for, without a separate Pad node; it refuses a kernel
     # longer than the input ('same' on a small image: ConvLSTM2D's recurrent convolution
     # of a 'valid' state), which the explicit Pad takes
-    sizes = _static_shape(x_cf)[2:]
     auto = [s == 1 and k % 2 == 1 and p == ((k - 1) // 2, (k - 1) // 2) and p != (0, 0)
             and (d is None or d >= k)
             for p, k, s, d in zip(pads, kernel, strides, sizes)]
-    x_cf = _pad(x_cf, [(0, 0), (0, 0)] + [(0, 0) if a else p for a, p in zip(auto, pads)])
-    xb = _per_sample(x_cf)
+    explicit = [(0, 0) if a else p for a, p in zip(auto, pads)]
+    if builtins.all(p == (0, 0) for p in explicit):
+        xb = _batched_cf(x, fmt)
+    else:
+        xb = _per_sample(_pad(_to_channels_first(x, fmt), [(0, 0), (0, 0)] + explicit))
     kw = dict(strides=(1,) + tuple(strides), auto_padding=[False] + auto,
               dilation=(1,) + tuple(dilation))
     if groups > 1:
         kw['groups'] = groups
     y = C.convolution(w_cntk, xb, **kw)
-    return _unbatch(y, x0)
+    return _unbatch(y, x)
 
 
 def _kernel_to_cntk(kernel, nsp):
     """Keras (k..., in, out) -> CNTK (out, in, k...)."""
-    return C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))
+    return _transpose_node(kernel, (nsp + 1, nsp) + tuple(range(nsp)))
 
 
 def _conv_nd(x, kernel, nsp, strides, padding, data_format, dilation_rate, name):
@@ -105,8 +126,7 @@ def _conv_nd(x, kernel, nsp, strides, padding, data_format, dilation_rate, name)
     padding = shape_rules.normalize_padding(padding, allow_causal=(nsp == 1))
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
-    y = _conv_cf(_to_channels_first(x, fmt), _kernel_to_cntk(kernel, nsp), nsp, strides, dilation,
-                 padding, name)
+    y = _conv_cf(x, fmt, _kernel_to_cntk(kernel, nsp), nsp, strides, dilation, padding, name)
     return _from_channels_first(y, fmt)
 
 
@@ -148,7 +168,7 @@ def _conv_transpose(x, kernel, output_shape, nsp, strides, padding, data_format,
     x_cf = _to_channels_first(x, fmt)
     in_sizes = _static_shape(x_cf)[2:]
     ks = _static_shape(kernel)
-    w = C.transpose(kernel, (nsp + 1, nsp) + tuple(range(nsp)))  # (in, out, k...)
+    w = _transpose_node(kernel, (nsp + 1, nsp) + tuple(range(nsp)))  # (in, out, k...)
     w = _dilate_kernel(w, nsp, dilation)
     dks = [(k - 1) * d + 1 for k, d in zip(ks[:nsp], dilation)]
     full = [(n - 1) * s + dk for n, s, dk in zip(in_sizes, strides, dks)]
@@ -183,8 +203,8 @@ def _depthwise_conv(x_cf, depthwise_kernel, nsp, strides, dilation, padding, nam
     ks = _static_shape(depthwise_kernel)
     if nsp == 1:
         # MKL rejects grouped 1-D convolutions: run it as 2-D with a unit row axis
-        pads = _spatial_pads(x_cf, _static_shape(depthwise_kernel)[:1], strides, dilation,
-                             padding, name)
+        pads = _spatial_pads(_static_shape(x_cf)[2:], _static_shape(depthwise_kernel)[:1],
+                             strides, dilation, padding, name)
         x2 = _add_axis(_pad(x_cf, [(0, 0), (0, 0)] + pads), 2)
         k2 = _add_axis(depthwise_kernel, 0)
         y = _depthwise_conv(x2, k2, 2, (1,) + tuple(strides), (1,) + tuple(dilation),
@@ -192,10 +212,11 @@ def _depthwise_conv(x_cf, depthwise_kernel, nsp, strides, dilation, padding, nam
         return _drop_axis(y, 2)
     ks = _static_shape(depthwise_kernel)
     cin, mult = ks[nsp], ks[nsp + 1]
-    w = C.reshape(depthwise_kernel, tuple(ks[:nsp]) + (cin * mult,))
-    w = C.transpose(w, (nsp,) + tuple(range(nsp)))
-    w = C.reshape(w, (cin * mult, 1) + tuple(ks[:nsp]))
-    return _conv_cf(x_cf, w, nsp, strides, dilation, padding, name, groups=cin)
+    w = _reshape(depthwise_kernel, tuple(ks[:nsp]) + (cin * mult,))
+    w = _transpose_node(w, (nsp,) + tuple(range(nsp)))
+    w = _reshape(w, (cin * mult, 1) + tuple(ks[:nsp]))
+    return _conv_cf(x_cf, 'channels_first', w, nsp, strides, dilation, padding, name,
+                    groups=cin)
 
 
 def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, name):
@@ -206,7 +227,8 @@ def _separable(x, dk, pk, nsp, strides, padding, data_format, dilation_rate, nam
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
     dilation = shape_rules.normalize_tuple(dilation_rate, nsp, 'dilation_rate')
     y = _depthwise_conv(_to_channels_first(x, fmt), dk, nsp, strides, dilation, padding, name)
-    y = _conv_cf(y, _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp, 'valid', name)
+    y = _conv_cf(y, 'channels_first', _kernel_to_cntk(pk, nsp), nsp, (1,) * nsp, (1,) * nsp,
+                 'valid', name)
     return _from_channels_first(y, fmt)
 
 
@@ -260,25 +282,27 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, nsp, name):
     pool_mode = shape_rules.normalize_pool_mode(pool_mode)
     pool_size = shape_rules.normalize_tuple(pool_size, nsp, 'pool_size')
     strides = shape_rules.normalize_tuple(strides, nsp, 'strides')
-    x_cf = _to_channels_first(x, fmt)
-    pads = _spatial_pads(x_cf, pool_size, strides, (1,) * nsp, padding, name)
+    shape_cf = _cf_shape(x, fmt)
+    pads = _spatial_pads(shape_cf[2:], pool_size, strides, (1,) * nsp, padding, name)
     full_pads = [(0, 0), (0, 0)] + pads
+    padded = builtins.any(p != (0, 0) for p in pads)
     kw = dict(strides=tuple(strides), auto_padding=[False] * nsp)
+    # unpadded, a channels_last input's layout changes in one step (_batched_cf)
+    x_cf = _to_channels_first(x, fmt) if padded else None
     if pool_mode == 'max':
         low = float(np.finfo(_var(x).dtype).min)
-        xp = _pad(x_cf, full_pads, value=low)
-        y = _unbatch(C.pooling(_per_sample(xp), C.MAX_POOLING, pool_size, **kw), x_cf)
+        xb = _per_sample(_pad(x_cf, full_pads, value=low)) if padded else _batched_cf(x, fmt)
+        y = _unbatch(C.pooling(xb, C.MAX_POOLING, pool_size, **kw), x)
     else:
-        xp = _pad(x_cf, full_pads)
-        y = _unbatch(C.pooling(_per_sample(xp), C.AVG_POOLING, pool_size, **kw), x_cf)
-        sizes = _static_shape(x_cf)[2:]
-        padded = builtins.any(p != (0, 0) for p in pads)
+        xb = _per_sample(_pad(x_cf, full_pads)) if padded else _batched_cf(x, fmt)
+        y = _unbatch(C.pooling(xb, C.AVG_POOLING, pool_size, **kw), x)
+        sizes = shape_cf[2:]
         if padded and None in sizes:
             # sizes known only when run (at stride 1, where the padding does not depend on
             # them: Keras' applications built for any image size): the real cells' share of
             # each window is the same pooling of ones, padded with zeros
             ones = _pad(C.ones_like(x_cf), full_pads)
-            share = _unbatch(C.pooling(_per_sample(ones), C.AVG_POOLING, pool_size, **kw), x_cf)
+            share = _unbatch(C.pooling(_per_sample(ones), C.AVG_POOLING, pool_size, **kw), x)
             y = y / share
         elif padded:
             mask = np.pad(np.ones(sizes), pads, mode='constant')
@@ -325,5 +349,5 @@ def bias_add(x, bias, data_format=None):
             raise ValueError('bias_add: a bias of shape %s (laid out as %s for %s) does not '
                              'match x of shape %s' % (bs, laid, fmt, xs))
     if fmt == 'channels_first' and 3 <= n <= 5:
-        return x + C.reshape(bias, laid)
+        return x + _reshape(bias, laid)
     return x + bias

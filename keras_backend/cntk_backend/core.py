@@ -259,6 +259,66 @@ def _direct_binary(swig_op, a, b, swapped):
     return _op(swig_op, rb, ra) if swapped else _op(swig_op, ra, rb)
 
 
+#: (begin_axis, end_axis) -> the pair of ``Axis`` objects CNTK's SWIG ``reshape`` takes for
+#: them (``_reshape``)
+_RESHAPE_AXES = {}
+#: a permutation -> the list of ``Axis`` objects CNTK's SWIG ``transpose`` takes for it
+#: (``_transpose_node``)
+_PERMUTATION_AXES = {}
+
+
+def _swig_reshape_axis(axis, default):
+    """The ``Axis`` CNTK's SWIG ``reshape`` reads for Python axis ``axis`` (an int, or None
+    for ``default``: 0 for a beginning, the end of the shape for an end); CNTK's Python
+    ``reshape`` maps them so, its axes counted from the other end."""
+    if axis is None:
+        axis = default
+    if axis == 'end':
+        return C.Axis(0)
+    return C.Axis.new_leading_axis() if axis == 0 else C.Axis(-axis)
+
+
+def _reshape(x, shape, begin_axis=None, end_axis=None):
+    """``C.reshape(x, shape, begin_axis, end_axis)`` of a CNTK tensor ``x`` with integer (or
+    None) axes, built through CNTK's SWIG ``reshape`` with the axes' ``Axis`` objects made
+    once: 8 us against the 54 of CNTK's Python function, which sanitises and converts each
+    argument on every call (``_add_axis`` and ``_drop_axis`` build one node each for most
+    layout changes). Anything else goes to ``C.reshape``."""
+    key = (begin_axis, end_axis)
+    axes = _RESHAPE_AXES.get(key)
+    if axes is None:
+        if not (isinstance(x, _TENSOR_CLASSES) and
+                builtins.all(a is None or isinstance(a, int) for a in key)):
+            return C.reshape(x, shape, begin_axis=begin_axis, end_axis=end_axis)
+        # CNTK's SWIG call takes the end axis first (its shapes run the other way)
+        axes = _RESHAPE_AXES[key] = (_swig_reshape_axis(end_axis, 'end'),
+                                     _swig_reshape_axis(begin_axis, 0))
+    elif not isinstance(x, _TENSOR_CLASSES):
+        return C.reshape(x, shape, begin_axis=begin_axis, end_axis=end_axis)
+    node = _SWIG.reshape(_raw(x), tuple(shape), axes[0], axes[1], '')
+    node.__class__ = C.Function
+    return node
+
+
+def _transpose_node(x, perm):
+    """``C.transpose(x, perm)`` of a CNTK tensor ``x`` and a permutation of ints, built
+    through CNTK's SWIG ``transpose`` with the permutation's ``Axis`` objects made once (9 us
+    against 36). Anything else goes to ``C.transpose``."""
+    key = tuple(perm) if isinstance(perm, (list, tuple)) else None
+    axes = _PERMUTATION_AXES.get(key) if key is not None else None
+    if axes is None:
+        if key is None or not isinstance(x, _TENSOR_CLASSES) or not builtins.all(
+                isinstance(p, (int, np.integer)) for p in key):
+            return C.transpose(x, perm)
+        from cntk.internal.sanitize import sanitize_permutation   # raises for a bad perm
+        axes = _PERMUTATION_AXES[key] = [C.Axis(p) for p in sanitize_permutation(key)]
+    elif not isinstance(x, _TENSOR_CLASSES):
+        return C.transpose(x, perm)
+    node = _SWIG.transpose(_raw(x), axes, '')
+    node.__class__ = C.Function
+    return node
+
+
 class _SparseLabels(object):
     """CTC labels in sparse form: ``dense`` (batch, max_len) and ``lengths`` (batch,).
 
@@ -319,7 +379,7 @@ def _stack_mixed(items, dtype=None):
         if _var(t).dtype != dt:
             t = C.cast(t, dt)
         if scalars:
-            t = C.reshape(t, ())
+            t = _reshape(t, ())
         out.append(_add_axis(t, 0))
     return C.splice(*out, axis=0) if len(out) > 1 else out[0]
 
@@ -424,7 +484,7 @@ def _resolve_sizes(sizes, name, arg):
         if vals is None:
             raise ValueError('%s: %s must have a static length, got a tensor of shape %r'
                              % (name, arg, _static_shape(sizes)))
-        flat = C.reshape(sizes, (len(vals),)) if _nd(sizes) != 1 else sizes
+        flat = _reshape(sizes, (len(vals),)) if _nd(sizes) != 1 else sizes
         return [_RunTime(C.slice(flat, 0, j, j + 1)) if d is _RUNTIME else d
                 for j, d in enumerate(vals)]
     out = []
@@ -592,12 +652,12 @@ def _keras_meta(x, keras_shape=True, uses_learning_phase=None):
 
 def _drop_axis(x, axis):
     """Remove a unit axis without naming the other (possibly free) dims."""
-    return C.reshape(x, (), begin_axis=axis, end_axis=axis + 1)
+    return _reshape(x, (), begin_axis=axis, end_axis=axis + 1)
 
 
 def _add_axis(x, axis):
     """Insert a unit axis at ``axis`` (0..ndim)."""
-    return C.reshape(x, (1,), begin_axis=axis, end_axis=axis)
+    return _reshape(x, (1,), begin_axis=axis, end_axis=axis)
 
 
 def _drop_axes(x, axes):
@@ -610,7 +670,7 @@ def _drop_axes(x, axes):
         else:
             runs.append([a, a + 1])
     for begin, end in reversed(runs):
-        x = C.reshape(x, (), begin_axis=begin, end_axis=end)
+        x = _reshape(x, (), begin_axis=begin, end_axis=end)
     return x
 
 
@@ -659,6 +719,22 @@ def _per_sample(x):
     return y if y is not None else _op(_SWIG.to_batch, x)
 
 
+def _per_sample_transposed(x, perm):
+    """``_per_sample(_transpose(x, perm))`` in one step. Where ``x`` was computed elementwise
+    (``_rebuild``) from an ``_unbatch`` result laid out by a ``_transpose`` that ``perm``
+    undoes (a channels_last convolution's output, with its bias and activation, read by the
+    next convolution or pooling), those ops are built once more on the batched result
+    itself, rather than once in each of the two layouts on the way. Otherwise the two
+    steps."""
+    perm = tuple(int(p) for p in perm)
+    if not _SWIG.Variable_dynamic_axes(_raw(x)):
+        y = _rebuild(x, len(perm), lambda v: _batched_transposed_leaf(v, perm),
+                     lambda v, n: _batched_transposed_side(v, n, perm))
+        if y is not None:
+            return y
+    return _per_sample(_transpose(x, perm))
+
+
 def _unbatch(y, like):
     """``C.unpack_batch`` of ``y``, keeping ``like``'s static leading dim (inside a recurrence,
     where ``like`` has dynamic axes: the unit axis 0 that ``_per_sample`` dropped, restored)."""
@@ -668,7 +744,7 @@ def _unbatch(y, like):
     y = _op(_SWIG.unpack_batch, y)
     n = _static_shape(like)[0] if _is_engine_tensor(like) else like
     if n is not None:
-        y = C.reshape(y, (n,), begin_axis=0, end_axis=1)
+        y = _reshape(y, (n,), begin_axis=0, end_axis=1)
     _UNBATCHED[_var(y).uid] = (_var(batched), _var(y))
     return y
 
@@ -688,7 +764,7 @@ def _transpose(x, perm):
     y = _rebuild(x, len(perm), lambda v: _transposed_leaf(v, perm),
                  lambda v, n: _transposed_side(v, n, perm))
     if y is None:
-        y = C.transpose(x, perm)
+        y = _transpose_node(x, perm)
     _TRANSPOSED[_var(y).uid] = (_var(x), perm, _var(y))
     return y
 
@@ -701,10 +777,11 @@ _TRANSPOSED = {}
 
 
 #: elementwise CNTK ops that ``_rebuild`` may re-create in another layout
-_UNARY = {'ReLU': C.relu, 'Tanh': C.tanh, 'StableSigmoid': C.sigmoid, 'Exp': C.exp,
-          'Log': C.log, 'Abs': C.abs, 'Negate': C.negate, 'Sqrt': C.sqrt,
-          'Softplus': C.softplus}
-_BINARY = {'Plus': C.plus, 'Minus': C.minus, 'ElementTimes': C.element_times}
+#: (op name -> CNTK's SWIG function building it: ``_op``)
+_UNARY = {'ReLU': _SWIG.re_lu, 'Tanh': _SWIG.tanh, 'StableSigmoid': _SWIG.sigmoid,
+          'Exp': _SWIG.exp, 'Log': _SWIG.log, 'Abs': _SWIG.abs, 'Negate': _SWIG.negate,
+          'Sqrt': _SWIG.sqrt, 'Softplus': _SWIG.softplus}
+_BINARY = {'Plus': _SWIG.plus, 'Minus': _SWIG.minus, 'ElementTimes': _SWIG.element_times}
 
 
 def _rebuild(x, n, leaf, side, depth=6):
@@ -723,26 +800,27 @@ def _rebuild(x, n, leaf, side, depth=6):
         return found
     f = v.owner
     op = f.op_name
-    if op in _UNARY and len(v.shape) == n:
-        inner = _rebuild(f.inputs[0], n, leaf, side, depth - 1)
-        return None if inner is None else _UNARY[op](inner)
-    if op in _BINARY and len(v.shape) == n:
-        fixed = [_input_free(i) for i in f.inputs]
-        if builtins.all(fixed):
+    if (op not in _UNARY and op not in _BINARY) or len(v.shape) != n:
+        return None
+    inputs = f.inputs
+    if op in _UNARY:
+        inner = _rebuild(inputs[0], n, leaf, side, depth - 1)
+        return None if inner is None else _op(_UNARY[op], inner)
+    fixed = [_input_free(i) for i in inputs]
+    if builtins.all(fixed):
+        return None
+    parts = []
+    for i, fx in zip(inputs, fixed):
+        if fx:
+            r = side(i, n)
+        elif len(i.shape) == n:
+            r = _rebuild(i, n, leaf, side, depth - 1)
+        else:
+            r = None
+        if r is None:
             return None
-        parts = []
-        for i, fx in zip(f.inputs, fixed):
-            if fx:
-                r = side(i, n)
-            elif len(i.shape) == n:
-                r = _rebuild(i, n, leaf, side, depth - 1)
-            else:
-                r = None
-            if r is None:
-                return None
-            parts.append(r)
-        return _BINARY[op](parts[0], parts[1])
-    return None
+        parts.append(r)
+    return _op(_BINARY[op], parts[0], parts[1])
 
 
 def _input_free(v):
@@ -760,16 +838,45 @@ def _transposed_leaf(v, perm):
         return None
     src, inner, _ = entry
     total = tuple(inner[p] for p in perm)
-    return src if total == tuple(range(len(total))) else C.transpose(src, total)
+    return src if total == tuple(range(len(total))) else _transpose_node(src, total)
 
 
 def _transposed_side(v, n, perm):
     """A constant/parameter operand laid out by ``perm`` (broadcast dims kept)."""
     if builtins.any(d < 0 for d in v.shape) or len(v.shape) > n:
         return None
-    full = C.reshape(v, (1,) * (n - len(v.shape)) + tuple(v.shape)) \
+    full = _reshape(v, (1,) * (n - len(v.shape)) + tuple(v.shape)) \
         if len(v.shape) < n else v
-    return C.transpose(full, perm)
+    return _transpose_node(full, perm)
+
+
+def _batched_transposed_leaf(v, perm):
+    """The batched Variable that ``_per_sample(_transpose(v, perm))`` reads, where ``v`` is
+    a ``_transpose`` of an ``_unbatch`` result that ``perm`` undoes; else None."""
+    entry = _TRANSPOSED.get(v.uid)
+    if entry is None or len(entry[1]) != len(perm):
+        return None
+    src, inner, _ = entry
+    if tuple(inner[p] for p in perm) != tuple(range(len(perm))):
+        return None
+    return _batched_leaf(src)
+
+
+def _batched_transposed_side(v, n, perm):
+    """A constant/parameter operand laid out by ``perm``, its leading (batch) axis removed
+    (a unit axis, else None): one reshape where ``perm`` keeps the order of its axes of
+    more than one value (a bias), else the transpose and the reshape."""
+    shape = tuple(v.shape)
+    if builtins.any(d < 0 for d in shape) or len(shape) > n:
+        return None
+    full = (1,) * (n - len(shape)) + shape
+    laid = tuple(full[p] for p in perm)
+    if laid[0] != 1:
+        return None
+    moved = [perm.index(i) for i, d in enumerate(full) if d != 1]
+    if moved == sorted(moved):
+        return _reshape(v, laid[1:])
+    return _drop_axis(_transposed_side(v, n, perm), 0)
 
 
 def _batched_leaf(v):
@@ -1371,13 +1478,13 @@ def update(x, new_x):
     if ns != xs:
         if None not in ns and int(np.prod(ns)) == int(np.prod(xs)) and \
                 (int(np.prod(ns)) == 1 or [d for d in ns if d != 1] == [d for d in xs if d != 1]):
-            new_x = C.reshape(new_x, xs)      # e.g. a (1,) value for a scalar variable
+            new_x = _reshape(new_x, xs)      # e.g. a (1,) value for a scalar variable
         elif len(ns) <= len(xs) and builtins.all(
                 n in (1, d) for n, d in zip(ns[::-1], xs[::-1])):
             new_x = new_x + C.constant(0., shape=xs, dtype=held)
         elif len(ns) == len(xs) and builtins.all(n is None or n == d for n, d in zip(ns, xs)):
             # free sizes known only at run time, which must be the variable's
-            new_x = C.reshape(new_x, xs)
+            new_x = _reshape(new_x, xs)
         else:
             raise ValueError('update: a value of shape %s cannot be assigned to a variable of '
                              'shape %s' % (ns, xs))
@@ -1427,30 +1534,58 @@ def _each_function(stack, found):
 _BATCH_AXIS_MIN_VALUES = 1 << 20
 
 
-#: Function uid -> (the values its outputs hold for one row, the uids of the Functions its
-#: inputs come from): what ``_values_per_row`` read of each Function it walked. The functions
-#: Keras compiles for one model (training, evaluation, prediction) share most of their
-#: graphs; a later walk reads those Functions here, without asking CNTK. A Function is
-#: entered only with everything below it (a walk is finished before its entries are kept),
-#: and the whole memo is dropped past ``_ROW_VALUES_MAX`` entries (uids and numbers only:
-#: no graph is kept alive by it).
+#: Function uid -> (the Variables it reads that other Functions output, as pairs (Variable
+#: uid, the values it holds for one row: 0 without a free axis), the uids of those
+#: Functions): what ``_values_per_row`` and the training plan's walk (``_GraphIndex``) read
+#: of each Function. The functions Keras compiles for one model (training, evaluation,
+#: prediction) share most of their graphs; a later walk reads those Functions here, without
+#: asking CNTK. A Function is entered only with everything below it (a walk is finished
+#: before its entries are kept), and the whole memo is dropped past ``_ROW_VALUES_MAX``
+#: entries (uids and numbers only: no graph is kept alive by it).
 _ROW_VALUES = {}
 _ROW_VALUES_MAX = 200000
 
 
+def _free_values(v):
+    """The product of the known sizes of Variable ``v`` (SWIG's own object) when one of its
+    axes is free (the leading size of our placeholders, which the rows of a call fill), else
+    0."""
+    size, free = 1, False
+    for d in _SWIG.NDShape_dimensions(_SWIG.Variable_shape(v)):
+        if d < 0:
+            free = True
+        else:
+            size *= d
+    return size if free else 0
+
+
+def _keep_row_entries(learnt):
+    """Add ``learnt`` (uid -> entry, each with everything below it in ``learnt`` or in
+    ``_ROW_VALUES``) to ``_ROW_VALUES``; past its bound the memo starts again, empty (entries
+    of ``learnt`` may name Functions that only the old memo knew)."""
+    if len(_ROW_VALUES) + len(learnt) > _ROW_VALUES_MAX:
+        _ROW_VALUES.clear()
+    else:
+        _ROW_VALUES.update(learnt)
+
+
 def _values_per_row(graph):
-    """The values that the Functions of ``graph`` output for one row of the batch: the
-    product of the known sizes of each output holding a free axis (the unknown leading size
-    of our placeholders, which the rows of a call fill), summed; CNTK keeps a buffer for
-    each. One walk through CNTK's SWIG functions (a few microseconds a node), over the
-    Functions that ``_ROW_VALUES`` does not know yet."""
-    inputs_of, outputs_of, f_uid = _SWIG.Function_inputs, _SWIG.Function_outputs, \
-        _SWIG.Function_uid
-    v_owner, is_output, shape_of, dims_of = _SWIG.Variable_owner, _SWIG.Variable_is_output, \
-        _SWIG.Variable_shape, _SWIG.NDShape_dimensions
+    """The values that the Functions of ``graph`` compute for one row of the batch: for each
+    Variable with a free axis that one of them outputs and another reads, or that ``graph``
+    outputs, the product of its known sizes, summed; CNTK keeps a buffer for each. One walk
+    through CNTK's SWIG functions over the Functions that ``_ROW_VALUES`` does not know yet,
+    reading the shapes of the Variables each Function reads (asking a Function for its
+    outputs costs CNTK 10-20 microseconds, a Variable's shape 1-2)."""
+    inputs_of, f_uid = _SWIG.Function_inputs, _SWIG.Function_uid
+    v_owner, is_output, v_uid = _SWIG.Variable_owner, _SWIG.Variable_is_output, \
+        _SWIG.Variable_uid
     known, learnt = _ROW_VALUES, {}
-    total, found = 0, set()
-    stack = [(f_uid(f), f) for f in (v_owner(o) for o in outputs_of(graph) if is_output(o))]
+    counted, found, stack = {}, set(), []
+    for o in _SWIG.Function_outputs(graph):
+        if is_output(o):
+            counted[v_uid(o)] = _free_values(o)
+            f = v_owner(o)
+            stack.append((f_uid(f), f))
     while stack:
         uid, f = stack.pop()
         if uid in found:
@@ -1458,26 +1593,18 @@ def _values_per_row(graph):
         found.add(uid)
         entry = known.get(uid)
         if entry is None:
-            values = 0
-            for o in outputs_of(f):
-                size, free = 1, False
-                for d in dims_of(shape_of(o)):
-                    if d < 0:
-                        free = True
-                    else:
-                        size *= d
-                if free:
-                    values += size
-            below = [v_owner(i) for i in inputs_of(f, True) if is_output(i)]
-            entry = learnt[uid] = (values, tuple(f_uid(b) for b in below))
+            read, below = [], []
+            for i in inputs_of(f, True):
+                if is_output(i):
+                    read.append((v_uid(i), _free_values(i)))
+                    below.append(v_owner(i))
+            entry = learnt[uid] = (tuple(read), tuple(f_uid(b) for b in below))
             stack.extend(zip(entry[1], below))
         else:
             stack.extend((b, None) for b in entry[1])   # known, with all below it
-        total += entry[0]
-    if len(known) + len(learnt) > _ROW_VALUES_MAX:
-        known.clear()
-    known.update(learnt)
-    return total
+        counted.update(entry[0])
+    _keep_row_entries(learnt)
+    return builtins.sum(counted.values())
 
 
 class _GraphIndex(object):
@@ -1501,12 +1628,16 @@ class _GraphIndex(object):
         self.direct_grad, self.direct_arg = set(), set()
         self._closures = {}
 
-    def walk(self, variables):
+    def walk(self, variables, row_values=False):
         """Add the graphs of ``variables``; return the uids of their Functions.
 
         Asks CNTK through its SWIG functions (``_SWIG.Function_inputs`` ...) rather than the
         Python properties, which wrap each answer in Python classes: a third of the time.
         Only the ``gradients`` outputs and parameters kept are given their Python classes.
+        With ``row_values``, what ``_values_per_row`` reads of each Function is read on the
+        way and kept in ``_ROW_VALUES`` for the Functions that read no ``gradients`` output
+        (the walk stops there), so that the step's own walk finds it there: the graphs of
+        the outputs and the loss, not the optimizer's updates, whose shapes no call reads.
         """
         inputs_of, f_uid = _SWIG.Function_inputs, _SWIG.Function_uid
         v_uid, v_owner, is_output = _SWIG.Variable_uid, _SWIG.Variable_owner, \
@@ -1519,17 +1650,21 @@ class _GraphIndex(object):
             if v.is_output and v.uid not in _GRADIENT_OF:
                 stack.append(v.owner)
         reads, consumers, owners = self.reads, self.consumers, self._owners
+        rows = {}
         for f, uid in _each_function(stack, found):
             if uid in reads:
                 stack.extend(owners[o] for o in reads[uid] if o not in found)
                 continue
-            mine, grads, params = [], [], []
+            mine, grads, params, read = [], [], [], []
             for i in inputs_of(f, True):
                 if is_output(i):
-                    if v_uid(i) in _GRADIENT_OF:
+                    iv = v_uid(i)
+                    if iv in _GRADIENT_OF:
                         _as_cntk_class(i)
                         grads.append(i)
                         continue
+                    if row_values:
+                        read.append((iv, _free_values(i)))
                     owner = v_owner(i)
                     o = f_uid(owner)
                     mine.append(o)
@@ -1545,8 +1680,27 @@ class _GraphIndex(object):
             reads[uid], self.grads[uid], self.params[uid] = mine, grads, params
             if grads:
                 self.direct_grad.add(uid)
+            elif row_values:
+                rows[uid] = (tuple(read), tuple(mine))
         self._closures = {}
+        if rows:
+            self._keep_rows(rows)
         return found
+
+    def _keep_rows(self, rows):
+        """Keep in ``_ROW_VALUES`` the ``rows`` (uid -> entry) of the Functions whose graphs
+        were read whole, with row values: not those that read a ``gradients`` output, nor
+        those above a Function that an earlier walk without row values read first."""
+        # each Function's graph is walked whole by now (here or before)
+        below_grad = self._closure('grad')
+        keep = dict((u, e) for u, e in rows.items() if u not in below_grad)
+        todo = [c for e in keep.values() for c in e[1]
+                if c not in keep and c not in _ROW_VALUES]
+        while todo:
+            for u in self.consumers.get(todo.pop(), ()):
+                if keep.pop(u, None) is not None:
+                    todo.append(u)
+        _keep_row_entries(keep)
 
     def _closure(self, kind):
         """The uids of the Functions that read, through other Functions, one of ``kind``."""
@@ -1708,7 +1862,7 @@ class Function(object):
         # ``control_dependencies``: a stateful metric's result) run in the
         # forward pass anyway; the learner must not apply them a second time
         index = _GraphIndex()
-        in_heads = index.walk(heads)
+        in_heads = index.walk(heads, row_values=True)
         index.walk([_var(u) for u in self.updates])
         upd, forward_updates = [], []
         for u in self.updates:
@@ -1728,7 +1882,8 @@ class Function(object):
             return None
         loss = list(losses.values())[0]
         if not (loss.is_output and _owner_uid(loss) in index.reads):
-            index.walk([loss])      # a loss no output reads (else its graph is walked)
+            # a loss no output reads (else its graph is walked)
+            index.walk([loss], row_values=True)
         reachable = set(p.uid for p in index.reached([loss])[1])
         params = {}
         for g in grads:

@@ -6,7 +6,8 @@ directly (the package puts each behind its checks).
 """
 from .. import shape_rules
 from ..common import normalize_data_format
-from .core import C, _add_axis, _coerce_pair, _drop_axis, _static_shape
+from .core import (C, _add_axis, _coerce_pair, _drop_axis, _reshape, _static_shape,
+                   _transpose_node)
 from .shapes import batch_flatten
 
 
@@ -16,7 +17,7 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
     fmt = normalize_data_format(data_format)
     k = shape_rules.normalize_tuple(kernel_size, 1, 'kernel_size')[0]
     s = shape_rules.normalize_tuple(strides, 1, 'strides')[0]
-    x = inputs if fmt == 'channels_last' else C.transpose(inputs, (0, 2, 1))
+    x = inputs if fmt == 'channels_last' else _transpose_node(inputs, (0, 2, 1))
     steps = _static_shape(kernel)[0]
     outs = []
     for i in range(steps):
@@ -24,7 +25,7 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
         w = _drop_axis(C.slice(kernel, 0, i, i + 1), 0)
         outs.append(_add_axis(C.times(patch, w), 1))
     y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
-    return y if fmt == 'channels_last' else C.transpose(y, (0, 2, 1))
+    return y if fmt == 'channels_last' else _transpose_node(y, (0, 2, 1))
 
 
 def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
@@ -44,5 +45,5 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
             outs.append(_add_axis(C.times(batch_flatten(patch), w), 1))
     y = C.splice(*outs, axis=1) if len(outs) > 1 else outs[0]
     filters = _static_shape(kernel)[-1]
-    y = C.reshape(y, (rows, cols, filters), begin_axis=1)
-    return y if fmt == 'channels_last' else C.transpose(y, (0, 3, 1, 2))
+    y = _reshape(y, (rows, cols, filters), begin_axis=1)
+    return y if fmt == 'channels_last' else _transpose_node(y, (0, 3, 1, 2))

@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import shape_rules
 from .core import (C, INDEX_INPUTS, dtype, keep_nan, whole_indices, _add_axis, _coerce_pair,
-                   _constant_like, _drop_axes, _drop_axis, _is_engine_tensor, _keras_meta,
-                   _nd, _numpy_op, _op, _per_sample, _shape_arg, _static_shape, _SWIG,
-                   _to_tensor, _unbatch, _var)
+                   _constant_like, _drop_axes, _drop_axis, _is_engine_tensor, _keras_meta, _nd,
+                   _numpy_op, _op, _per_sample, _reshape, _shape_arg, _static_shape, _SWIG,
+                   _to_tensor, _transpose_node, _unbatch, _var)
 
 
 def dot(x, y):
@@ -22,12 +22,12 @@ def dot(x, y):
     if nx == 0 or ny == 0:
         return x * y
     if ny == 1:
-        r = C.times(x, C.reshape(y, _var(y).shape + (1,)))
+        r = C.times(x, _reshape(y, _var(y).shape + (1,)))
         return _drop_axis(r, nx - 1)
     if ny == 2:
         return C.times(x, y)
     perm = [ny - 2] + list(range(ny - 2)) + [ny - 1]
-    return C.times(x, C.transpose(y, perm), output_rank=ny - 1)
+    return C.times(x, _transpose_node(y, perm), output_rank=ny - 1)
 
 
 def batch_dot(x, y, axes=None):
@@ -40,13 +40,13 @@ def batch_dot(x, y, axes=None):
     out_shape = shape_rules.batch_dot_output_shape(xs, ys, ax, ay)
     xr = [a for a in range(1, nx) if a != ax]
     yr = [a for a in range(1, ny) if a != ay]
-    xt = C.transpose(x, [0] + xr + [ax]) if [0] + xr + [ax] != list(range(nx)) else x
-    yt = C.transpose(y, [0, ay] + yr) if [0, ay] + yr != list(range(ny)) else y
+    xt = _transpose_node(x, [0] + xr + [ax]) if [0] + xr + [ax] != list(range(nx)) else x
+    yt = _transpose_node(y, [0, ay] + yr) if [0, ay] + yr != list(range(ny)) else y
     xb, yb = _per_sample(xt), _per_sample(yt)
     if not xr:
-        xb = C.reshape(xb, (1,) + _var(xb).shape)
+        xb = _reshape(xb, (1,) + _var(xb).shape)
     if not yr:
-        yb = C.reshape(yb, _var(yb).shape + (1,))
+        yb = _reshape(yb, _var(yb).shape + (1,))
     r = C.times(xb, yb, output_rank=builtins.max(len(yr), 1))
     r = _unbatch(r, x)
     # the unit axes added for a side without other axes are dropped by
@@ -57,7 +57,7 @@ def batch_dot(x, y, axes=None):
         r = _drop_axis(r, _nd(r) - 1)
     if _nd(r) == len(out_shape) and builtins.sum(d is None for d in out_shape[1:]) > 1:
         return r
-    return C.reshape(r, _shape_arg(out_shape[1:]), begin_axis=1)
+    return _reshape(r, _shape_arg(out_shape[1:]), begin_axis=1)
 
 
 def transpose(x):
@@ -66,7 +66,7 @@ def transpose(x):
     n = _nd(x)
     if n < 2:
         return x
-    return C.transpose(x, list(range(n))[::-1])
+    return _transpose_node(x, list(range(n))[::-1])
 
 
 def gather(reference, indices):
@@ -93,7 +93,7 @@ def gather(reference, indices):
     # dimension.
     rows = [-1 if d is None else d for d in _static_shape(reference)[1:]]
     if rows.count(-1) <= 1:
-        y = C.reshape(y, tuple(rows), begin_axis=n)
+        y = _reshape(y, tuple(rows), begin_axis=n)
     return _keras_meta(y)
 
 
@@ -160,11 +160,11 @@ def _scan(x, axis, product):
     if not product:
         # cumsum as a product with an upper-triangular matrix (C.times)
         perm = [i for i in range(n) if i != a] + [a]
-        xt = C.transpose(x, perm) if perm != list(range(n)) else x
+        xt = _transpose_node(x, perm) if perm != list(range(n)) else x
         tri = C.constant(np.triu(np.ones((length, length))).astype(_var(x).dtype))
         r = C.times(xt, tri)
         inv = [int(i) for i in np.argsort(perm)]
-        return C.transpose(r, inv) if perm != list(range(n)) else r
+        return _transpose_node(r, inv) if perm != list(range(n)) else r
     parts = []
     acc = None
     for i in range(length):
@@ -385,7 +385,7 @@ def _broadcast_param(p, x_ndim, axis):
     if _nd(p) == 1 and x_ndim > 1 and axis != x_ndim - 1:
         shape = [1] * x_ndim
         shape[axis] = _static_shape(p)[0]
-        return C.reshape(p, tuple(shape))
+        return _reshape(p, tuple(shape))
     return p
 
 
@@ -403,7 +403,7 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
         if _nd(p) == 1 and len(kept) == 1:
             return _broadcast_param(p, n, kept[0])
         if _nd(p) == len(kept) and len(kept) < n:
-            return C.reshape(p, tuple(1 if i in axes else _static_shape(x)[i] for i in range(n)))
+            return _reshape(p, tuple(1 if i in axes else _static_shape(x)[i] for i in range(n)))
         return p
     if gamma is not None:
         y = y * lay(gamma)

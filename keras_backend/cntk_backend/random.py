@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from .core import (C, int_shape, _is_engine_tensor, _nd, _np_dtype, _numpy_op, _op_seed,
+from .core import (C, int_shape, _is_engine_tensor, _nd, _np_dtype, _numpy_op, _op_seed, _reshape,
                    _SHAPE_SOURCES, _static_shape, _to_tensor, _var)
 from .tensors import eval
 
@@ -23,7 +23,7 @@ def _random_shape(shape, name):
     tensor shaped at run time by the shape's value (a numpy graph node).
     """
     if isinstance(shape, (tuple, list)) and builtins.any(_is_engine_tensor(d) for d in shape):
-        parts = [C.reshape(_to_tensor(d), (1,)) if _is_engine_tensor(d) else
+        parts = [_reshape(_to_tensor(d), (1,)) if _is_engine_tensor(d) else
                  C.constant(np.asarray([d], dtype=_np_dtype())) for d in shape]
         shape = C.splice(*parts, axis=0) if len(parts) > 1 else parts[0]
     if _is_engine_tensor(shape):

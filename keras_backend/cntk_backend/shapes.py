@@ -12,8 +12,8 @@ from .. import shape_rules
 from ..common import normalize_data_format
 from .core import (C, _add_axis, _constant_like, _drop_axes, _drop_axis, _empty, _FreeAxis,
                    _is_engine_tensor, _keras_meta, _MAYBE_EMPTY, _nd, _np_dtype, _numpy_op,
-                   _one_hot, _pad, _resolve_sizes, _RunTime, _stack_mixed, _static_shape,
-                   _to_tensor, _var)
+                   _one_hot, _pad, _reshape, _resolve_sizes, _RunTime, _stack_mixed, _static_shape,
+                   _to_tensor, _transpose_node, _var)
 from .tensors import is_sparse, to_dense
 
 
@@ -49,10 +49,10 @@ def reshape(x, shape):
             raise ValueError('reshape: shape %r holds a negative size other than -1' % (shape,))
     if rest.count(-1) <= 1:
         if keep == 0:
-            return C.reshape(x, tuple(rest))
+            return _reshape(x, tuple(rest))
         if not rest:
             return x
-        return C.reshape(x, tuple(rest), begin_axis=keep)
+        return _reshape(x, tuple(rest), begin_axis=keep)
     if builtins.all(d is None or isinstance(d, int) for d in sizes):
         raise ValueError('reshape: shape %r has more than one unknown (-1 or None) size'
                          % (shape,))
@@ -60,7 +60,7 @@ def reshape(x, shape):
         target = shape
     else:
         target = _stack_mixed([-1 if d is None else d for d in shape])
-    target = C.reshape(target, (len(sizes),))
+    target = _reshape(target, (len(sizes),))
     static = [d if isinstance(d, int) and d >= 0 else None for d in sizes]
 
     def run(v, t):
@@ -78,7 +78,7 @@ def permute_dimensions(x, pattern):
     pattern = tuple(int(p) for p in pattern)
     if pattern == tuple(range(_nd(x))):
         return x
-    return C.transpose(x, pattern)
+    return _transpose_node(x, pattern)
 
 
 def _bilinear_matrix(n_in, n_out):
@@ -113,9 +113,9 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation='ne
             raise ValueError('resize_images: bilinear needs static spatial sizes')
         m = _bilinear_matrix(n, n * f).astype(_var(x).dtype)
         perm = [i for i in range(4) if i != a] + [a]
-        xt = C.transpose(x, perm)
+        xt = _transpose_node(x, perm)
         r = C.times(xt, C.constant(m.T))
-        x = C.transpose(r, [int(i) for i in np.argsort(perm)])
+        x = _transpose_node(r, [int(i) for i in np.argsort(perm)])
     return x
 
 
@@ -138,9 +138,9 @@ def repeat_elements(x, rep, axis):
         return x
     e = _add_axis(x, a + 1)
     e = C.splice(*([e] * rep), axis=a + 1)
-    return _keras_meta(C.reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
+    return _keras_meta(_reshape(e, (-1,), begin_axis=a, end_axis=a + 2)
                  if _static_shape(x)[a] is None else
-                 C.reshape(e, (_static_shape(x)[a] * rep,), begin_axis=a, end_axis=a + 2))
+                 _reshape(e, (_static_shape(x)[a] * rep,), begin_axis=a, end_axis=a + 2))
 
 
 def repeat(x, n):
@@ -250,14 +250,14 @@ def _repeat_axis(x, a, ones):
     nd_ = _nd(x)
     d = _static_shape(x)[a]
     if d == 1:
-        return C.element_times(x, C.reshape(ones, (-1,) + (1,) * (nd_ - a - 1)))
-    y = C.element_times(_add_axis(x, a), C.reshape(ones, (-1,) + (1,) * (nd_ - a)))
-    return C.reshape(y, (-1,), begin_axis=a, end_axis=a + 2)
+        return C.element_times(x, _reshape(ones, (-1,) + (1,) * (nd_ - a - 1)))
+    y = C.element_times(_add_axis(x, a), _reshape(ones, (-1,) + (1,) * (nd_ - a)))
+    return _reshape(y, (-1,), begin_axis=a, end_axis=a + 2)
 
 
 def flatten(x):
     """``C.reshape``."""
-    return C.reshape(_to_tensor(x), (-1,))
+    return _reshape(_to_tensor(x), (-1,))
 
 
 def batch_flatten(x):
@@ -267,8 +267,8 @@ def batch_flatten(x):
     if len(s) == 1:
         return _add_axis(x, 1)
     if builtins.all(d is not None for d in s[1:]):
-        return C.reshape(x, (int(np.prod(s[1:])),), begin_axis=1)
-    return C.reshape(x, (-1,), begin_axis=1)
+        return _reshape(x, (int(np.prod(s[1:])),), begin_axis=1)
+    return _reshape(x, (-1,), begin_axis=1)
 
 
 def expand_dims(x, axis=-1):
@@ -354,10 +354,10 @@ def reverse(x, axes):
                           grad_fn=lambda vals, _, g, a=a: np.flip(g, a), name='reverse')[0]
             continue
         perm = [i for i in range(n) if i != a] + [a]
-        xt = C.transpose(x, perm) if perm != list(range(n)) else x
+        xt = _transpose_node(x, perm) if perm != list(range(n)) else x
         flip = C.constant(np.eye(length)[::-1].astype(_var(x).dtype))
         r = C.times(xt, flip)
-        x = C.transpose(r, [int(i) for i in np.argsort(perm)]) if perm != list(range(n)) else r
+        x = _transpose_node(r, [int(i) for i in np.argsort(perm)]) if perm != list(range(n)) else r
     return x
 
 

@@ -12,8 +12,8 @@ from .. import checks, common, shape_rules
 from . import core
 from .core import (C, _after_control_updates, _constant, _constant_like, _dtype_of, _evaluate,
                    _INT_DTYPES, _is_engine_tensor, _keras_meta, _normalize_dtype, _np_dtype,
-                   _numpy_op, _parameter, _shape_arg, _SHAPE_SOURCES, _SparseLabels, _State,
-                   _static_shape, _storage_dtype, _to_tensor, _var)
+                   _numpy_op, _parameter, _reshape, _shape_arg, _SHAPE_SOURCES, _SparseLabels,
+                   _State, _static_shape, _storage_dtype, _to_tensor, _var)
 
 
 def is_sparse(tensor):
@@ -32,7 +32,7 @@ def to_dense(tensor):
         dense = tensor.dense
         n = _static_shape(dense)[1]
         pos = C.constant(np.arange(n, dtype=_var(dense).dtype))
-        keep = C.less(pos, C.reshape(tensor.lengths, (1,), begin_axis=1, end_axis=1))
+        keep = C.less(pos, _reshape(tensor.lengths, (1,), begin_axis=1, end_axis=1))
         return C.element_select(keep, dense, _constant_like(dense, 0))
     x = _to_tensor(tensor)
     v = _var(x)
@@ -86,7 +86,7 @@ def constant(value, dtype=None, shape=None, name=None):
     if _is_engine_tensor(value):     # a tensor: cast (and reshaped), as on TensorFlow
         out = cast(value, dtype or common.floatx())
         shape = shape_rules.constant_shape(shape)
-        return out if shape is None else C.reshape(out, shape)
+        return out if shape is None else _reshape(out, shape)
     value = np.asarray(value)
     if reported == 'bool':
         value = value.astype(bool)
@@ -198,7 +198,7 @@ def size(x, name=None):
             free = C.slice(free, axis, 0, 1)
     if np.dtype(free.dtype) != dt:
         free = C.cast(free, dt)
-    count = C.reshape(C.reduce_sum(C.ones_like(free), axis=C.Axis.all_static_axes()), ())
+    count = _reshape(C.reduce_sum(C.ones_like(free), axis=C.Axis.all_static_axes()), ())
     scale = int(np.prod(known))
     return count if scale == 1 else count * C.constant(np.asarray(scale, dtype=dt))
 
