@@ -14,6 +14,10 @@ from .session import learning_phase
 from .shapes import reverse
 
 
+#: the name prefix of the sequence axes ``rnn`` makes (``C.to_sequence``'s default)
+_SEQUENCE_AXIS_PREFIX = 'toSequence_'
+
+
 def _mask_like(m, target):
     """Reshape a (batch,) mask to broadcast against ``target`` (batch, ...)."""
     n = _nd(target)
@@ -61,14 +65,14 @@ def _batch_items(x):
     """A static ``(B, ...)`` tensor as ``B`` items on CNTK's dynamic batch axis, each of shape
     ``(1, ...)`` (``C.to_batch``): the unit axis keeps the Keras batch axis in place for the ops of
     a step function."""
-    return C.to_batch(_add_axis(x, 1))
+    return _op(_SWIG.to_batch, _add_axis(x, 1))
 
 
 def _unbatch_items(x, sizes):
     """Back from ``_batch_items``-style items (``C.unpack_batch``): the leading axes get the
     static ``sizes`` (batch first, None for free), which replace the items' leading axes up to
     their unit axis (one reshape)."""
-    u = C.unpack_batch(x)
+    u = _op(_SWIG.unpack_batch, x)
     n = len(sizes)
     shp = _static_shape(u)
     end = n + 1 if len(shp) > n and shp[n] == 1 else n
@@ -105,11 +109,12 @@ def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards
         mask = reverse(mask, 1) if mask is not None else None
     batch = _static_shape(inputs)[0]
     sizes = _batch_sizes(inputs, states, mask)
-    xs = C.to_sequence(C.to_batch(_add_axis(inputs, 2)))
+    xs = _op(_SWIG.to_sequence, _op(_SWIG.to_batch, _add_axis(inputs, 2)),
+             _SEQUENCE_AXIS_PREFIX)
 
     def spread(c):
         if _nd(c) >= 1 and _static_shape(c)[0] in sizes:
-            return C.sequence.broadcast_as(_batch_items(c), xs)
+            return _op(_SWIG.broadcast_as, _batch_items(c), xs)
         return c
     consts = _map_constants(spread, constants)
     inits = [_batch_items(s) for s in states]
@@ -117,7 +122,7 @@ def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards
              for i in inits]
     # the steps' layout, stated: CNTK would otherwise give a delayed value the layout of its
     # initial state (one step) when an op reads it before any other sequence tensor
-    prevs = [C.reconcile_dynamic_axes(C.sequence.past_value(ph, initial_state=i), xs)
+    prevs = [_op(_SWIG.reconcile_dynamic_axes, _op(_SWIG.past_value, ph, i, 1), xs)
              for ph, i in zip(slots, inits)]
     out, new_states = step_function(xs, prevs + consts)
     out = _to_tensor(out)
@@ -142,9 +147,9 @@ def _rnn_recurrence(step_function, inputs, states, constants, mask, go_backwards
     if binding:
         body.replace_placeholders(binding)
     steps = _static_shape(inputs)[1]
-    outputs = _unbatch_items(C.sequence.unpack(out, 0., no_mask_output=True), (batch, steps))
-    last = _unbatch_items(C.sequence.last(out), (batch,))
-    return last, outputs, [_unbatch_items(C.sequence.last(ns), (batch,)) for ns in new_states]
+    outputs = _unbatch_items(_op(_SWIG.unpack, out, 0., True), (batch, steps))
+    last = _unbatch_items(_op(_SWIG.last, out), (batch,))
+    return last, outputs, [_unbatch_items(_op(_SWIG.last, ns), (batch,)) for ns in new_states]
 
 
 #: static time lengths up to this are written out even with ``unroll=False``: a Keras 2.3.1

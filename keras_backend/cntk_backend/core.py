@@ -191,8 +191,9 @@ def _dtype_of(x):
 def _op(swig_op, *operands):
     """The node ``swig_op(*operands)`` as a ``C.Function``: ``swig_op`` is CNTK's SWIG
     function of an op (``_SWIG.sqrt``, ``_SWIG.element_select``, ...), ``operands`` CNTK
-    tensors of one dtype (the caller's to see to), the node unnamed. What ``C.sqrt(x)``
-    builds, without its sanitising."""
+    tensors of one dtype (the caller's to see to) and, after them, the op's other arguments
+    in the SWIG function's order (numbers, strings: passed as they are), the node unnamed.
+    What ``C.sqrt(x)`` builds, without its sanitising."""
     node = swig_op(*([_raw(t) for t in operands] + ['']))
     node.__class__ = C.Function
     return node
@@ -1755,6 +1756,34 @@ class _GraphIndex(object):
         return list(grads.values()), list(params.values())
 
 
+def _universal_learner(update_graph, grads, params):
+    """CNTK's universal learner running ``update_graph`` (the updates that read ``grads``,
+    the ``gradients`` outputs of ``params``), as ``C.universal`` builds it: a constant of
+    zeros per parameter stands for its gradient (the learner feeds it the values of the
+    backward pass), in place of each ``gradients`` output in a clone of the graph. The
+    constants come from CNTK's SWIG constructor (``C.universal`` reads the update function's
+    signature through ``inspect`` and makes each constant through CNTK's Python function).
+
+    Raises:
+        ValueError: for a parameter whose shape CNTK has not inferred yet.
+    """
+    dev = C.cntk_py.DeviceDescriptor.use_default_device()
+    slots = []
+    for p in params:
+        shape = tuple(p.shape)
+        if builtins.any(d < 0 for d in shape):
+            raise ValueError('parameter %s has inferred dimensions' % (p,))
+        c = C.cntk_py.Constant(shape, _SWIG.Variable_get_data_type(_raw(p)), 0., dev, 'grad')
+        c.__class__ = C.Constant
+        slots.append(c)
+    by_param = dict((p.uid, c) for p, c in zip(params, slots))
+    graph = update_graph.clone(C.CloneMethod.share, dict(
+        (g, by_param[_GRADIENT_OF[g.uid][1].uid]) for g in grads))
+    learner = C.cntk_py.universal_learner(params, slots, graph)
+    _as_cntk_class(learner)     # CNTK's Python class, as C.universal gives it (in place)
+    return learner
+
+
 def _forward_values(graph, args, feed):
     """The numpy value of each output of CNTK Function ``graph`` for ``feed`` (argument ->
     array), keyed by ``graph``'s output Variables: CNTK's own ``_forward`` with the maps
@@ -1894,14 +1923,8 @@ class Function(object):
         params = list(params.values())
         if builtins.any(index.reads_argument(v) for v in upd):
             return None  # an update reads an input: use the general path
-        update_graph = C.combine(upd)
-
-        def update_fn(ps, gs):
-            by_param = dict((p.uid, gv) for p, gv in zip(ps, gs))
-            return update_graph.clone(C.CloneMethod.share, dict(
-                (g, by_param[_GRADIENT_OF[g.uid][1].uid]) for g in grads))
         try:
-            learner = C.universal(update_fn, params)
+            learner = _universal_learner(C.combine(upd), grads, params)
         except Exception:  # an update graph CNTK's learner cannot take
             return None
         return {'loss': loss, 'params': set(params), 'learner': learner,
