@@ -30,11 +30,15 @@ runs the same side and model once into a folder of its own and measures a second
 (TensorFlow keeps no compile cache between processes: warm is then the same as cold, and is not
 run; for Keras 3 on JAX neither). Sides alternate round by round; medians are printed,
 and the ratio ours / anchor of ``first`` (below 1.00x: ours faster), and of ``first`` +
-``import`` (the whole first minute, what the user waits for). Commands::
+``import`` (the whole first minute, what the user waits for). ``--baseline PATH`` adds a
+side ``baseline``: the keras_backend checkout at ``PATH`` (an earlier commit, ``git worktree
+add``), measured as ours is, in the same rounds (a change's before and after, side by side
+with the anchor on a machine whose speed drifts). Commands::
 
     .venv/bin/python benchmarks/first_minute.py --engine tensorflow
     .venv/bin/python benchmarks/first_minute.py --engine jax --models densenet121,mlp
     .venv36/bin/python benchmarks/first_minute.py --engine theano --cache warm
+    .venv36/bin/python benchmarks/first_minute.py --engine cntk --models mlp --baseline ../old
 
 Python 3.6 compatible (the CNTK and Theano runs).
 """
@@ -143,9 +147,12 @@ def run_one(args, side, name):
     """One worker process (after a filling run for ``--cache warm``); its result dict."""
     cached = args.engine in COMPILE_CACHED or args.engine == XLA_CACHED
     cache_dir = tempfile.mkdtemp(prefix='first-minute-') if cached else None
+    repo = args.repo
+    if side == 'baseline':       # ours, from the other checkout
+        side, repo = 'ours', args.baseline
     cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
            '--worker', side, '--model', name]
-    env = kb.worker_env(args.engine, side, args.repo, cache_dir)
+    env = kb.worker_env(args.engine, side, repo, cache_dir)
     try:
         runs = 2 if (args.cache == 'warm' and cache_dir is not None) else 1
         for _ in range(runs):
@@ -183,6 +190,8 @@ def main():
     parser.add_argument('--cache', choices=('cold', 'warm'), default='cold')
     parser.add_argument('--sides', help='comma-separated: ours and/or the anchor (default both)')
     parser.add_argument('--repo', default=kb.ROOT, help='the keras_backend checkout to measure')
+    parser.add_argument('--baseline', metavar='PATH',
+                        help='another keras_backend checkout, measured beside ours')
     parser.add_argument('--timeout', type=int, default=1800)
     parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
     parser.add_argument('--worker', help=argparse.SUPPRESS)
@@ -206,6 +215,10 @@ def main():
     _compile_bytecode(args.repo)
     available, notes = kb.preflight(args.engine)
     sides = [('ours', 'keras_backend')]
+    if args.baseline:
+        args.baseline = os.path.abspath(args.baseline)
+        _compile_bytecode(args.baseline)
+        sides.append(('baseline', 'keras_backend at %s' % args.baseline))
     anchor = next((s for s in kb.SIDES[args.engine] if s[0] in ANCHOR_SIDES), None)
     if anchor is not None and anchor[0] in [s for s, _ in available]:
         sides.append(anchor)
@@ -245,13 +258,15 @@ def main():
         return row['first'] + row['import']
 
     for name in models:
-        anchor = med[sides[-1][0]][name] if len(sides) > 1 else None
+        anchor_side = next((side for side, _ in sides if side in ANCHOR_SIDES), None)
+        anchor = med[anchor_side][name] if anchor_side else None
         for side, _ in sides:
             row = med[side][name]
             cells = ''.join('%9s' % ('-' if row[p] is None else '%.2f' % row[p])
                             for p in PHASES + ('first',))
             ratio = ratio_all = ''
-            if side == 'ours' and anchor and anchor['first'] and row['first'] is not None:
+            if side in ('ours', 'baseline') and anchor and anchor['first'] and \
+                    row['first'] is not None:
                 ratio = '%.2fx' % (row['first'] / anchor['first'])
                 if with_import(row) is not None and with_import(anchor):
                     ratio_all = '%.2fx' % (with_import(row) / with_import(anchor))
