@@ -602,3 +602,47 @@ def test_a_training_plans_walk_keeps_the_row_values_its_step_reads(monkeypatch):
     tv = np.eye(3, dtype='float32')[[0, 1, 2, 0]]
     # equal logits (w of ones, b of zeros): each class 1/3
     np.testing.assert_allclose(f([xv, tv])[0], np.log(3.), rtol=1e-6)
+
+
+def test_the_learner_leaves_out_the_relu_under_sqrt(monkeypatch):
+    # K.sqrt puts a relu under CNTK's sqrt for the gradient only (CNTK's sqrt clamps at 0
+    # itself): the learner's update graph, which is only evaluated, reads the relu's input,
+    # also where it is a gradient; the values stay numpy's, NaN included (the guard stays)
+    import cntk as C
+    from keras_backend.cntk_backend import core
+    graphs = []
+    real = C.cntk_py.universal_learner
+
+    def spy(params, slots, graph):
+        graphs.append(graph)
+        return real(params, slots, graph)
+
+    monkeypatch.setattr(C.cntk_py, 'universal_learner', spy)
+    x = K.placeholder((None, 3))
+    w0, a0 = np.array([1., -2., .5], 'float32'), np.zeros(3, 'float32')
+    w, a = K.variable(w0), K.variable(a0)
+    loss = K.sum(x * w)
+    g = K.gradients(loss, [w])[0]
+    f = K.function([x], [loss], updates=[K.update(w, w - 0.1 * K.sqrt(g)),
+                                         K.update(a, a + K.sqrt(g - 1.))])
+    xv = np.array([[3., -1., 1.], [1., -1., np.nan]], 'float32')
+    f([xv])
+    assert f._train is not None and len(graphs) == 1
+    ops, seen, stack = [], set(), [o.owner for o in graphs[0].outputs]
+    while stack:
+        fn = stack.pop()
+        if fn.uid not in seen:
+            seen.add(fn.uid)
+            ops.append(fn.op_name)
+            stack.extend(i.owner for i in fn.inputs if i.is_output)
+    assert ops.count('Sqrt') == 2 and 'ReLU' not in ops, ops
+    gv = xv.sum(axis=0)                                  # [4, -2, nan]
+    with np.errstate(invalid='ignore'):
+        np.testing.assert_allclose(K.get_value(w), w0 - 0.1 * np.sqrt(np.maximum(gv, 0)),
+                                   rtol=1e-6, equal_nan=True)
+        np.testing.assert_allclose(K.get_value(a), a0 + np.sqrt(np.maximum(gv - 1., 0)),
+                                   rtol=1e-6, equal_nan=True)
+    assert np.isnan(K.get_value(w)[2]) and np.isnan(K.get_value(a)[2])
+    # a gradient through K.sqrt is still 0 below 0
+    v = K.variable(np.array([-1., 4.], 'float32'))
+    np.testing.assert_allclose(K.eval(K.gradients(K.sum(K.sqrt(v)), [v])[0]), [0., .25])

@@ -11,8 +11,8 @@ import numpy as np
 from .. import shape_rules
 from .core import (C, INDEX_INPUTS, dtype, keep_nan, whole_indices, _add_axis, _coerce_pair,
                    _constant_like, _drop_axes, _drop_axis, _is_engine_tensor, _keras_meta, _nd,
-                   _numpy_op, _op, _per_sample, _reshape, _shape_arg, _static_shape, _SWIG,
-                   _to_tensor, _transpose_node, _unbatch, _var)
+                   _numpy_op, _op, _per_sample, _reshape, _shape_arg, _sqrt_clamp,
+                   _static_shape, _SWIG, _to_tensor, _transpose_node, _unbatch, _var)
 
 
 def dot(x, y):
@@ -269,9 +269,11 @@ def sqrt(x):
     """``C.sqrt``; negatives are clipped to 0 first (as Keras does) by ``C.relu`` (one
     primitive, where ``element_max`` is a block of three: ResNet50's Adam graph has 215
     square roots, and its first update took 0.4-0.7 s longer), a NaN stays NaN (CNTK's own
-    ``sqrt`` gives 0 for it; ``core.keep_nan``)."""
+    ``sqrt`` gives 0 for it; ``core.keep_nan``). CNTK's ``sqrt`` clamps at 0 by itself: the
+    ``relu`` is there for the gradient (0 below 0), and a learner's update graph, which is
+    only evaluated, leaves it out (``core._sqrt_clamp``)."""
     x = _to_tensor(x)
-    return keep_nan(x, _op(_SWIG.sqrt, _op(_SWIG.re_lu, x)))
+    return keep_nan(x, _op(_SWIG.sqrt, _sqrt_clamp(x)))
 
 
 def exp(x):
