@@ -30,7 +30,10 @@ runs the same side and model once into a folder of its own and measures a second
 (TensorFlow keeps no compile cache between processes: warm is then the same as cold, and is not
 run; for Keras 3 on JAX neither). Sides alternate round by round; medians are printed,
 and the ratio ours / anchor of ``first`` (below 1.00x: ours faster), and of ``first`` +
-``import`` (the whole first minute, what the user waits for). ``--baseline PATH`` adds a
+``import`` (the whole first minute, what the user waits for); ``paired``: the median and
+quartiles of each round's own ratio, whose two sides ran seconds apart (a drift of the
+machine's speed moves it less). Cells are in milliseconds where every median is under a
+second. ``--baseline PATH`` adds a
 side ``baseline``: the keras_backend checkout at ``PATH`` (an earlier commit, ``git worktree
 add``), measured as ours is, in the same rounds (a change's before and after, side by side
 with the anchor on a machine whose speed drifts). Commands::
@@ -45,6 +48,7 @@ Python 3.6 compatible (the CNTK and Theano runs).
 from __future__ import print_function
 
 import argparse
+import builtins
 import json
 import os
 import platform
@@ -172,6 +176,21 @@ def _median(values):
     return float(np.median(values)) if values else None
 
 
+def _paired(mine, anchor, key):
+    """The median and quartiles over rounds of ``key(mine[i]) / key(anchor[i])``: each
+    round's ratio of two sides measured seconds apart, which a drift of the machine's speed
+    over the minutes of a run moves less than the ratio of the two sides' medians; None
+    without a complete pair."""
+    ratios = []
+    for a, b in zip(mine, anchor):
+        x, y = key(a), key(b)
+        if x is not None and y:
+            ratios.append(x / y)
+    if not ratios:
+        return None
+    return tuple(float(q) for q in np.percentile(ratios, [50, 25, 75]))
+
+
 def _compile_bytecode(repo):
     """Write the bytecode of ``repo``'s ``keras_backend`` for this interpreter, as ``pip
     install`` does for an installed package (and did for Keras and the engines, whose
@@ -243,17 +262,24 @@ def main():
     med = dict((side, dict((m, dict((p, _median([res.get(p) for res in runs[side][m]]))
                                     for p in PHASES + ('first',))) for m in models))
                for side, _ in sides)
-    print('\nThe first minute on %s (Python %s, %s cache): %d round(s), medians in seconds; '
+    # seconds, or milliseconds where every median is under a second (the small models)
+    scale, unit = 1., 'seconds'
+    if builtins.all(v is None or v < 1. for side in med.values() for row in side.values()
+                    for v in row.values()):
+        scale, unit = 1000., 'milliseconds'
+    print('\nThe first minute on %s (Python %s, %s cache): %d round(s), medians in %s; '
           '%.0f s in all' % (args.engine, platform.python_version(), args.cache, args.rounds,
-                             time.time() - started))
+                             unit, time.time() - started))
     for side, label in sides:
         print('  %s: %s' % (side, label))
+    print('ratio: of the medians; paired: the median [quartiles] of the rounds\' own ratios '
+          '(ours / anchor in the same round)')
     header = '%-12s %-16s' % ('model', 'side') + ''.join('%9s' % p for p in PHASES) + \
-        '%9s %8s %12s' % ('first', 'ratio', '+import')
+        '%9s %8s %12s %22s' % ('first', 'ratio', '+import', 'paired (+import)')
     print(header)
 
     def with_import(row):
-        if row['first'] is None or row['import'] is None:
+        if row.get('first') is None or row.get('import') is None:
             return None
         return row['first'] + row['import']
 
@@ -262,15 +288,23 @@ def main():
         anchor = med[anchor_side][name] if anchor_side else None
         for side, _ in sides:
             row = med[side][name]
-            cells = ''.join('%9s' % ('-' if row[p] is None else '%.2f' % row[p])
+            cells = ''.join('%9s' % ('-' if row[p] is None else
+                                     '%.2f' % (row[p] * scale))
                             for p in PHASES + ('first',))
-            ratio = ratio_all = ''
+            ratio = ratio_all = paired = ''
             if side in ('ours', 'baseline') and anchor and anchor['first'] and \
                     row['first'] is not None:
                 ratio = '%.2fx' % (row['first'] / anchor['first'])
                 if with_import(row) is not None and with_import(anchor):
                     ratio_all = '%.2fx' % (with_import(row) / with_import(anchor))
-            print('%-12s %-16s%s %8s %12s' % (name, side, cells, ratio, ratio_all))
+                first = _paired(runs[side][name], runs[anchor_side][name],
+                                lambda r: r.get('first'))
+                whole = _paired(runs[side][name], runs[anchor_side][name], with_import)
+                if first is not None:
+                    paired = '%.2fx [%.2f-%.2f]' % first
+                    if whole is not None:
+                        paired += ' (%.2fx)' % whole[0]
+            print('%-12s %-16s%s %8s %12s %22s' % (name, side, cells, ratio, ratio_all, paired))
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'runs': runs, 'medians': med, 'engine': args.engine,
