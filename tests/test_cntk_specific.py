@@ -646,3 +646,29 @@ def test_the_learner_leaves_out_the_relu_under_sqrt(monkeypatch):
     # a gradient through K.sqrt is still 0 below 0
     v = K.variable(np.array([-1., 4.], 'float32'))
     np.testing.assert_allclose(K.eval(K.gradients(K.sum(K.sqrt(v)), [v])[0]), [0., .25])
+
+
+def test_engine_int_shape_reads_the_batch_axis_as_the_dynamic_axes_say():
+    # _engine_int_shape asks CNTK whether a tensor has a batch or a sequence axis (two
+    # bools) before it asks for its dynamic axes: the answer is the one the axes give
+    import cntk as C
+    from keras_backend.cntk_backend import core
+
+    def from_axes(t):
+        v = t.output if isinstance(t, C.Function) else t
+        s = tuple(None if d < 0 else d for d in v.shape)
+        axes = v.dynamic_axes
+        if not axes or any(a.is_sequence_axis for a in axes):
+            return s
+        return (None,) * len(axes) + s
+
+    free = K.placeholder((None, 3))
+    batch = C.input_variable((4,))
+    seq = C.sequence.input_variable((2, 5))
+    cases = {'free': (free, (None, 3)), 'free op': (K.exp(free), (None, 3)),
+             'batch': (batch, (None, 4)), 'batch op': (C.relu(batch), (None, 4)),
+             'sequence': (seq, (2, 5)), 'sequence op': (C.tanh(seq), (2, 5)),
+             'constant': (K.constant(np.ones((2, 2), 'float32')), (2, 2))}
+    for name, (t, want) in cases.items():
+        assert core._engine_int_shape(t) == from_axes(t) == want, name
+        assert core._engine_int_shape(t) == want, name          # asked again (kept)

@@ -573,17 +573,24 @@ def _static_shape(x):
     answer (in its ``__dict__``, beside Keras' ``_keras_shape``) where no size is left to
     CNTK's inference, which alone could still change it."""
     if isinstance(x, _TENSOR_CLASSES):
-        held = x.__dict__
-        known = held.get('_kb_static_shape')
-        if known is not None:
-            return known
-        v = _SWIG.Function_output(x) if isinstance(x, C.Function) else x
-        dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(v))
-        shape = tuple(None if d < 0 else int(d) for d in dims)
-        if builtins.all(d >= 0 or d == _FREE for d in dims):
-            held['_kb_static_shape'] = shape
-        return shape
+        return _held_static_shape(x, None)
     return tuple(None if d < 0 else int(d) for d in x.shape)
+
+
+def _held_static_shape(x, v):
+    """``_static_shape`` of CNTK tensor ``x``, whose Variable (``_raw(x)``) is ``v`` where
+    the caller has it already (None: made here when needed)."""
+    held = x.__dict__
+    known = held.get('_kb_static_shape')
+    if known is not None:
+        return known
+    if v is None:
+        v = _SWIG.Function_output(x) if isinstance(x, C.Function) else x
+    dims = _SWIG.NDShape_dimensions(_SWIG.Variable_shape(v))
+    shape = tuple(None if d < 0 else int(d) for d in dims)
+    if builtins.all(d >= 0 or d == _FREE for d in dims):
+        held['_kb_static_shape'] = shape
+    return shape
 
 
 def _nd(x):
@@ -611,16 +618,16 @@ def _engine_int_shape(x):
         x = x.dense
     if not _is_engine_tensor(x):
         return tuple(np.shape(x))
+    # SWIG's own calls (every checked op asks this of each tensor argument), one Python
+    # object made for a Function's output, and none for its dynamic axes where it has no
+    # batch axis (our tensors but a recurrence's own)
     v = _raw(x)
-    s = _static_shape(v)
-    # SWIG's own calls: every checked op asks this of each tensor argument
-    axes = _SWIG.Variable_dynamic_axes(v)
-    if not axes:
+    s = _held_static_shape(x, v)
+    if _SWIG.Variable_has_sequence_axis(v) or not _SWIG.Variable_has_batch_axis(v):
+        # no dynamic axis, or a step of a recurrence (rnn, foldl/foldr): its static shape
+        # is its Keras shape (every dynamic axis but the batch axis is a sequence axis)
         return s
-    if builtins.any(_SWIG.Axis_is_sequence_axis(a) for a in axes):
-        # a step of a recurrence (rnn, foldl/foldr): its static shape is its Keras shape
-        return s
-    return (None,) * len(axes) + s
+    return (None,) * len(_SWIG.Variable_dynamic_axes(v)) + s
 
 
 # The API's ``int_shape`` and ``dtype`` (bound under their names in the ``tensors`` section of
