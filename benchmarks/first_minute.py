@@ -33,7 +33,13 @@ and the ratio ours / anchor of ``first`` (below 1.00x: ours faster), and of ``fi
 ``import`` (the whole first minute, what the user waits for); ``paired``: the median and
 quartiles of each round's own ratio, whose two sides ran seconds apart (a drift of the
 machine's speed moves it less). Cells are in milliseconds where every median is under a
-second. ``--baseline PATH`` adds a
+second. ``--instructions`` counts instructions instead (valgrind's callgrind, on the main
+thread, with one BLAS/OpenMP thread and Python's hash seed fixed; each phase ends at an
+``os.getppid`` call where
+callgrind dumps): the same count in every run, where the wall-clock time of this machine's
+CPUs moves by up to 1.5x within a second, so that a change of a few percent shows (between
+checkouts of ours: another side's helper threads may spin on the main thread as well). It
+leaves out what instructions do not show (memory stalls, other threads). ``--baseline PATH`` adds a
 side ``baseline``: the keras_backend checkout at ``PATH`` (an earlier commit, ``git worktree
 add``), measured as ours is, in the same rounds (a change's before and after, side by side
 with the anchor on a machine whose speed drifts). Commands::
@@ -42,6 +48,7 @@ with the anchor on a machine whose speed drifts). Commands::
     .venv/bin/python benchmarks/first_minute.py --engine jax --models densenet121,mlp
     .venv36/bin/python benchmarks/first_minute.py --engine theano --cache warm
     .venv36/bin/python benchmarks/first_minute.py --engine cntk --models mlp --baseline ../old
+    .venv36/bin/python benchmarks/first_minute.py --engine cntk --instructions --sides ours,baseline --baseline ../old
 
 Python 3.6 compatible (the CNTK and Theano runs).
 """
@@ -49,6 +56,7 @@ from __future__ import print_function
 
 import argparse
 import builtins
+import gc
 import json
 import os
 import platform
@@ -106,18 +114,40 @@ def _data(engine, name, side):
     return x, np.eye(10, dtype='float32')[y[:kb.BATCH]]
 
 
+#: set in a worker's environment by ``--instructions``: the worker calls ``os.getppid`` at
+#: each phase's end, where callgrind (``--dump-before=getppid``) writes its counts, then
+#: collects garbage and calls it again (a dump of the collection alone, left out): where
+#: Python's full collections fall (20-30 million instructions each, after a count of
+#: allocations) does not move a phase's count
+MARKS_ENV = 'FIRST_MINUTE_MARKS'
+
+#: what each of callgrind's dumps counts, in the order the worker marks them
+MARKED = ('startup', 'import', 'data', 'build', 'compile', 'train1', 'eval1', 'predict1',
+          'train2')
+
+
+def _mark():
+    if os.environ.get(MARKS_ENV):
+        os.getppid()
+        gc.collect()
+        os.getppid()
+
+
 def worker(engine, side, name):
     """Measure one (side, model) in this process; return the phases' seconds as a dict."""
     times = {}
+    _mark()
     start = time.perf_counter()
     keras, layers, sequential, _, _, set_seed = kb._import_framework(side)
     times['import'] = time.perf_counter() - start
+    _mark()
     if side.startswith('ours') and keras.__version__ != '2.3.1':
         raise RuntimeError('found Keras %s, this benchmark needs 2.3.1' % keras.__version__)
     np.random.seed(kb.SEED)
     if set_seed is not None:
         set_seed(kb.SEED)
     x, y = _data(engine, name, side)
+    _mark()
     if engine in COMPILE_CACHED and name in APPLICATIONS:
         # Theano's gradient and its optimizer recurse once per node along the graph's depth:
         # at Python's default limit (1000) Keras' own Theano backend, like ours, raises
@@ -131,9 +161,11 @@ def worker(engine, side, name):
         model = kb.build(name, layers, sequential, side.startswith('tf_keras'),
                          keras if side.startswith('keras3_') else None)
     times['build'] = time.perf_counter() - start
+    _mark()
     start = time.perf_counter()
     model.compile(optimizer='adam', loss='categorical_crossentropy')
     times['compile'] = time.perf_counter() - start
+    _mark()
     for phase, call in (('train1', lambda: model.train_on_batch(x, y)),
                         ('eval1', lambda: model.test_on_batch(x, y)),
                         ('predict1', lambda: model.predict_on_batch(x)),
@@ -141,6 +173,7 @@ def worker(engine, side, name):
         start = time.perf_counter()
         call()
         times[phase] = time.perf_counter() - start
+        _mark()
     times['first'] = sum(times[p] for p in FIRST)
     times['params'] = int(model.count_params())
     times['keras'] = '%s %s' % (keras.__name__, keras.__version__)
@@ -157,6 +190,16 @@ def run_one(args, side, name):
     cmd = [sys.executable, '-W', 'ignore', os.path.abspath(__file__), '--engine', args.engine,
            '--worker', side, '--model', name]
     env = kb.worker_env(args.engine, side, repo, cache_dir)
+    counts_dir = None
+    if args.instructions:
+        counts_dir = tempfile.mkdtemp(prefix='first-minute-ir-')
+        cmd = ['setarch', platform.machine(), '-R',   # no address randomisation
+               'valgrind', '--tool=callgrind', '--separate-threads=yes',
+               '--dump-before=getppid', '--callgrind-out-file=%s' % os.path.join(
+                   counts_dir, 'cg.%p')] + cmd
+        env = dict(env, **dict((k, '1') for k in (
+            MARKS_ENV, 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS')))
+        env['PYTHONHASHSEED'] = '0'     # the same order of every set and dict in each run
     try:
         runs = 2 if (args.cache == 'warm' and cache_dir is not None) else 1
         for _ in range(runs):
@@ -165,10 +208,41 @@ def run_one(args, side, name):
                                       universal_newlines=True, timeout=args.timeout, env=env)
             except subprocess.TimeoutExpired:
                 return {'error': 'timed out after %d s' % args.timeout}
+        result = kb.worker_result(proc)
+        if counts_dir is not None and 'error' not in result:
+            result.update(_instruction_counts(counts_dir))
     finally:
         if cache_dir is not None:
             shutil.rmtree(cache_dir, ignore_errors=True)
-    return kb.worker_result(proc)
+        if counts_dir is not None:
+            shutil.rmtree(counts_dir, ignore_errors=True)
+    return result
+
+
+def _instruction_counts(folder):
+    """The phases' instructions on the main thread (callgrind's dumps of a worker marked
+    with ``MARKS_ENV``), in place of their seconds, and ``first`` their sum."""
+    counts = {}
+    for entry in os.listdir(folder):
+        # cg.<pid>.<dump number>-<thread number>; thread 01 is the main one; dumps 1, 3, 5...
+        # end the phases, the even ones are the collections between them
+        tail = entry.rsplit('.', 1)[-1]
+        if not tail.endswith('-01') or not tail[:-3].isdigit():
+            continue
+        dump = int(tail[:-3])
+        number = (dump + 1) // 2
+        if dump % 2 and 1 <= number <= len(MARKED):
+            with open(os.path.join(folder, entry)) as f:
+                for line in f:
+                    if line.startswith('summary:'):
+                        counts[MARKED[number - 1]] = float(line.split()[1])
+                        break
+    missing = [p for p in PHASES if p not in counts]
+    if missing:
+        return {'error': 'callgrind counted no %s' % ', '.join(missing)}
+    out = dict((p, counts[p]) for p in PHASES)
+    out['first'] = sum(counts[p] for p in FIRST)
+    return out
 
 
 def _median(values):
@@ -213,6 +287,9 @@ def main():
                         help='another keras_backend checkout, measured beside ours')
     parser.add_argument('--timeout', type=int, default=1800)
     parser.add_argument('--json', metavar='PATH', help='save every run and the medians here')
+    parser.add_argument('--instructions', action='store_true',
+                        help="count each phase's instructions (valgrind's callgrind, main "
+                             "thread, one BLAS/OpenMP thread) instead of timing it")
     parser.add_argument('--worker', help=argparse.SUPPRESS)
     parser.add_argument('--model', help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -264,8 +341,10 @@ def main():
                for side, _ in sides)
     # seconds, or milliseconds where every median is under a second (the small models)
     scale, unit = 1., 'seconds'
-    if builtins.all(v is None or v < 1. for side in med.values() for row in side.values()
-                    for v in row.values()):
+    if args.instructions:
+        scale, unit = 1e-6, 'millions of instructions (callgrind)'
+    elif builtins.all(v is None or v < 1. for side in med.values() for row in side.values()
+                      for v in row.values()):
         scale, unit = 1000., 'milliseconds'
     print('\nThe first minute on %s (Python %s, %s cache): %d round(s), medians in %s; '
           '%.0f s in all' % (args.engine, platform.python_version(), args.cache, args.rounds,
