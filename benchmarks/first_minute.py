@@ -200,6 +200,8 @@ def run_one(args, side, name):
         env = dict(env, **dict((k, '1') for k in (
             MARKS_ENV, 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS')))
         env['PYTHONHASHSEED'] = '0'     # the same order of every set and dict in each run
+        env['KMP_BLOCKTIME'] = '0'      # OpenMP's waits sleep at once (no spinning, whose
+        # count depends on time)
     try:
         runs = 2 if (args.cache == 'warm' and cache_dir is not None) else 1
         for _ in range(runs):

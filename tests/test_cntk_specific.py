@@ -650,7 +650,8 @@ def test_the_learner_leaves_out_the_relu_under_sqrt(monkeypatch):
 
 def test_engine_int_shape_reads_the_batch_axis_as_the_dynamic_axes_say():
     # _engine_int_shape asks CNTK whether a tensor has a batch or a sequence axis (two
-    # bools) before it asks for its dynamic axes: the answer is the one the axes give
+    # bools) before it asks for its dynamic axes: the answer is the one the axes give, a
+    # placeholder's unknown axes included
     import cntk as C
     from keras_backend.cntk_backend import core
 
@@ -668,6 +669,7 @@ def test_engine_int_shape_reads_the_batch_axis_as_the_dynamic_axes_say():
     cases = {'free': (free, (None, 3)), 'free op': (K.exp(free), (None, 3)),
              'batch': (batch, (None, 4)), 'batch op': (C.relu(batch), (None, 4)),
              'sequence': (seq, (2, 5)), 'sequence op': (C.tanh(seq), (2, 5)),
+             'unknown axes': (C.placeholder(shape=(3,)), (None, 3)),
              'constant': (K.constant(np.ones((2, 2), 'float32')), (2, 2))}
     for name, (t, want) in cases.items():
         assert core._engine_int_shape(t) == from_axes(t) == want, name

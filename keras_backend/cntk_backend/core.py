@@ -619,15 +619,17 @@ def _engine_int_shape(x):
     if not _is_engine_tensor(x):
         return tuple(np.shape(x))
     # SWIG's own calls (every checked op asks this of each tensor argument), one Python
-    # object made for a Function's output, and none for its dynamic axes where it has no
-    # batch axis (our tensors but a recurrence's own)
+    # object made for a Function's output, and none for its dynamic axes where it has none
+    # (CNTK's two booleans say so: our tensors, but a recurrence's own and sparse inputs)
     v = _raw(x)
     s = _held_static_shape(x, v)
-    if _SWIG.Variable_has_sequence_axis(v) or not _SWIG.Variable_has_batch_axis(v):
-        # no dynamic axis, or a step of a recurrence (rnn, foldl/foldr): its static shape
-        # is its Keras shape (every dynamic axis but the batch axis is a sequence axis)
+    if not _SWIG.Variable_has_batch_axis(v) and not _SWIG.Variable_has_sequence_axis(v):
         return s
-    return (None,) * len(_SWIG.Variable_dynamic_axes(v)) + s
+    axes = _SWIG.Variable_dynamic_axes(v)
+    if builtins.any(_SWIG.Axis_is_sequence_axis(a) for a in axes):
+        # a step of a recurrence (rnn, foldl/foldr): its static shape is its Keras shape
+        return s
+    return (None,) * len(axes) + s
 
 
 # The API's ``int_shape`` and ``dtype`` (bound under their names in the ``tensors`` section of
