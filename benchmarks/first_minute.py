@@ -34,12 +34,11 @@ and the ratio ours / anchor of ``first`` (below 1.00x: ours faster), and of ``fi
 quartiles of each round's own ratio, whose two sides ran seconds apart (a drift of the
 machine's speed moves it less). Cells are in milliseconds where every median is under a
 second. ``--instructions`` counts instructions instead (valgrind's callgrind, on the main
-thread, with one BLAS/OpenMP thread and Python's hash seed fixed; each phase ends at an
-``os.getppid`` call where
-callgrind dumps): the same count in every run, where the wall-clock time of this machine's
-CPUs moves by up to 1.5x within a second, so that a change of a few percent shows (between
-checkouts of ours: another side's helper threads may spin on the main thread as well). It
-leaves out what instructions do not show (memory stalls, other threads). ``--baseline PATH`` adds a
+thread, one BLAS/OpenMP thread whose waits do not spin, Python's hash seed fixed; each
+phase ends at an ``os.getppid`` call where callgrind dumps): the same count in every run,
+where the wall-clock time of this machine's CPUs moves by up to 1.5x within a second, so
+that a change of a few percent shows, also against an anchor. It leaves out what
+instructions do not show (memory stalls, other threads). ``--baseline PATH`` adds a
 side ``baseline``: the keras_backend checkout at ``PATH`` (an earlier commit, ``git worktree
 add``), measured as ours is, in the same rounds (a change's before and after, side by side
 with the anchor on a machine whose speed drifts). Commands::
@@ -48,7 +47,7 @@ with the anchor on a machine whose speed drifts). Commands::
     .venv/bin/python benchmarks/first_minute.py --engine jax --models densenet121,mlp
     .venv36/bin/python benchmarks/first_minute.py --engine theano --cache warm
     .venv36/bin/python benchmarks/first_minute.py --engine cntk --models mlp --baseline ../old
-    .venv36/bin/python benchmarks/first_minute.py --engine cntk --instructions --sides ours,baseline --baseline ../old
+    .venv36/bin/python benchmarks/first_minute.py --engine cntk --instructions --models lstm
 
 Python 3.6 compatible (the CNTK and Theano runs).
 """
