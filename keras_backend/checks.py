@@ -1508,9 +1508,14 @@ def wrap(fn, fname, K, spec):
     The signature is read at the name's first call (an adapter's import wraps its 163
     names; a model calls a few dozen of them).
     """
-    import functools
-    if spec is None or getattr(fn, 'checked_call', False):
+    if spec is None:
         return fn
+    try:   # set on ``fn`` itself; ``getattr`` would raise and catch an AttributeError
+        if fn.__dict__.get('checked_call', False):
+            return fn
+    except AttributeError:   # no ``__dict__``: a builtin
+        if getattr(fn, 'checked_call', False):
+            return fn
 
     def first_bind(args, kwargs):
         binder = _code_binder(fn)
@@ -1529,7 +1534,6 @@ def wrap(fn, fname, K, spec):
         # every attribute a layer sets: 406 of the 614 checked calls of a small model's
         # first minute): ``fn`` is called at once, and a call that does not bind still
         # raises the ``TypeError`` naming the function
-        @functools.wraps(fn)
         def checked(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
@@ -1540,7 +1544,6 @@ def wrap(fn, fname, K, spec):
                     raise TypeError('%s: %s' % (fname, e))
                 raise
     else:
-        @functools.wraps(fn)
         def checked(*args, **kwargs):
             try:
                 arguments = bind[0](args, kwargs)
@@ -1549,8 +1552,28 @@ def wrap(fn, fname, K, spec):
             if arguments is not None:
                 check_call(K, fname, arguments, spec)
             return fn(*args, **kwargs)
+    _update_wrapper(checked, fn)
     checked.checked_call = True
     return checked
+
+
+def _update_wrapper(wrapper, fn):
+    """``functools.update_wrapper(wrapper, fn)``: ``fn``'s name, qualified name, module,
+    docstring and annotations, its ``__dict__`` and ``__wrapped__`` on ``wrapper``. For a plain
+    Python function the attributes are copied directly, without ``functools``' partial and
+    loops (an adapter's import wraps its 163 names); anything else goes to ``functools``."""
+    if type(fn) is not type(wrapper):
+        import functools
+        functools.update_wrapper(wrapper, fn)
+        return
+    wrapper.__module__ = fn.__module__
+    wrapper.__name__ = fn.__name__
+    wrapper.__qualname__ = fn.__qualname__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__annotations__ = fn.__annotations__
+    if fn.__dict__:
+        wrapper.__dict__.update(fn.__dict__)
+    wrapper.__wrapped__ = fn
 
 
 def _checks_nothing(K, fname, spec):

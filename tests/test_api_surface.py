@@ -86,3 +86,56 @@ def test_signatures_accept_keyword_names(K):
     K.eval(K.size(x, name=None))
     K.eval(K.map_fn(lambda e: e * 2., x, name=None, dtype=None))
     K.eval(K.foldl(lambda a, e: a + e, x, initializer=None, name=None))
+
+
+def test_cleandoc_equals_inspect_cleandoc():
+    """``api._cleandoc`` (the engine notes' cleaning at each adapter's import) gives
+    ``inspect.cleandoc``'s text for every docstring of the package and for edge cases."""
+    import sys
+    docs = ['', ' ', '\n', 'a  ', '  one line  ', '\n\n  x\n   y\n\n', '  a\n\n    b\n  \n',
+            'x\n \n      \n', 'a\n\tb\n\t  c', 'first\n    second\n      third\n    ',
+            'a\n  b  \n  \n']
+    for module in list(sys.modules.values()):
+        if str(getattr(module, '__name__', '')).startswith('keras_backend'):
+            docs += [v.__doc__ for v in vars(module).values()
+                     if isinstance(getattr(v, '__doc__', None), str)]
+    assert len(docs) > 500
+    for doc in docs:
+        assert api._cleandoc(doc) == inspect.cleandoc(doc), repr(doc[:80])
+
+
+def test_checked_functions_carry_what_functools_wraps_gives(K):
+    """Each checked API function carries what ``functools.update_wrapper`` gives a wrapper
+    (``checks._update_wrapper`` copies it directly), its engine note and its own signature."""
+    import functools
+    from keras_backend import checks
+    checked = 0
+    for name in api.API_NAMES:
+        fn = getattr(K, name)
+        inner = getattr(fn, '__wrapped__', None)
+        if inner is None:
+            continue
+        checked += 1
+        expected = functools.update_wrapper(lambda: None, inner)
+        for attr in ('__module__', '__name__', '__qualname__', '__annotations__',
+                     '__wrapped__'):
+            assert getattr(fn, attr) == getattr(expected, attr), (name, attr)
+        # the docstring and engine note as documented at the wrap (JAX's and PyTorch's
+        # adapters share some engine-level functions, whose own docstring the later import
+        # documents again)
+        assert fn.__doc__.startswith(api.DOCS[name].strip()), name
+        assert set(fn.__dict__) - set(['checked_call']) == set(expected.__dict__), name
+        assert fn.checked_call is True
+        assert inspect.signature(fn) == inspect.signature(inner), name
+    assert checked > 100
+
+    def plain(x, axis=None):
+        """A note."""
+        return x
+    plain.engine_note = 'note'
+    wrapped = checks.wrap(plain, 'sum', K, api.SPECS['sum'])
+    assert (wrapped.__name__, wrapped.__qualname__, wrapped.__doc__, wrapped.engine_note,
+            wrapped.__wrapped__) == ('plain', plain.__qualname__, 'A note.', 'note', plain)
+    assert checks.wrap(wrapped, 'sum', K, api.SPECS['sum']) is wrapped
+    partial = functools.partial(plain, axis=0)
+    assert checks.wrap(partial, 'sum', K, api.SPECS['sum']).__wrapped__ is partial

@@ -325,3 +325,35 @@ def test_gate_slices_of_one_value_come_from_one_split(K, monkeypatch):
     dz[:, 2:6] += c
     dz[1:] += 2 * zn[1:]
     np.testing.assert_allclose(got[4], xs.T.dot(dz), rtol=1e-4, atol=1e-4)
+
+
+def test_random_ops_are_probed_without_drawing(K, monkeypatch):
+    """A random op's static shape and dtype come from its arguments: its probes on ``meta``
+    never run the sampler (whose arithmetic there is one Python reference an op), which
+    draws once the graph is evaluated, with the parameters and the shape fed."""
+    import torch
+    devices = []
+    for name in ('rand', 'randn'):
+        sampler = getattr(torch, name)
+
+        def spy(*a, _s=sampler, **kw):
+            devices.append(str(kw.get('device')))
+            return _s(*a, **kw)
+        monkeypatch.setattr(torch, name, spy)
+    x = K.placeholder((None, 3))
+    u = K.random_uniform(K.shape(x), minval=2., maxval=3., dtype='float64', seed=1)
+    n = K.random_normal((2, 3), mean=K.constant(np.array([[10., 20., 30.]])), stddev=0.01)
+    t = K.truncated_normal((500, 2), mean=1., stddev=2., seed=3)
+    b = K.random_binomial((4, 2), p=K.constant(np.array([0., 1.])))
+    assert devices == []
+    assert (K.int_shape(u), K.dtype(u)) == ((None, 3), 'float64')
+    assert [(K.int_shape(r), K.dtype(r)) for r in (n, t, b)] == \
+        [((2, 3), 'float32'), ((500, 2), 'float32'), ((4, 2), 'float32')]
+    drawn = K.function([x], [u])([np.zeros((5, 3), 'float32')])[0]
+    assert drawn.shape == (5, 3) and drawn.dtype == np.float64
+    assert ((drawn >= 2.) & (drawn < 3.)).all()
+    np.testing.assert_allclose(K.eval(n), np.tile([[10., 20., 30.]], (2, 1)), atol=0.1)
+    tv = K.eval(t)
+    assert tv.shape == (500, 2) and (np.abs(tv - 1.) <= 4.).all() and tv.std() > 1.
+    np.testing.assert_array_equal(K.eval(b), np.tile([0., 1.], (4, 1)))
+    assert len(devices) == 4 and 'meta' not in devices

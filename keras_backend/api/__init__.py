@@ -126,6 +126,35 @@ def _doc_for(name):
     return DOCS.get(name)
 
 
+def _own_attribute(fn, name, default):
+    """``getattr(fn, name, default)`` for an attribute set on ``fn`` itself: read from its
+    ``__dict__``, without the ``AttributeError`` that ``getattr`` raises and catches when it is
+    absent (most of the cost of asking a function that lacks it)."""
+    try:
+        return fn.__dict__.get(name, default)
+    except AttributeError:
+        return getattr(fn, name, default)
+
+
+def _cleandoc(doc):
+    """``inspect.cleandoc(doc)``: the first line stripped, the common indentation of the others
+    removed, blank lines at either end dropped. An adapter's engine notes are short and hold
+    no tabs, so they are cleaned here without ``inspect``'s tab expansion and line loops (each
+    adapter's import cleans about 160 of them); a docstring with a tab goes to ``inspect``."""
+    if '\t' in doc:
+        return inspect.cleandoc(doc)
+    lines = doc.split('\n')
+    if len(lines) == 1:
+        return doc.lstrip()
+    margin = min([len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()] or [0])
+    lines = [lines[0].lstrip()] + [line[margin:] for line in lines[1:]]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return '\n'.join(lines)
+
+
 def documented(fn, name, engine=None):
     """Give ``fn`` the docstring of API name ``name``, keeping its engine note.
 
@@ -140,9 +169,9 @@ def documented(fn, name, engine=None):
     # stripping them is ``inspect.cleandoc``, at a hundredth of its cost: every adapter's
     # import documents its 163 names
     text = doc.strip()
-    note = getattr(fn, 'engine_note', None)
+    note = _own_attribute(fn, 'engine_note', None)
     if note is None:
-        note = inspect.cleandoc(fn.__doc__) if fn.__doc__ else ''
+        note = _cleandoc(fn.__doc__) if fn.__doc__ else ''
         if note == text:
             note = ''
     if note and engine:
@@ -217,11 +246,12 @@ def install(namespace, ops):
         if not name.startswith('__'):
             namespace.setdefault(name, value)
     engine = ENGINE_TITLES.get(str(ops.ENGINE).lower(), str(ops.ENGINE))
+    common_names = frozenset(COMMON_NAMES)
     for name in API_NAMES:
         fn = getattr(ops, name, None)
         if fn is None:
             continue
-        documented(fn, name, None if name in COMMON_NAMES else engine)
+        documented(fn, name, None if name in common_names else engine)
         namespace[name] = checks.wrap(fn, name, ops, SPECS.get(name))
     namespace.update(legacy_aliases(module))
     from .. import keras2_compat
