@@ -1497,6 +1497,18 @@ def _code_binder(fn):
     return _make_binder(fn, order, positional, defaults)
 
 
+def own_attribute(fn, name, default):
+    """``getattr(fn, name, default)`` for an attribute set on ``fn`` itself (``checked_call``
+    here, the engine note of ``api.documented``): read from its ``__dict__``, without the
+    ``AttributeError`` that ``getattr`` raises, formats and catches where it is absent (most
+    of the cost of asking a function that lacks it); an object without a ``__dict__`` (a
+    builtin) goes to ``getattr``."""
+    try:
+        return fn.__dict__.get(name, default)
+    except AttributeError:
+        return getattr(fn, name, default)
+
+
 def wrap(fn, fname, K, spec):
     """``fn`` (the engine-level function of API name ``fname``) behind the checks of ``spec``.
 
@@ -1508,14 +1520,8 @@ def wrap(fn, fname, K, spec):
     The signature is read at the name's first call (an adapter's import wraps its 163
     names; a model calls a few dozen of them).
     """
-    if spec is None:
+    if spec is None or own_attribute(fn, 'checked_call', False):
         return fn
-    try:   # set on ``fn`` itself; ``getattr`` would raise and catch an AttributeError
-        if fn.__dict__.get('checked_call', False):
-            return fn
-    except AttributeError:   # no ``__dict__``: a builtin
-        if getattr(fn, 'checked_call', False):
-            return fn
 
     def first_bind(args, kwargs):
         binder = _code_binder(fn)

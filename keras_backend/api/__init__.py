@@ -25,7 +25,7 @@ import inspect
 import sys
 import warnings
 
-from .. import common, engines
+from .. import checks, common, engines
 from . import (_legacy_docs, activations, configuration, control_flow, convolution, ctc,
                functions, higher_order, locally_connected, math, random, session, shapes,
                tensors, updates)
@@ -126,16 +126,6 @@ def _doc_for(name):
     return DOCS.get(name)
 
 
-def _own_attribute(fn, name, default):
-    """``getattr(fn, name, default)`` for an attribute set on ``fn`` itself: read from its
-    ``__dict__``, without the ``AttributeError`` that ``getattr`` raises and catches when it is
-    absent (most of the cost of asking a function that lacks it)."""
-    try:
-        return fn.__dict__.get(name, default)
-    except AttributeError:
-        return getattr(fn, name, default)
-
-
 def _cleandoc(doc):
     """``inspect.cleandoc(doc)``: the first line stripped, the common indentation of the others
     removed, blank lines at either end dropped. An adapter's engine notes are short and hold
@@ -169,7 +159,7 @@ def documented(fn, name, engine=None):
     # stripping them is ``inspect.cleandoc``, at a hundredth of its cost: every adapter's
     # import documents its 163 names
     text = doc.strip()
-    note = _own_attribute(fn, 'engine_note', None)
+    note = checks.own_attribute(fn, 'engine_note', None)
     if note is None:
         note = _cleandoc(fn.__doc__) if fn.__doc__ else ''
         if note == text:
@@ -240,7 +230,6 @@ def install(namespace, ops):
     ``_keras_shape`` that Theano-style engines record) is a decorator in its
     ``core`` module, applied where the op is defined (in its section's module).
     """
-    from .. import checks
     module = sys.modules[namespace['__name__']]
     for name, value in vars(ops).items():
         if not name.startswith('__'):
