@@ -308,24 +308,28 @@ def _spec_from_other_finders(me, fullname, path, target):
 
 
 class _PatchAfterImport(object):
-    """A ``sys.meta_path`` finder that lets the other finders import module ``name``, then
-    calls ``patch(module)`` once, right after the module's code ran (before anyone uses it).
-    ``block`` (a :class:`_BlockImports`) is on the import path while that code runs."""
+    """The ``sys.meta_path`` finder that lets the other finders import each module of
+    ``pending`` (its name -> ``(patch, block)``), then calls ``patch(module)`` once, right
+    after the module's code ran (before anyone uses it); ``block`` (a :class:`_BlockImports`,
+    or None) is on the import path while that code runs. One finder serves every pending
+    module (each import asks every finder of ``sys.meta_path``, a Python call and the import
+    lock each), and it leaves the path when none is pending."""
 
-    def __init__(self, name, patch, block=None):
-        self.name = name
-        self.patch = patch
-        self.block = block
+    def __init__(self):
+        self.pending = {}
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.name:
+        entry = self.pending.get(fullname)
+        if entry is None:
             return None
         spec = _spec_from_other_finders(self, fullname, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, 'exec_module'):
             return spec
-        if self in sys.meta_path:
+        del self.pending[fullname]
+        if not self.pending and self in sys.meta_path:
             sys.meta_path.remove(self)
-        loader, patch, block = spec.loader, self.patch, self.block
+        loader = spec.loader
+        patch, block = entry
 
         class _Loader(object):
             def create_module(self, spec):
@@ -345,14 +349,31 @@ class _PatchAfterImport(object):
         return spec
 
 
+#: the one :class:`_PatchAfterImport` (on ``sys.meta_path`` while a module is pending)
+_POST_IMPORT = _PatchAfterImport()
+
+
 def _after_import(name, patch, block=None):
     """Run ``patch(module)`` on module ``name``: now if it is imported, else when it is (with
-    ``block``, a :class:`_BlockImports`, on the import path while its code runs)."""
+    ``block``, a :class:`_BlockImports`, on the import path while its code runs). The first
+    patch asked for a module is the one run."""
     module = sys.modules.get(name)
     if module is not None:
         patch(module)
-    elif not any(isinstance(f, _PatchAfterImport) and f.name == name for f in sys.meta_path):
-        sys.meta_path.insert(0, _PatchAfterImport(name, patch, block))
+        return
+    _POST_IMPORT.pending.setdefault(name, (patch, block))
+    if not sys.meta_path or sys.meta_path[0] is not _POST_IMPORT:
+        if _POST_IMPORT in sys.meta_path:
+            sys.meta_path.remove(_POST_IMPORT)
+        sys.meta_path.insert(0, _POST_IMPORT)
+
+
+def _not_after_import(name):
+    """Stop waiting for module ``name`` (:func:`_after_import`); the finder leaves
+    ``sys.meta_path`` when no other module is pending."""
+    _POST_IMPORT.pending.pop(name, None)
+    if not _POST_IMPORT.pending and _POST_IMPORT in sys.meta_path:
+        sys.meta_path.remove(_POST_IMPORT)
 
 
 class _TensorFlowFileIO(object):
@@ -452,20 +473,27 @@ def adopt_engine_name(module):
         sys.modules[key] = module
         if package is not None:
             setattr(package, name + '_backend', module)
+    # Keras 2.0.x and 2.1.x keep their HDF5 code in keras.engine.topology
+    _after_import('keras.engine.topology', _patch_keras_saving)
+    # Keras 2.2 and later hold their HDF5 code in keras.engine.saving, and their
+    # keras.engine.topology defines none of what _patch_keras_saving patches: once saving is
+    # imported, topology is no longer waited for (the finder would stay on the import path)
     if name == 'tensorflow':
-        _after_import('keras.engine.saving', _patch_keras_saving)
+        def patch_saving(saving):
+            _not_after_import('keras.engine.topology')
+            _patch_keras_saving(saving)
+        _after_import('keras.engine.saving', patch_saving)
     else:
         # Keras 2.3.1's saving imports TensorFlow's file_io when it can (gs:// paths): not at
         # import time on another engine (0.5 GiB and seconds), on the first gs:// path instead
         def patch_saving(saving):
+            _not_after_import('keras.engine.topology')
             _patch_saving_file_io(saving)
             _patch_keras_saving(saving)
         _after_import('keras.engine.saving', patch_saving,
                       _BlockImports(['tensorflow'], 'Keras 2.3.1 runs on the %s engine, and '
                                     'keras_backend imports TensorFlow for gs:// paths only '
                                     'when one is used' % name))
-    # Keras 2.0.x and 2.1.x keep their HDF5 code in keras.engine.topology
-    _after_import('keras.engine.topology', _patch_keras_saving)
     _after_import('keras.utils.io_utils', _patch_h5dict)
     if name == 'tensorflow':
         _after_import('keras.optimizers', _patch_tf_optimizer_check)
@@ -514,24 +542,53 @@ def keras_release():
     from the metadata folder beside its package (``Keras-2.2.4.dist-info`` or ``.egg-info``:
     ``keras.__version__`` is set only at the end of its import); None when not found.
 
+    The folder is found among the names of one ``os.listdir`` (a first ``import keras`` on every
+    engine asks this; ``glob`` and ``re`` compiled three patterns for it, 3 ms).
+
     Example:
         >>> keras_release()          # with Keras 2.2.4 on the path, while it imports
         (2, 2, 4)
     """
-    import glob
     import os
-    import re
     keras = sys.modules.get('keras')
     path = getattr(keras, '__file__', None)
     if not path:
         return None
     site = os.path.dirname(os.path.dirname(os.path.abspath(path)))
-    for meta in sorted(glob.glob(os.path.join(site, 'Keras-*.*-info')) +
-                       glob.glob(os.path.join(site, 'keras-*.*-info'))):
-        found = re.match(r'[Kk]eras-(\d+)\.(\d+)\.(\d+)', os.path.basename(meta))
-        if found:
-            return tuple(int(g) for g in found.groups())
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return None
+    for name in sorted(names):
+        release = _release_of_metadata_folder(name)
+        if release is not None:
+            return release
     return None
+
+
+def _release_of_metadata_folder(name):
+    """``(major, minor, patch)`` of a Keras metadata folder's name (``Keras-2.2.4.dist-info``,
+    ``keras-2.1.6-py3.6.egg-info``: ``[Kk]eras-*.*-info`` whose version starts with three
+    dotted numbers, the third one's digits taken up to the first non-digit), else None."""
+    if name[:6] not in ('Keras-', 'keras-') or not name.endswith('-info') or \
+            '.' not in name[6:-5]:
+        return None
+    parts = name[6:].split('.', 3)
+    if len(parts) < 3:
+        return None
+    major, minor, patch = parts[0], parts[1], parts[2][:_leading_digits(parts[2])]
+    if not (major and minor and patch) or _leading_digits(major) < len(major) or \
+            _leading_digits(minor) < len(minor):
+        return None
+    return int(major), int(minor), int(patch)
+
+
+def _leading_digits(text):
+    """How many of ``text``'s first characters are ASCII digits."""
+    count = 0
+    while count < len(text) and text[count] in '0123456789':
+        count += 1
+    return count
 
 
 class _Namespace(object):

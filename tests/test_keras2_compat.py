@@ -83,6 +83,39 @@ def test_keras_release_is_read_from_the_metadata_beside_the_package(tmp_path, mo
     assert keras2_compat.keras_release() is None
 
 
+@pytest.mark.parametrize('names', [
+    ['Keras-2.3.1.dist-info'], ['keras-2.1.6-py3.6.egg-info'], ['Keras-2.2.4rc1.dist-info'],
+    ['Keras_Applications-1.0.8.dist-info'], ['Keras-2.dist-info'], ['Keras-2.3-info'],
+    ['Keras-info'], ['Keras--info'], ['keras-10.20.30x.egg-info'], ['Keras-a.b.c.dist-info'],
+    ['KERAS-2.3.1.dist-info'], ['Keras-2..1.dist-info'], ['Keras-2.3..dist-info'],
+    ['Keras-2.3.1.dist-infox'], ['keras-2.3.1'], ['Keras-.-info'], ['Keras-1.2.3.4.5-info'],
+    ['Keras-2.3.1.dist-info.bak'], ['keras-2.0.8.egg-info', 'Keras-2.2.4.dist-info'],
+    ['Keras-x.dist-info', 'keras-2.1.6.dist-info', 'keras-2.0.8.dist-info']])
+def test_keras_release_reads_what_glob_and_re_read(tmp_path, monkeypatch, names):
+    """keras_release lists the folder once and parses the names by hand: it gives the release
+    that glob's ``[Kk]eras-*.*-info`` and the pattern ``[Kk]eras-(digits).(digits).(digits)``
+    give, from the first of the sorted matches."""
+    import glob
+    import os
+    import re
+    import sys
+    import types
+    (tmp_path / 'keras').mkdir()
+    for name in names:
+        (tmp_path / name).mkdir()
+    fake = types.ModuleType('keras')
+    fake.__file__ = str(tmp_path / 'keras' / '__init__.py')
+    monkeypatch.setitem(sys.modules, 'keras', fake)
+    expected = None
+    for meta in sorted(glob.glob(os.path.join(str(tmp_path), 'Keras-*.*-info')) +
+                       glob.glob(os.path.join(str(tmp_path), 'keras-*.*-info'))):
+        found = re.match(r'[Kk]eras-(\d+)\.(\d+)\.(\d+)', os.path.basename(meta))
+        if found:
+            expected = tuple(int(g) for g in found.groups())
+            break
+    assert keras2_compat.keras_release() == expected
+
+
 def test_keras_2_0_kernel_rule_is_translated():
     """Keras 2.0.x flips kernels whenever the recorded name differs from the current one: the
     name handed to it differs exactly when the engine table says the kernels must flip."""
@@ -111,3 +144,48 @@ def test_a_convert_kernel_numpy_refuses_is_replaced():
         expected = convert_kernel
     assert conv_utils.convert_kernel is expected
     assert np.array_equal(conv_utils.convert_kernel(k), k[::-1, ::-1])
+
+
+def test_patches_after_import_share_one_finder(tmp_path, monkeypatch):
+    """Every module waiting for a patch is served by one ``sys.meta_path`` finder, which
+    leaves the path once none waits; each patch runs once, right after its module's code, with
+    its ``block`` on the path while that code runs; the first patch asked for a module wins, and
+    a module already imported is patched at once."""
+    import importlib
+    import sys
+    package = tmp_path / 'kb_after_import_pkg'
+    package.mkdir()
+    (package / '__init__.py').write_text('')
+    (package / 'first.py').write_text('VALUE = 1\n')
+    (package / 'second.py').write_text(
+        'try:\n    import kb_blocked_top\nexcept ImportError as e:\n    BLOCKED = str(e)\n'
+        'else:\n    BLOCKED = None\n')
+    (tmp_path / 'kb_blocked_top.py').write_text('')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, 'meta_path', list(sys.meta_path))
+    for name in ('kb_after_import_pkg', 'kb_after_import_pkg.first',
+                 'kb_after_import_pkg.second', 'kb_blocked_top'):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    seen = []
+    block = keras2_compat._BlockImports(['kb_blocked_top'], 'a test')
+    keras2_compat._after_import('kb_after_import_pkg.first',
+                                lambda m: seen.append(('first', m.VALUE)))
+    keras2_compat._after_import('kb_after_import_pkg.first', lambda m: seen.append('not me'))
+    keras2_compat._after_import('kb_after_import_pkg.second',
+                                lambda m: seen.append(('second', m.BLOCKED)), block)
+    finders = [f for f in sys.meta_path if isinstance(f, keras2_compat._PatchAfterImport)]
+    assert finders == [sys.meta_path[0]]
+    assert sorted(finders[0].pending) == ['kb_after_import_pkg.first',
+                                          'kb_after_import_pkg.second']
+    importlib.import_module('kb_after_import_pkg.first')
+    assert seen == [('first', 1)]
+    assert sys.meta_path[0] is finders[0]
+    assert list(finders[0].pending) == ['kb_after_import_pkg.second']
+    second = importlib.import_module('kb_after_import_pkg.second')
+    assert seen[1][0] == 'second' and 'kb_blocked_top' in seen[1][1] and 'a test' in seen[1][1]
+    assert not any(isinstance(f, keras2_compat._PatchAfterImport) for f in sys.meta_path)
+    assert block not in sys.meta_path
+    keras2_compat._after_import('kb_after_import_pkg.second', lambda m: seen.append(m))
+    assert seen[-1] is second and len(seen) == 3
+    assert not any(isinstance(f, keras2_compat._PatchAfterImport) for f in sys.meta_path)
+    importlib.import_module('kb_blocked_top')          # off the path again

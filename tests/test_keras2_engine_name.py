@@ -268,3 +268,27 @@ def test_tensorflow_ops_inside_keras_layers(tmp_path):
     # one SGD step on (1.5 - 0)^2 with the global gradient norm clipped to 0.5 lowers it
     assert out['after'][0][0] < 1.5
     assert not np.allclose(out['kernel'], np.ones((2, 3)))
+
+
+@pytest.mark.parametrize('engine', requested_backends())
+def test_keras_import_leaves_no_import_hook_behind(engine, tmp_path):
+    """Once ``import keras`` is done, every module keras2_compat patches after its import
+    (saving, io_utils, callbacks) is patched, and its one post-import finder has left
+    ``sys.meta_path`` (it would be asked about every later import of the process): Keras 2.3.1's
+    keras.engine.topology, which holds the HDF5 code only in 2.0.x and 2.1.x, is not waited
+    for once keras.engine.saving is imported."""
+    out = _keras2(engine, '''
+        import json, sys
+        import keras
+        import keras_backend.keras2_compat as compat
+        import keras.engine.saving as saving
+        print(json.dumps({
+            'finders': [type(f).__name__ for f in sys.meta_path
+                        if isinstance(f, compat._PatchAfterImport)],
+            'pending': sorted(compat._POST_IMPORT.pending),
+            'tensorboard': keras.callbacks.TensorBoard.__module__,
+            'kernel_rule': saving._need_convert_kernel.__module__}))
+    ''', tmp_path)
+    assert out == {'finders': [], 'pending': [],
+                   'tensorboard': 'keras_backend.tensorboard.keras2',
+                   'kernel_rule': 'keras_backend.keras2_compat'}
