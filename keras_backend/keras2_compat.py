@@ -478,22 +478,17 @@ def adopt_engine_name(module):
     # Keras 2.2 and later hold their HDF5 code in keras.engine.saving, and their
     # keras.engine.topology defines none of what _patch_keras_saving patches: once saving is
     # imported, topology is no longer waited for (the finder would stay on the import path)
-    if name == 'tensorflow':
-        def patch_saving(saving):
-            _not_after_import('keras.engine.topology')
-            _patch_keras_saving(saving)
-        _after_import('keras.engine.saving', patch_saving)
-    else:
-        # Keras 2.3.1's saving imports TensorFlow's file_io when it can (gs:// paths): not at
-        # import time on another engine (0.5 GiB and seconds), on the first gs:// path instead
-        def patch_saving(saving):
-            _not_after_import('keras.engine.topology')
+    # Keras 2.3.1's saving imports TensorFlow's file_io when it can (gs:// paths): not at
+    # import time on another engine (0.5 GiB and seconds), on the first gs:// path instead
+    def patch_saving(saving):
+        _not_after_import('keras.engine.topology')
+        if name != 'tensorflow':
             _patch_saving_file_io(saving)
-            _patch_keras_saving(saving)
-        _after_import('keras.engine.saving', patch_saving,
-                      _BlockImports(['tensorflow'], 'Keras 2.3.1 runs on the %s engine, and '
-                                    'keras_backend imports TensorFlow for gs:// paths only '
-                                    'when one is used' % name))
+        _patch_keras_saving(saving)
+    _after_import('keras.engine.saving', patch_saving, None if name == 'tensorflow' else
+                  _BlockImports(['tensorflow'], 'Keras 2.3.1 runs on the %s engine, and '
+                                'keras_backend imports TensorFlow for gs:// paths only when '
+                                'one is used' % name))
     _after_import('keras.utils.io_utils', _patch_h5dict)
     if name == 'tensorflow':
         _after_import('keras.optimizers', _patch_tf_optimizer_check)
@@ -570,8 +565,7 @@ def _release_of_metadata_folder(name):
     """``(major, minor, patch)`` of a Keras metadata folder's name (``Keras-2.2.4.dist-info``,
     ``keras-2.1.6-py3.6.egg-info``: ``[Kk]eras-*.*-info`` whose version starts with three
     dotted numbers, the third one's digits taken up to the first non-digit), else None."""
-    if name[:6] not in ('Keras-', 'keras-') or not name.endswith('-info') or \
-            '.' not in name[6:-5]:
+    if name[:6] not in ('Keras-', 'keras-') or not name.endswith('-info'):
         return None
     parts = name[6:].split('.', 3)
     if len(parts) < 3:
